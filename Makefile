@@ -1,0 +1,40 @@
+# Every target sets itself up: `make setup` creates .venv/ from the package registry alone.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+CONSTRAINTS := cli/constraints.txt
+
+.PHONY: setup test test-fast lint demo bench schema clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml $(CONSTRAINTS)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local]"
+	touch $@
+
+test: setup
+	$(PY) -m pytest -q -n 2 --dist loadgroup
+
+test-fast: setup  ## no multi-process runs
+	$(PY) -m pytest -q -m "not slow and not integration"
+
+lint: setup
+	$(VENV)/bin/ruff check cli entrypoints tests
+	$(VENV)/bin/ruff format --check cli entrypoints tests
+	$(VENV)/bin/mypy
+
+demo: setup
+	$(VENV)/bin/sagelaunch validate launch_configs/
+	$(VENV)/bin/sagelaunch init
+
+bench: setup
+	$(PY) tests/bench/run.py
+
+schema: setup
+	$(PY) -m sagelaunch schema > launch_configs/schema.json
+
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .sagelaunch

@@ -1,0 +1,3 @@
+from sagelaunch.app import main
+
+main()

@@ -1,0 +1,66 @@
+"""`sagelaunch init [TEMPLATE]`: write a starter launch config."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from sagelaunch.errors import UsageError
+from sagelaunch.output import stderr, stdout
+
+
+def templates() -> dict[str, str]:
+    """Template name -> YAML text, from the package's templates/ folder."""
+    folder = resources.files("sagelaunch").joinpath("templates")
+    return {
+        entry.name.removesuffix(".yaml"): entry.read_text("utf-8")
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".yaml")
+    }
+
+
+def describe(text: str) -> str:
+    """A template's first comment line is its one-line description."""
+    first = text.splitlines()[0] if text else ""
+    return first.lstrip("# ").strip()
+
+
+def init(
+    template: Annotated[
+        str | None, typer.Argument(help="Template name; omit to list the templates.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Where to write (default: ./TEMPLATE.yaml).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a starter launch config from a template (one per distributed strategy)."""
+    available = templates()
+    if template is None:
+        _list(available)
+        return
+    if template not in available:
+        raise UsageError(
+            f"unknown template {template!r}",
+            hint=f"choose one of: {', '.join(available)}",
+        )
+    target = out or Path(f"{template}.yaml")
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists", hint="pass --force to overwrite, or --out elsewhere")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(available[template], encoding="utf-8")
+    stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
+
+
+def _list(available: dict[str, str]) -> None:
+    table = Table(box=None, header_style="bold")
+    table.add_column("template")
+    table.add_column("what it sets up")
+    for name, text in available.items():
+        table.add_row(name, describe(text))
+    stdout.print(table)
+    stdout.print("write one with: sagelaunch init TEMPLATE [--out FILE]")

@@ -1,0 +1,65 @@
+"""`sagelaunch validate PATH...`: load and check configs without touching AWS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from sagelaunch.errors import ExitCode, UsageError
+from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json, stdout
+
+if TYPE_CHECKING:
+    from sagelaunch.config.validation import Report
+
+
+def validate(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Launch config files, or folders of *.yaml files.")
+    ],
+    overrides: SetOption = None,
+    output: OutputOption = OutputFormat.table,
+) -> None:
+    """Load and check launch configs (schema and compatibility rules); no AWS calls."""
+    # Imported here so that `--help` does not build the pydantic model.
+    from sagelaunch.config.loader import config_files
+    from sagelaunch.config.validation import validate_file
+
+    files = config_files(paths)
+    if not files:
+        raise UsageError(f"no *.yaml configs in {', '.join(map(str, paths))}")
+    reports = [validate_file(path, overrides) for path in files]
+    if output is OutputFormat.json:
+        print_json([report.as_json() for report in reports])
+    else:
+        _print_table(reports)
+    if not all(report.ok for report in reports):
+        raise typer.Exit(ExitCode.INVALID)
+
+
+def _print_table(reports: list[Report]) -> None:
+    table = Table(box=None, show_header=True, header_style="bold")
+    table.add_column("config", no_wrap=True)
+    table.add_column("result", no_wrap=True)
+    table.add_column("job", no_wrap=True)
+    for report in reports:
+        job = ""
+        if report.loaded:
+            cfg = report.loaded.config
+            job = f"{cfg.framework}/{cfg.distribution.strategy} "
+            job += f"{cfg.compute.instance_count}×{cfg.compute.instance_type}"
+        result = "[green]ok[/green]" if report.ok else f"[red]{len(report.errors)} error(s)[/red]"
+        if report.warnings:
+            result += f" [yellow]{len(report.warnings)} warning(s)[/yellow]"
+        table.add_row(str(report.file), result, job)
+    stdout.print(table)
+    for report in reports:
+        for problem in report.errors:
+            stdout.print(f"[red]error:[/red] {problem}", highlight=False)
+        for problem in report.warnings:
+            stdout.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
+    bad = sum(not r.ok for r in reports)
+    summary = f"{len(reports) - bad} valid, {bad} invalid"
+    stdout.print(f"[bold]{summary}[/bold]")

@@ -1,0 +1,49 @@
+"""Version, image, instance and price facts, read from dated package-data files (data/*.json).
+
+Facts live in data files with their source and date, not in code, so refreshing them after an SDK
+or price change is a data edit that shows up in review.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@cache
+def load(name: str) -> dict[str, Any]:
+    """One data file, e.g. load("instances"); parsed once per process."""
+    text = resources.files("sagelaunch").joinpath("data", f"{name}.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def instance(instance_type: str) -> dict[str, Any] | None:
+    return load("instances")["instances"].get(instance_type)
+
+
+def instance_kind(instance_type: str) -> str:
+    """gpu, trainium or cpu, from the catalog or else from the family letter."""
+    known = instance(instance_type)
+    if known:
+        return str(known["kind"])
+    family = instance_type.removeprefix("ml.").split(".")[0]
+    if family.startswith("trn"):
+        return "trainium"
+    return "gpu" if family[:1] in {"p", "g"} else "cpu"
+
+
+def accelerators_per_host(instance_type: str) -> int:
+    """Processes a launcher starts per host: GPUs, else Neuron cores, else 1 (the toolkit's rule)."""
+    known = instance(instance_type) or {}
+    return int(known.get("neuron_cores") or known.get("accelerators") or 1)
+
+
+def pytorch_version(version: str) -> str:
+    """Resolve the SDK's short aliases ("2.2" -> "2.2.0")."""
+    return str(load("frameworks")["pytorch"]["aliases"].get(version, version))
+
+
+def hourly_price(instance_type: str) -> float | None:
+    return load("prices")["on_demand_hourly"].get(instance_type)

@@ -1,0 +1,238 @@
+"""Load launch configs: `extends:` chains, `--set` overrides, and the model, with located errors."""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.yamlsource import Document, KeyPath, format_path, parse_text, read_document
+from sagelaunch.errors import ConfigError, Problem
+
+SET_LABEL = "--set"
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config with the file it came from and where each key was written."""
+
+    path: Path
+    config: LaunchConfig
+    document: Document
+
+    def problem(self, path: KeyPath, message: str, severity: str = "error") -> Problem:
+        file, line, col = self.document.position(path)
+        return Problem(file, line, col, format_path(path), message, severity)
+
+    @property
+    def source_dir(self) -> Path:
+        """The code directory: relative to the config file, default the repo's entrypoints/."""
+        if self.config.source_dir:
+            return (self.path.parent / self.config.source_dir).resolve()
+        return default_source_dir(self.path)
+
+
+def default_source_dir(config_path: Path) -> Path:
+    """The nearest `entrypoints/` folder above the config (the repo layout of SPEC §1), else the
+    entry points installed with sagelaunch, so `init` + `local` work outside a checkout too."""
+    for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
+        if (folder / "entrypoints").is_dir():
+            return folder / "entrypoints"
+    return Path(str(resources.files("sagelaunch.entrypoints")))
+
+
+def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
+    """Load, merge and validate one launch config; raise ConfigError with located problems."""
+    doc = _resolve_extends(path, chain=())
+    for override in overrides or []:
+        _apply_override(doc, override)
+    return LoadedConfig(path=path, config=_validate(doc), document=doc)
+
+
+def config_files(paths: list[Path]) -> list[Path]:
+    """Expand folders to the *.yaml / *.yml files in them (sorted)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
+        else:
+            files.append(path)
+    return files
+
+
+# --- extends -------------------------------------------------------------------------------------
+
+
+def _resolve_extends(path: Path, chain: tuple[Path, ...]) -> Document:
+    doc = read_document(path)
+    base_ref = doc.data.get("extends")
+    if base_ref is None:
+        return doc
+    where = doc.position(("extends",))
+    if not isinstance(base_ref, str):
+        raise ConfigError([Problem(*where, "extends", "must be a path to a base config")])
+    base_path = (path.parent / base_ref).resolve()
+    if base_path in (*chain, path.resolve()):
+        cycle = " -> ".join(str(p) for p in (*chain, path.resolve(), base_path))
+        raise ConfigError([Problem(*where, "extends", f"extends cycle: {cycle}")])
+    if not base_path.is_file():
+        raise ConfigError([Problem(*where, "extends", f"base config not found: {base_path}")])
+    base = _resolve_extends(base_path, (*chain, path.resolve()))
+    del doc.data["extends"]
+    return _merge(base, doc)
+
+
+def _merge(base: Document, over: Document) -> Document:
+    """Deep merge: maps merge key by key, lists and scalars from ``over`` replace."""
+    positions = {
+        key: pos for key, pos in base.positions.items() if not _replaced(key, over.data)
+    }
+    positions.update(over.positions)
+    return Document(data=_merge_data(base.data, over.data), positions=positions)
+
+
+def _merge_data(base: Any, over: Any) -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        merged = dict(base)
+        for key, value in over.items():
+            merged[key] = _merge_data(base[key], value) if key in base else value
+        return merged
+    return over
+
+
+def _replaced(path: KeyPath, over: Any) -> bool:
+    """True when ``over`` replaces the value at ``path`` (or an ancestor) with a non-mapping."""
+    node = over
+    for part in path:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+        if not isinstance(node, dict):
+            return True
+    return False
+
+
+# --- --set ---------------------------------------------------------------------------------------
+
+
+def _apply_override(doc: Document, override: str) -> None:
+    key, sep, raw = override.partition("=")
+    parts = [p for p in key.strip().split(".") if p]
+    if not sep or not parts:
+        problem = Problem(SET_LABEL, 1, 1, "", f"{override!r}: expected key.path=value")
+        raise ConfigError([problem])
+    value = parse_text(raw, f"{SET_LABEL} {key}").data if raw.strip() else ""
+    node = doc.data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    node[parts[-1]] = value
+    label = f"{SET_LABEL} {override}"
+    for depth in range(1, len(parts) + 1):
+        doc.positions[tuple(parts[:depth])] = (label, 1, 1)
+
+
+# --- model validation ----------------------------------------------------------------------------
+
+
+def _validate(doc: Document) -> LaunchConfig:
+    try:
+        return LaunchConfig.model_validate(doc.data)
+    except ValidationError as exc:
+        problems = [_problem(doc, error) for error in exc.errors()]
+        raise ConfigError(_dedupe(problems)) from None
+
+
+def _problem(doc: Document, error: Any) -> Problem:
+    loc: KeyPath = tuple(error["loc"])
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc)
+    elif kind == "missing":
+        message = f"missing required key {loc[-1]!r}"
+    else:
+        message = _pydantic_message(error)
+    file, line, col = doc.position(loc)
+    return Problem(file, line, col, format_path(loc), message)
+
+
+def _pydantic_message(error: Any) -> str:
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "string_pattern_mismatch" and error["loc"] == ("name",):
+        return "use letters, digits and '-' only (starting and ending with a letter or digit)"
+    if error["type"] in {"literal_error", "enum"}:
+        return message.replace("Input should be", "must be")
+    got = error.get("input")
+    if error["type"].endswith("_type") and not isinstance(got, (dict, list)):
+        return f"{message.replace('Input should be', 'expected')}, got {got!r}"
+    return message.replace("Input should be", "must be")
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    seen: dict[tuple[str, str], Problem] = {}
+    for problem in problems:
+        seen.setdefault((problem.path, problem.message), problem)
+    return sorted(seen.values(), key=lambda p: (p.file, p.line, p.col))
+
+
+def _did_you_mean(loc: KeyPath) -> str:
+    key = str(loc[-1])
+    fields = _fields_at(LaunchConfig, loc[:-1])
+    close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    elsewhere = [format_path(p) for p in _all_field_paths(LaunchConfig, ()) if p[-1] == key]
+    if elsewhere:
+        return f"; it belongs at {elsewhere[0]!r}"
+    return f"; valid keys here: {', '.join(sorted(fields))}" if fields else ""
+
+
+def _model_types(annotation: Any) -> list[Any]:
+    """The member types of ``X | None`` / ``Optional[X]``, or [annotation]."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return [a for a in typing.get_args(annotation) if a is not type(None)]
+    return [annotation]
+
+
+def _fields_at(model: type[BaseModel], loc: KeyPath) -> list[str]:
+    annotation: Any = model
+    for part in loc:
+        annotation = _step(annotation, part)
+        if annotation is None:
+            return []
+    for member in _model_types(annotation):
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            return list(member.model_fields)
+    return []
+
+
+def _step(annotation: Any, part: str | int) -> Any:
+    for member in _model_types(annotation):
+        origin = typing.get_origin(member)
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            field = member.model_fields.get(str(part))
+            return field.annotation if field else None
+        if origin is dict:
+            return typing.get_args(member)[1]
+        if origin is list:
+            return typing.get_args(member)[0]
+    return None
+
+
+def _all_field_paths(model: type[BaseModel], prefix: KeyPath) -> list[KeyPath]:
+    paths: list[KeyPath] = []
+    for name, field in model.model_fields.items():
+        paths.append((*prefix, name))
+        for member in _model_types(field.annotation):
+            if isinstance(member, type) and issubclass(member, BaseModel):
+                paths += _all_field_paths(member, (*prefix, name))
+    return paths

@@ -1,0 +1,270 @@
+"""The launch-config model (SPEC §3): strict pydantic models, every field described.
+
+The descriptions become `sagelaunch schema` and launch_configs/schema.json, so editors autocomplete
+and explain each key. Only shape and ranges live here; cross-field compatibility (strategy ×
+instance × version) lives in rules.py, where each rule has a name, a test and a fix-it message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+_UNIT_SECONDS = (86400, 3600, 60, 1)
+
+
+def parse_duration(value: object) -> object:
+    """Seconds as an int, or a string like ``90m``, ``24h``, ``2d``, ``1h30m``."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as 3600, 90m, 24h or 2d")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text.isdigit():
+            return int(text)
+        match = _DURATION.match(text)
+        if text and match:
+            return sum(int(n or 0) * unit for n, unit in zip(match.groups(), _UNIT_SECONDS))
+    raise ValueError(f"{value!r} is not a duration: use seconds or e.g. 90m, 24h, 2d, 1h30m")
+
+
+Duration = Annotated[
+    int,
+    BeforeValidator(parse_duration),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": r"^(\d+d)?(\d+h)?(\d+m)?(\d+s)?$"},
+            ],
+            "description": "seconds, or a string such as 90m, 24h, 2d",
+        }
+    ),
+]
+
+# SageMaker's own names are accepted too; the model stores the short form.
+_DATA_DISTRIBUTIONS = {
+    "sharded": "sharded",
+    "shardedbys3key": "sharded",
+    "replicated": "replicated",
+    "fullyreplicated": "replicated",
+}
+
+Strategy = Literal["none", "torchrun", "smddp", "smp", "mpi"]
+
+
+class Strict(BaseModel):
+    """Unknown keys are errors: a typo must never be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Spot(Strict):
+    max_wait: Duration = Field(
+        description="Longest the job may wait for spot capacity plus run (>= max_run)."
+    )
+
+
+class Compute(Strict):
+    instance_type: str = Field(description="SageMaker training instance type, e.g. ml.p4d.24xlarge.")
+    instance_count: int = Field(1, ge=1, le=256, description="Number of instances (hosts).")
+    volume_size_gb: int = Field(30, ge=1, le=16384, description="EBS volume per instance, in GB.")
+    max_run: Duration = Field(86400, description="Stopping condition: longest run (max 28 days).")
+    keep_alive: Duration = Field(0, description="Warm-pool keep-alive in seconds (0 = off, <= 3600).")
+    spot: Spot | None = Field(None, description="Presence enables managed spot training.")
+    retries: int = Field(
+        0, ge=0, le=30, description="RetryStrategy.MaximumRetryAttempts (0 = no retries)."
+    )
+
+
+class Smp(Strict):
+    version: Literal[1, 2] = Field(
+        2, description="2: torchrun + FSDP (SMP v2, default); 1: MPI pipeline parallelism."
+    )
+    parameters: dict[str, Any] = Field(
+        default_factory=dict,
+        description="SMP parameters (v2: hybrid_shard_degree, tensor_parallel_degree, ...; "
+        "v1: partitions, microbatches, pipeline, placement_strategy, ...).",
+    )
+
+
+class Distribution(Strict):
+    strategy: Strategy = Field(
+        "none",
+        description="none | torchrun | smddp | smp | mpi (PyTorch only; XGBoost uses none).",
+    )
+    processes_per_host: int | None = Field(
+        None, ge=1, description="Processes per host for mpi and SMP v1 (default: one per GPU)."
+    )
+    custom_mpi_options: str = Field("", description="Extra mpirun options (mpi, smddp, SMP v1).")
+    smp: Smp | None = Field(None, description="SageMaker model parallel settings (strategy smp).")
+
+
+class FileSystem(Strict):
+    type: Literal["FSxLustre", "EFS"] = Field(description="FSxLustre or EFS.")
+    id: str = Field(description="File system id, e.g. fs-0123456789abcdef0.")
+    path: str = Field(description="Directory path on the file system (FSx: starts with mount name).")
+    access_mode: Literal["ro", "rw"] = Field("ro", description="ro or rw.")
+
+
+class Channel(Strict):
+    """One input channel: an S3 (or file://) URI, or a file system. A bare string is a URI."""
+
+    uri: str | None = Field(None, description="s3://bucket/prefix/ (or file:// for local runs).")
+    file_system: FileSystem | None = Field(None, description="FSx for Lustre or EFS input.")
+    distribution: Literal["sharded", "replicated"] = Field(
+        "replicated",
+        description="sharded (ShardedByS3Key: each host ~1/n of the objects) or replicated "
+        "(FullyReplicated); SageMaker's names are accepted too.",
+    )
+    content_type: str | None = Field(None, description="MIME type, e.g. text/csv.")
+    input_mode: Literal["File", "FastFile", "Pipe"] = Field("File", description="Input mode.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return {"uri": data} if isinstance(data, str) else data
+
+    @field_validator("distribution", mode="before")
+    @classmethod
+    def _sagemaker_names(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return _DATA_DISTRIBUTIONS.get(value.lower(), value)
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Channel:
+        if (self.uri is None) == (self.file_system is None):
+            raise ValueError("give exactly one of uri or file_system")
+        return self
+
+
+class Checkpoint(Strict):
+    s3_uri: str = Field(description="S3 prefix SageMaker syncs the checkpoint dir with.")
+    local_path: str = Field("/opt/ml/checkpoints", description="Checkpoint dir in the container.")
+
+
+class Metric(Strict):
+    name: str = Field(description="Metric name, e.g. train:loss.")
+    regex: str = Field(description="Regex with one group, matched against the job's log lines.")
+
+
+class Network(Strict):
+    subnets: list[str] = Field(default_factory=list, description="VPC subnet ids.")
+    security_group_ids: list[str] = Field(default_factory=list, description="VPC security groups.")
+    isolation: bool = Field(False, description="Network isolation (no outbound network).")
+    encrypt_inter_container_traffic: bool = Field(
+        False, description="Encrypt traffic between hosts (slower distributed training)."
+    )
+
+
+class Kms(Strict):
+    volume_key_id: str | None = Field(None, description="KMS key for the training volume.")
+    output_key_id: str | None = Field(None, description="KMS key for the model artifacts.")
+
+
+class LocalRun(Strict):
+    hosts: int | None = Field(
+        None, ge=1, le=16, description="Emulated hosts (default: min(instance_count, 2))."
+    )
+    processes_per_host: int = Field(1, ge=1, le=64, description="Processes per emulated host.")
+    inputs: dict[str, str] = Field(
+        default_factory=dict, description="Channel -> local path (or s3://) replacing its URI."
+    )
+    hyperparameters: dict[str, Any] = Field(
+        default_factory=dict, description="Merged over hyperparameters for quick local runs."
+    )
+
+
+class LaunchConfig(Strict):
+    """A SageMaker training job, as one YAML file."""
+
+    extends: str | None = Field(
+        None, description="Base config to deep-merge under this one (path relative to this file)."
+    )
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9](-*[A-Za-z0-9])*$",
+        max_length=63,
+        description="Base job name: letters, digits, '-'; the tool adds a unique suffix.",
+    )
+    framework: Literal["pytorch", "xgboost"] = Field(description="pytorch or xgboost.")
+    entry_point: str | None = Field(
+        None,
+        description="Script relative to source_dir; for xgboost, omit to use the built-in algorithm.",
+    )
+    source_dir: str | None = Field(
+        None, description="Code directory, relative to this file (default: the repo's entrypoints/)."
+    )
+    framework_version: str = Field(
+        description='Framework version, e.g. pytorch "2.2.0", xgboost "1.7-1" or "3.0-5".'
+    )
+    py_version: str | None = Field(
+        None, description="Python version of the image, e.g. py310 (default: from the version)."
+    )
+    image_uri: str | None = Field(None, description="Training image override.")
+    role: str | None = Field(
+        None, description="IAM role ARN for the job (default: $SAGELAUNCH_ROLE)."
+    )
+    region: str | None = Field(None, description="AWS region (default: --region, $AWS_REGION).")
+    compute: Compute = Field(description="Instances, volume, stopping condition, spot.")
+    distribution: Distribution = Field(
+        default_factory=Distribution, description="Distributed training launcher."
+    )
+    hyperparameters: dict[str, Any] = Field(
+        default_factory=dict, description="Passed to the entry point as --key value."
+    )
+    inputs: dict[str, Channel] = Field(
+        default_factory=dict, description="Input channels by name (train, validation, ...)."
+    )
+    checkpoint: Checkpoint | None = Field(None, description="Checkpoint sync with S3.")
+    output_path: str | None = Field(None, description="S3 prefix for model artifacts.")
+    code_location: str | None = Field(
+        None, description="S3 prefix for the code bundle (default: under output_path)."
+    )
+    output_compression: bool = Field(True, description="false disables output compression.")
+    environment: dict[str, str] = Field(
+        default_factory=dict, description="Environment variables in the container."
+    )
+    tags: dict[str, str] = Field(default_factory=dict, description="Tags on the training job.")
+    metrics: list[Metric] | None = Field(
+        None, description="Metric definitions (default: ones matching our entry points' logs)."
+    )
+    profiler: bool = Field(True, description="SageMaker profiler (SDK default on).")
+    debugger: bool = Field(True, description="SageMaker debugger hook (SDK default on).")
+    network: Network = Field(default_factory=Network, description="VPC and traffic settings.")
+    kms: Kms = Field(default_factory=Kms, description="KMS keys.")
+    local: LocalRun = Field(
+        default_factory=LocalRun, description="Settings used only by `sagelaunch local`."
+    )
+
+    @field_validator("environment", "tags", mode="before")
+    @classmethod
+    def _stringify(cls, value: Any) -> Any:
+        # YAML turns `true` and `1` into bool/int; the API takes strings.
+        if isinstance(value, dict):
+            return {k: _yaml_scalar_text(v) for k, v in value.items()}
+        return value
+
+    @property
+    def is_builtin_algorithm(self) -> bool:
+        return self.framework == "xgboost" and self.entry_point is None
+
+
+def _yaml_scalar_text(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value

@@ -1,0 +1,51 @@
+"""Load + rules in one step, for `validate` (report everything) and later commands (raise)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sagelaunch.config.loader import LoadedConfig, load
+from sagelaunch.config.rules import check
+from sagelaunch.errors import ConfigError, Problem
+
+
+@dataclass
+class Report:
+    file: Path
+    loaded: LoadedConfig | None = None
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "file": str(self.file),
+            "ok": self.ok,
+            "errors": [p.as_json() for p in self.errors],
+            "warnings": [p.as_json() for p in self.warnings],
+        }
+
+
+def validate_file(path: Path, overrides: list[str] | None = None) -> Report:
+    """Every problem of one config: loading errors, or else the rules' errors and warnings."""
+    report = Report(file=path)
+    try:
+        report.loaded = load(path, overrides)
+    except ConfigError as exc:
+        report.errors = exc.problems
+        return report
+    for problem in check(report.loaded):
+        (report.errors if problem.severity == "error" else report.warnings).append(problem)
+    return report
+
+
+def load_valid(path: Path, overrides: list[str] | None = None) -> tuple[LoadedConfig, list[Problem]]:
+    """A config that passed every rule, with its warnings; ConfigError otherwise."""
+    report = validate_file(path, overrides)
+    if report.errors or report.loaded is None:
+        raise ConfigError(report.errors)
+    return report.loaded, report.warnings

@@ -1,0 +1,136 @@
+"""YAML documents that remember where every key came from.
+
+ruamel's round-trip loader keeps line/column for each key; we flatten that into a position index
+(key path -> file, line, col) next to plain Python data, so every later error — pydantic's, a
+compatibility rule's, the SDK's — can point at the YAML line the user has to fix.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from sagelaunch.errors import ConfigError, Problem
+
+KeyPath = tuple[str | int, ...]
+Position = tuple[str, int, int]  # file, 1-based line, 1-based column
+
+# Keys whose unquoted numbers must keep their exact text: `framework_version: 1.10` is "1.10".
+_VERBATIM_KEYS = frozenset({"framework_version"})
+_NUMBER_TOKEN = re.compile(r"[-+]?[0-9][0-9._eE+-]*")
+
+
+@dataclass
+class Document:
+    """Plain data plus where each key path was written."""
+
+    data: Any
+    positions: dict[KeyPath, Position] = field(default_factory=dict)
+
+    def position(self, path: KeyPath) -> Position:
+        """Position of ``path``, or of its nearest written ancestor."""
+        for end in range(len(path), -1, -1):
+            found = self.positions.get(tuple(path[:end]))
+            if found:
+                return found
+        return ("<config>", 1, 1)
+
+
+def format_path(path: KeyPath) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def parse_text(text: str, label: str) -> Document:
+    """Parse one YAML document; syntax errors become located ConfigErrors."""
+    try:
+        root = _yaml().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        message = _syntax_message(exc, text, line)
+        raise ConfigError([Problem(label, line, col, "", message)]) from None
+    except YAMLError as exc:  # pragma: no cover - ruamel raises Marked errors for documents
+        raise ConfigError([Problem(label, 1, 1, "", f"invalid YAML: {exc}")]) from None
+    doc = Document(data=None)
+    lines = text.splitlines()
+    doc.data = _plain(root, (), doc.positions, label, lines)
+    return doc
+
+
+def _syntax_message(exc: MarkedYAMLError, text: str, line: int) -> str:
+    problem = (exc.problem or str(exc)).strip()
+    lines = text.splitlines()
+    if "\t" in (lines[line - 1] if 0 < line <= len(lines) else ""):
+        return "tab characters are not allowed in YAML indentation: use spaces"
+    if "duplicate key" in problem:
+        return problem.replace("found ", "") + " (each key may appear once)"
+    return f"invalid YAML: {problem}"
+
+
+def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[str]) -> Any:
+    if isinstance(node, CommentedMap):
+        result: dict[str, Any] = {}
+        for key, value in node.items():
+            line, col = node.lc.key(key)
+            child = (*path, str(key))
+            positions[child] = (label, line + 1, col + 1)
+            if str(key) in _VERBATIM_KEYS and isinstance(value, (int, float)):
+                value = _source_token(node, key, lines) or value
+            result[str(key)] = _plain(value, child, positions, label, lines)
+        return result
+    if isinstance(node, CommentedSeq):
+        items = []
+        for index, value in enumerate(node):
+            line, col = node.lc.item(index)
+            positions[(*path, index)] = (label, line + 1, col + 1)
+            items.append(_plain(value, (*path, index), positions, label, lines))
+        return items
+    if isinstance(node, bool):
+        return bool(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    return node
+
+
+def _source_token(node: CommentedMap, key: Any, lines: list[str]) -> str | None:
+    line, col = node.lc.value(key)
+    match = _NUMBER_TOKEN.match(lines[line][col:]) if line < len(lines) else None
+    return match.group(0) if match else None
+
+
+def read_document(path: Path) -> Document:
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([Problem(label, 1, 1, "", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Problem(label, 1, 1, "", f"cannot read: {exc}")]) from None
+    doc = parse_text(text, label)
+    if doc.data is None:
+        raise ConfigError([Problem(label, 1, 1, "", "empty file: expected a launch config mapping")])
+    if not isinstance(doc.data, dict):
+        kind = type(doc.data).__name__
+        raise ConfigError(
+            [Problem(label, 1, 1, "", f"top level must be a mapping of keys, not a {kind}")]
+        )
+    return doc

@@ -1,0 +1,36 @@
+"""Output conventions shared by every command: Rich for people, stable JSON for CI."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+# Tables and results go to stdout; messages, progress and errors to stderr, so that
+# `--output json` on stdout is always parseable.
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+OutputOption = Annotated[
+    OutputFormat,
+    typer.Option("--output", "-o", help="table for people, json (stable keys) for CI."),
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", help="Override a config key: key.path=value (value parsed as YAML)."),
+]
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+    sys.stdout.flush()

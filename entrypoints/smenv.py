@@ -1,0 +1,168 @@
+"""The SageMaker container contract, seen from inside a training script.
+
+Entry points read everything the container gives them through this module: the ``SM_*``
+environment the SageMaker training toolkit exports, hyperparameters as the toolkit encodes them on
+the command line, and the ``failure`` file SageMaker shows as FailureReason. Standard library only,
+so it works unchanged in the SageMaker container, under ``sagelaunch local`` and on a laptop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Where the container mounts everything; locally we fall back to a folder in the working directory
+# so that a bare `python train_x.py` never writes outside it.
+CONTAINER_BASE = Path("/opt/ml")
+LOCAL_BASE = Path("opt_ml")
+
+
+class UsageError(ValueError):
+    """Bad hyperparameters or input: reported in one line, without a traceback."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of exiting, so bad hyperparameters reach the
+    failure file; unknown ``--key value`` pairs are left to the caller (parse_known_args)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"bad hyperparameters: {message}")
+
+
+@dataclass(frozen=True)
+class SageMakerEnv:
+    """What the training toolkit tells the script about its job, host and directories."""
+
+    model_dir: Path
+    output_dir: Path
+    output_data_dir: Path
+    channels: dict[str, Path]
+    hosts: list[str]
+    current_host: str
+    num_gpus: int
+    num_cpus: int
+    input_data_config: dict[str, dict]
+    framework_params: dict[str, object]
+    hyperparameters: dict[str, object]
+    training_job_name: str | None = None
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def is_master(self) -> bool:
+        """True on the first host, the one that saves the model."""
+        return self.current_host == self.hosts[0]
+
+    @property
+    def host_rank(self) -> int:
+        return self.hosts.index(self.current_host)
+
+    @property
+    def in_sagemaker_job(self) -> bool:
+        """True inside a real SageMaker job (the platform sets TRAINING_JOB_NAME)."""
+        return self.training_job_name is not None
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        """SageMaker's checkpoint directory beside the model dir when it exists, else under output."""
+        beside_model = self.model_dir.parent / "checkpoints"
+        return beside_model if beside_model.is_dir() else self.output_dir / "checkpoints"
+
+    def channel(self, name: str) -> Path | None:
+        return self.channels.get(name)
+
+    def content_type(self, channel: str) -> str | None:
+        return self.input_data_config.get(channel, {}).get("ContentType")
+
+
+def _json_env(environ: Mapping[str, str], key: str, default: object) -> object:
+    raw = environ.get(key)
+    if raw is None:
+        return default
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{key} is not valid JSON: {exc}") from None
+
+
+def current(environ: Mapping[str, str] | None = None) -> SageMakerEnv:
+    """Read the SageMaker environment, with local defaults for anything unset."""
+    env = os.environ if environ is None else environ
+    base = CONTAINER_BASE if CONTAINER_BASE.is_dir() else LOCAL_BASE
+    channels = {
+        key[len("SM_CHANNEL_") :].lower(): Path(value)
+        for key, value in env.items()
+        if key.startswith("SM_CHANNEL_")
+    }
+    hosts = _json_env(env, "SM_HOSTS", ["algo-1"])
+    output_dir = Path(env.get("SM_OUTPUT_DIR", base / "output"))
+    return SageMakerEnv(
+        model_dir=Path(env.get("SM_MODEL_DIR", base / "model")),
+        output_dir=output_dir,
+        output_data_dir=Path(env.get("SM_OUTPUT_DATA_DIR", output_dir / "data")),
+        channels=channels,
+        hosts=list(hosts),  # type: ignore[arg-type]
+        current_host=env.get("SM_CURRENT_HOST", "algo-1"),
+        num_gpus=int(env.get("SM_NUM_GPUS", "0")),
+        num_cpus=int(env.get("SM_NUM_CPUS", str(os.cpu_count() or 1))),
+        input_data_config=dict(_json_env(env, "SM_INPUT_DATA_CONFIG", {})),  # type: ignore[call-overload]
+        framework_params=dict(_json_env(env, "SM_FRAMEWORK_PARAMS", {})),  # type: ignore[call-overload]
+        hyperparameters=dict(_json_env(env, "SM_HPS", {})),  # type: ignore[call-overload]
+        training_job_name=env.get("TRAINING_JOB_NAME"),
+        environ=env,
+    )
+
+
+def parse_bool(text: str) -> bool:
+    """Booleans as the toolkit passes them (``True``) and as users type them (``true``, ``1``)."""
+    lowered = str(text).strip().lower()
+    if lowered in {"true", "1", "yes", "on"}:
+        return True
+    if lowered in {"false", "0", "no", "off"}:
+        return False
+    raise UsageError(f"expected a boolean (true/false), got {text!r}")
+
+
+def decode_value(text: str) -> object:
+    """A hyperparameter value as SageMaker may encode it: JSON when it parses, else the raw text.
+
+    Script-mode jobs JSON-encode values (``"\\"adam\\""``), the toolkit decodes them before building
+    the command line, and users pass plain strings locally; all three end up the same.
+    """
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return text
+
+
+def write_failure(output_dir: Path, message: str) -> None:
+    """Write SageMaker's failure file (shown as the job's FailureReason); never raises."""
+    try:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        (output_dir / "failure").write_text(message[:1024] + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def run(main: Callable[[Sequence[str]], int], argv: Sequence[str] | None = None) -> int:
+    """Run an entry point's ``main`` as the container would: errors become the failure file.
+
+    A ``UsageError`` is one line (bad hyperparameters, bad input); anything else keeps its
+    traceback on stderr for the job's logs, and its last line goes to the failure file.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return main(args)
+    except UsageError as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        print(message, file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - the container's last line of defence
+        traceback.print_exc()
+        message = f"{type(exc).__name__}: {exc}"
+    write_failure(current().output_dir, message)
+    return 1
