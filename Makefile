@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 CONSTRAINTS := cli/constraints.txt
 
-.PHONY: setup test test-fast lint demo bench schema clean
+.PHONY: setup test test-fast lint demo bench schema golden clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,9 @@ lint: setup
 demo: setup
 	$(VENV)/bin/sagelaunch validate launch_configs/
 	$(VENV)/bin/sagelaunch init
+
+golden: setup
+	$(PY) -m tests.golden.regenerate
 
 bench: setup
 	$(PY) tests/bench/run.py

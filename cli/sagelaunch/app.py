@@ -10,7 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from sagelaunch import __version__
-from sagelaunch.commands import init, schema, validate
+from sagelaunch.commands import init, plan, recommend, schema, validate
 from sagelaunch.errors import ConfigError, SagelaunchError
 from sagelaunch.output import stderr
 
@@ -88,6 +88,8 @@ def _main(
 app.command("validate")(validate.validate)
 app.command("init")(init.init)
 app.command("schema")(schema.schema)
+app.command("recommend")(recommend.recommend)
+app.command("plan")(plan.plan)
 
 
 def main() -> None:

@@ -95,7 +95,7 @@ def _merge(base: Document, over: Document) -> Document:
         key: pos for key, pos in base.positions.items() if not _replaced(key, over.data)
     }
     positions.update(over.positions)
-    return Document(data=_merge_data(base.data, over.data), positions=positions)
+    return Document(_merge_data(base.data, over.data), over.label, positions)
 
 
 def _merge_data(base: Any, over: Any) -> Any:

@@ -31,6 +31,7 @@ class Document:
     """Plain data plus where each key path was written."""
 
     data: Any
+    label: str  # the file (or --set flag) a missing key is reported against
     positions: dict[KeyPath, Position] = field(default_factory=dict)
 
     def position(self, path: KeyPath) -> Position:
@@ -39,7 +40,7 @@ class Document:
             found = self.positions.get(tuple(path[:end]))
             if found:
                 return found
-        return ("<config>", 1, 1)
+        return (self.label, 1, 1)
 
 
 def format_path(path: KeyPath) -> str:
@@ -66,7 +67,7 @@ def parse_text(text: str, label: str) -> Document:
         raise ConfigError([Problem(label, line, col, "", message)]) from None
     except YAMLError as exc:  # pragma: no cover - ruamel raises Marked errors for documents
         raise ConfigError([Problem(label, 1, 1, "", f"invalid YAML: {exc}")]) from None
-    doc = Document(data=None)
+    doc = Document(data=None, label=label)
     lines = text.splitlines()
     doc.data = _plain(root, (), doc.positions, label, lines)
     return doc

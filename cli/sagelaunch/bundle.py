@@ -1,0 +1,119 @@
+"""The code bundle: a deterministic sourcedir.tar.gz keyed by its sha256.
+
+Sorted entries, fixed mtimes, owners and modes make the same source tree give the same bytes on
+every machine, so `plan` can name the S3 key before anything is uploaded and `submit` can skip an
+upload whose key already exists. Secrets never go in: `.git/`, `.env*`, private keys and credential
+files are always left out, and `.sagelaunchignore` (gitignore syntax) adds the user's own rules.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILE = ".sagelaunchignore"
+# Always excluded, whatever .sagelaunchignore says (gitignore syntax).
+NEVER_BUNDLED = [
+    ".git/",
+    ".hg/",
+    ".svn/",
+    ".env*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".aws/",
+    "credentials",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    ".sagelaunch/",
+    "__pycache__/",
+    "*.pyc",
+    ".pytest_cache/",
+    ".mypy_cache/",
+    ".ruff_cache/",
+    ".ipynb_checkpoints/",
+    "opt_ml/",
+]
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The bytes of sourcedir.tar.gz with what went into it."""
+
+    data: bytes
+    files: tuple[str, ...]
+    source_bytes: int
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    def s3_uri(self, prefix: str) -> str:
+        """Content-addressed location under ``prefix``: unchanged code, unchanged key."""
+        return f"{prefix.rstrip('/')}/sagelaunch-code/{self.sha256[:32]}/sourcedir.tar.gz"
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "files": list(self.files),
+            "bytes": self.source_bytes,
+            "compressed_bytes": len(self.data),
+            "sha256": self.sha256,
+        }
+
+
+def bundled_files(source_dir: Path) -> list[Path]:
+    """Files that go into the bundle, as paths relative to ``source_dir``, sorted."""
+    ignore_file = source_dir / IGNORE_FILE
+    user_rules = ignore_file.read_text("utf-8").splitlines() if ignore_file.is_file() else []
+    # Two specs, so that a user's `!credentials` cannot re-include what is never bundled.
+    specs = [pathspec.GitIgnoreSpec.from_lines(NEVER_BUNDLED),
+             pathspec.GitIgnoreSpec.from_lines(user_rules)]
+    files = [p.relative_to(source_dir) for p in source_dir.rglob("*") if p.is_file()]
+    kept = [f for f in files if not any(s.match_file(f.as_posix()) for s in specs)]
+    return sorted(kept, key=lambda f: f.as_posix())
+
+
+def build(source_dir: Path) -> Bundle:
+    """Tar and gzip ``source_dir`` deterministically."""
+    files = bundled_files(source_dir)
+    raw = io.BytesIO()
+    total = 0
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for relative in files:
+            path = source_dir / relative
+            content = path.read_bytes()
+            total += len(content)
+            tar.addfile(_tar_info(relative.as_posix(), len(content), path), io.BytesIO(content))
+    compressed = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=compressed, mtime=0) as gz:
+        gz.write(raw.getvalue())
+    return Bundle(compressed.getvalue(), tuple(f.as_posix() for f in files), total)
+
+
+def _tar_info(name: str, size: int, path: Path) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    info.mtime = 0
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    info.mode = 0o755 if path.stat().st_mode & 0o111 else 0o644
+    return info
+
+
+def extract(data: bytes, target: Path) -> None:
+    """Unpack a bundle (as the container does into /opt/ml/code)."""
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(target, filter="data")

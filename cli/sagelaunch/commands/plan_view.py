@@ -1,0 +1,106 @@
+"""The readable `plan` view: job, image, cluster tree, hyperparameters, channels, cost, upload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.tree import Tree
+
+from sagelaunch.output import stdout
+
+MAX_HOSTS_SHOWN = 4
+
+
+def render(plan: dict[str, Any]) -> None:
+    request = plan["request"]
+    spec = request["AlgorithmSpecification"]
+    stdout.print(f"[bold]job[/bold]    {plan['job_name']}  ({plan['region']})")
+    stdout.print(f"[bold]class[/bold]  {plan['estimator']['class']}")
+    stdout.print(f"[bold]image[/bold]  {spec['TrainingImage']}")
+    stdout.print(_topology_tree(plan["topology"], request["ResourceConfig"]))
+    stdout.print(_hyperparameters(request.get("HyperParameters", {})))
+    if request.get("InputDataConfig"):
+        stdout.print(_channels(request["InputDataConfig"]))
+    _stopping(request)
+    _cost(plan["cost"])
+    _upload(plan.get("upload"))
+    for warning in plan["warnings"]:
+        stdout.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+
+
+def _topology_tree(topology: dict[str, Any], resources: dict[str, Any]) -> Tree:
+    hosts, per_host = topology["hosts"], topology["processes_per_host"]
+    tree = Tree(
+        f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology['launcher']} · "
+        f"{hosts} hosts × {per_host} processes = world size {topology['world_size']}"
+    )
+    for index in range(min(hosts, MAX_HOSTS_SHOWN)):
+        first = index * per_host
+        ranks = f"rank {first}" if per_host == 1 else f"ranks {first}–{first + per_host - 1}"
+        tree.add(f"algo-{index + 1}: {per_host} process{'es' if per_host > 1 else ''} ({ranks})")
+    if hosts > MAX_HOSTS_SHOWN:
+        tree.add(f"… {hosts - MAX_HOSTS_SHOWN} more hosts")
+    return tree
+
+
+def _hyperparameters(hyperparameters: dict[str, str]) -> Table:
+    table = Table(title="hyperparameters (as sent)", title_justify="left", box=None)
+    table.add_column("key")
+    table.add_column("value", overflow="fold")
+    for key, value in hyperparameters.items():
+        style = "dim" if key.startswith("sagemaker_") or key == "mp_parameters" else ""
+        table.add_row(key, value, style=style)
+    return table
+
+
+def _channels(channels: list[dict[str, Any]]) -> Table:
+    table = Table(title="channels", title_justify="left", box=None)
+    for column in ("name", "source", "distribution", "content type", "mode"):
+        table.add_column(column)
+    for channel in channels:
+        source = channel["DataSource"]
+        if "S3DataSource" in source:
+            s3 = source["S3DataSource"]
+            where, distribution = s3["S3Uri"], s3["S3DataDistributionType"]
+        else:
+            fs = source["FileSystemDataSource"]
+            where = f"{fs['FileSystemType']} {fs['FileSystemId']}:{fs['DirectoryPath']}"
+            distribution = "-"
+        table.add_row(channel["ChannelName"], where, distribution,
+                      channel.get("ContentType", "-"), channel.get("InputMode", "File"))
+    return table
+
+
+def _stopping(request: dict[str, Any]) -> None:
+    stopping = request["StoppingCondition"]
+    line = f"[bold]stopping[/bold] max_run {stopping['MaxRuntimeInSeconds']}s"
+    if request.get("EnableManagedSpotTraining"):
+        line += f" · spot, max_wait {stopping.get('MaxWaitTimeInSeconds')}s"
+    if request.get("CheckpointConfig"):
+        checkpoint = request["CheckpointConfig"]
+        line += f" · checkpoints {checkpoint.get('LocalPath', '/opt/ml/checkpoints')} ⇄ "
+        line += checkpoint["S3Uri"]
+    stdout.print(line, highlight=False)
+
+
+def _cost(cost: dict[str, Any]) -> None:
+    if cost["hourly_usd"] is None:
+        text = "unknown"
+    else:
+        text = (f"${cost['hourly_usd']}/h × {cost['instance_count']} = at most "
+                f"${cost['max_usd']} for max_run (prices as of {cost['prices_as_of']})")
+    stdout.print(f"[bold]cost[/bold]   {text}", highlight=False)
+    if cost.get("note"):
+        stdout.print(f"       [dim]{cost['note']}[/dim]", highlight=False)
+
+
+def _upload(upload: dict[str, Any] | None) -> None:
+    if not upload:
+        stdout.print("[bold]upload[/bold] nothing (built-in algorithm)")
+        return
+    stdout.print(
+        f"[bold]upload[/bold] {len(upload['files'])} files, {upload['bytes']:,} bytes "
+        f"({upload['compressed_bytes']:,} compressed) → {upload['s3_uri']}",
+        highlight=False,
+    )

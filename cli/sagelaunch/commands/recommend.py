@@ -1,0 +1,184 @@
+"""`sagelaunch recommend --params 7B`: DDP, FSDP or model parallel, and how many instances."""
+
+from __future__ import annotations
+
+import shlex
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, cast
+
+import typer
+from rich.table import Table
+
+from sagelaunch.errors import UsageError
+from sagelaunch.output import OutputFormat, OutputOption, print_json, stderr, stdout
+
+if TYPE_CHECKING:
+    from sagelaunch.recommend.planner import Candidate, Recommendation
+    from sagelaunch.recommend.workload import Optimizer as OptimizerChoice
+    from sagelaunch.recommend.workload import Precision as PrecisionName
+
+
+class Precision(str, Enum):
+    bf16 = "bf16"
+    fp32 = "fp32"
+    fp8 = "fp8"
+
+
+class OptimizerName(str, Enum):
+    adamw = "adamw"
+    adam = "adam"
+    sgd = "sgd"
+
+
+def recommend(
+    ctx: typer.Context,
+    params: Annotated[
+        str, typer.Option("--params", help="Model size: 125M, 1.3B, 7B, 70B, 7e9, 7000000000.")
+    ],
+    instance_type: Annotated[
+        str, typer.Option("--instance-type", help="Training instance type.")
+    ] = "ml.p4d.24xlarge",
+    instance_count: Annotated[
+        int | None,
+        typer.Option(
+            "--instance-count",
+            min=1,
+            max=256,
+            help="Plan for this many instances (default: the fewest that fit).",
+        ),
+    ] = None,
+    precision: Annotated[
+        Precision, typer.Option("--precision", help="bf16 mixed precision, fp32, or fp8.")
+    ] = Precision.bf16,
+    optimizer: Annotated[
+        OptimizerName, typer.Option("--optimizer", help="adamw/adam (2 states) or sgd (momentum).")
+    ] = OptimizerName.adamw,
+    seq_len: Annotated[int, typer.Option("--seq-len", min=1, help="Tokens per sample.")] = 2048,
+    micro_batch: Annotated[
+        int, typer.Option("--micro-batch", min=1, help="Samples per device per micro-step.")
+    ] = 1,
+    layers: Annotated[
+        int | None, typer.Option("--layers", min=1, help="Transformer blocks (default: estimated).")
+    ] = None,
+    hidden: Annotated[
+        int | None, typer.Option("--hidden", min=1, help="Hidden size (default: estimated).")
+    ] = None,
+    activation_checkpointing: Annotated[
+        bool,
+        typer.Option("--activation-checkpointing", help="Recompute activations in backward."),
+    ] = False,
+    eager_attention: Annotated[
+        bool,
+        typer.Option("--eager-attention", help="Attention stores its scores (no SDPA/flash)."),
+    ] = False,
+    output: OutputOption = OutputFormat.table,
+    emit_config: Annotated[
+        Path | None,
+        typer.Option("--emit-config", help="Write a launch config that runs the recommendation."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite --emit-config's file.")] = False,
+) -> None:
+    """Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model."""
+    from sagelaunch.recommend import planner
+    from sagelaunch.recommend.workload import Workload, estimate_shape, parse_params
+
+    if emit_config is not None and emit_config.exists() and not force:
+        raise UsageError(f"{emit_config} exists", hint="pass --force to overwrite it")
+    count = parse_params(params)
+    workload = Workload(
+        params=count,
+        shape=estimate_shape(count, layers, hidden),
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        precision=cast("PrecisionName", precision.value),
+        optimizer=cast("OptimizerChoice", optimizer.value),
+        activation_checkpointing=activation_checkpointing,
+        fused_attention=not eager_attention,
+    )
+    rec = planner.recommend(workload, planner.device(instance_type), instance_count)
+    if output is OutputFormat.json:
+        print_json(rec.as_json())
+    else:
+        _print(rec)
+    if emit_config is not None:
+        _write_config(emit_config, rec, _invocation(ctx))
+
+
+def _write_config(target: Path, rec: Recommendation, command: str) -> None:
+    from sagelaunch.recommend.emit import launch_config
+
+    if not rec.chosen.fits:
+        raise UsageError(
+            f"not writing {target}: the recommended layout does not fit",
+            hint="follow the reason above (more instances, --activation-checkpointing, ...)",
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(launch_config(rec, command), encoding="utf-8")
+    stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
+
+
+def _invocation(ctx: typer.Context) -> str:
+    """The planning options as a command line, for the emitted config's header."""
+    parts = ["sagelaunch", "recommend"]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        value = value.value if isinstance(value, Enum) else value
+        default = param.default.value if isinstance(param.default, Enum) else param.default
+        if param.name in _NOT_PLANNING or value is None or value is False or value == default:
+            continue
+        parts += [param.opts[0]] if value is True else [param.opts[0], str(value)]
+    return shlex.join(parts)
+
+
+_NOT_PLANNING = {"output", "emit_config", "force"}
+
+
+def _print(rec: Recommendation) -> None:
+    from sagelaunch.recommend.planner import model_json
+
+    model = model_json(rec.workload)
+    chosen, dev = rec.chosen, rec.device
+    verdict = "[green]recommend[/green]" if chosen.fits else "[red]no fit[/red]"
+    stdout.print(
+        f"{verdict} [bold]{chosen.strategy}[/bold] on [bold]{chosen.instance_count} × "
+        f"{dev.instance_type}[/bold] ({chosen.layout})"
+    )
+    stdout.print(rec.reason)
+    stdout.print(
+        f"[dim]model: {model['params']:,} params, {model['layers']} layers × {model['hidden']} "
+        f"hidden, seq {model['seq_len']} × micro-batch {model['micro_batch']}, "
+        f"{model['precision']} {model['optimizer']}: {model['state_bytes_per_param']} B/param = "
+        f"{model['states_gb']} GB of states before sharding; {dev.ranks_per_host} × "
+        f"{dev.memory_gb:g} GB per instance, {dev.usable_gb:.1f} GB usable[/dim]"
+    )
+    stdout.print(_table([chosen, *rec.alternatives], chosen))
+    for note in rec.notes:
+        stdout.print(f"[yellow]note:[/yellow] {note}")
+
+
+def _table(rows: list[Candidate], chosen: Candidate) -> Table:
+    rank = chosen.device.rank_name
+    table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
+    table.title = (
+        f"GB per {rank} at peak, recommended first (usable: {chosen.device.usable_gb:.1f})"
+    )
+    table.title_justify = "left"
+    for name in ("strategy", "inst", "layout"):
+        table.add_column(name, no_wrap=True)
+    for name in ("weights", "grads", "optim", "activ", "other", "total"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("fits?", no_wrap=True)
+    for cand in rows:
+        mem = cand.memory
+        cells = [mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.overhead]
+        table.add_row(
+            cand.strategy,
+            str(cand.instance_count),
+            cand.short,
+            *(f"{value:.1f}" for value in cells),
+            f"[bold]{mem.total:.1f}[/bold]",
+            "[green]yes[/green]" if cand.fits else "[red]no[/red]",
+            style="bold" if cand is chosen else None,
+        )
+    return table

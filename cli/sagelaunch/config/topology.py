@@ -1,0 +1,38 @@
+"""Cluster topology: hosts × processes per host = world size, as the container's launcher sees it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from sagelaunch.config import facts
+from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.rules import uses_torch_distributed
+
+
+@dataclass(frozen=True)
+class Topology:
+    hosts: int
+    processes_per_host: int
+    launcher: str  # python | torchrun | mpirun | xgboost
+
+    @property
+    def world_size(self) -> int:
+        return self.hosts * self.processes_per_host
+
+    def as_json(self) -> dict[str, object]:
+        return {**asdict(self), "world_size": self.world_size}
+
+
+def topology(config: LaunchConfig) -> Topology:
+    """What SageMaker will start: the toolkit's rule is one process per GPU (or Neuron core) for
+    torchrun and SMDDP, processes_per_host for MPI, one process otherwise."""
+    hosts = config.compute.instance_count
+    per_host = facts.accelerators_per_host(config.compute.instance_type)
+    strategy = config.distribution.strategy
+    if config.framework == "xgboost":
+        return Topology(hosts, 1, "xgboost")
+    if uses_torch_distributed(config):
+        return Topology(hosts, per_host, "torchrun")
+    if strategy in {"mpi", "smp", "smddp"}:
+        return Topology(hosts, config.distribution.processes_per_host or per_host, "mpirun")
+    return Topology(hosts, 1, "python")

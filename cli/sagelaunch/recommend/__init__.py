@@ -1,0 +1,7 @@
+"""`sagelaunch recommend`: a per-accelerator memory model and a planner that picks DDP, FSDP,
+SMP v2 (hybrid shard / tensor parallel) or Neuron torchrun, and how many instances.
+
+Pure Python on purpose (no torch, numpy, sagemaker or boto3), so the command stays on the fast
+path: `workload` says what is trained, `memory` what one accelerator holds for a layout,
+`planner` which layout to use, `emit` the launch config that runs it.
+"""

@@ -1,0 +1,109 @@
+"""A launch config (YAML text) that runs a recommendation with the bundled train_pytorch.py.
+
+Written as text, in the style of the starter templates, so the file keeps its comments and the
+command needs no YAML library. Every value is a number, a boolean or a plain word.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from sagelaunch.recommend.planner import Candidate, Recommendation
+from sagelaunch.recommend.workload import format_params
+
+GPU_FRAMEWORK_VERSION = "2.2.0"  # torchrun on GPU and an SMP v2 image (2.0.1 ... 2.5.1)
+NEURON_FRAMEWORK_VERSION = "2.1.2"  # the neuronx training image sagelaunch knows for Trainium
+OUTPUT_PATH = "s3://my-sagemaker-bucket/sagelaunch/"
+
+
+def launch_config(rec: Recommendation, command: str) -> str:
+    """The YAML text; `command` is the recommend invocation quoted in the header."""
+    chosen = rec.chosen
+    trainium = chosen.device.kind == "trainium"
+    lines = [
+        *_comment(f"Written by `{command}`."),
+        *_comment(rec.reason),
+        f"name: {_name(rec)}",
+        "framework: pytorch",
+        "entry_point: train_pytorch.py",
+        f'framework_version: "{NEURON_FRAMEWORK_VERSION if trainium else GPU_FRAMEWORK_VERSION}"',
+        "# role: arn:aws:iam::<account>:role/<name>   # or leave unset and export SAGELAUNCH_ROLE",
+        "# region: us-east-1                           # or --region / $AWS_REGION",
+        "compute:",
+        f"  instance_type: {chosen.device.instance_type}",
+        f"  instance_count: {chosen.instance_count}",
+        "  max_run: 1d",
+        *_distribution(chosen),
+    ]
+    if trainium:
+        lines.append(f'environment: {{NEURON_RT_NUM_CORES: "{chosen.device.ranks_per_host}"}}')
+    lines += ["hyperparameters:", *(f"  {k}: {_scalar(v)}" for k, v in _hyperparameters(rec))]
+    lines.append(f"output_path: {OUTPUT_PATH}   # change me")
+    return "\n".join(lines) + "\n"
+
+
+def _name(rec: Recommendation) -> str:
+    size = format_params(rec.workload.params).lower().replace(".", "-")
+    return f"llm-{size}-{rec.chosen.strategy}"
+
+
+def _distribution(chosen: Candidate) -> list[str]:
+    if chosen.strategy != "smp":
+        lines = ["distribution:", "  strategy: torchrun"]
+        if chosen.device.kind == "trainium":
+            lines[:0] = _comment(_neuron_layout(chosen))
+        return lines
+    degrees = (
+        f"hybrid_shard_degree: {chosen.shard_group}, "
+        f"tensor_parallel_degree: {chosen.tensor_parallel}"
+    )
+    return [
+        "distribution:",
+        "  strategy: smp",
+        "  smp:",
+        "    version: 2",
+        f"    parameters: {{{degrees}}}",
+    ]
+
+
+def _comment(text: str) -> list[str]:
+    return textwrap.wrap(
+        text, 98, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False
+    )
+
+
+def _neuron_layout(chosen: Candidate) -> str:
+    return (
+        f"neuronx-distributed layout: tensor_parallel_size={chosen.tensor_parallel}, "
+        f"ZeRO-1 {'on' if chosen.sharding.optimizer_over > 1 else 'off'} "
+        "(set these in your NxD training script; train_pytorch.py runs plain data parallel)"
+    )
+
+
+def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
+    """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
+    work, chosen = rec.workload, rec.chosen
+    fsdp = chosen.strategy in {"fsdp", "smp"}
+    params: list[tuple[str, object]] = [
+        ("model", "gpt"),
+        ("n_layer", work.shape.layers),
+        ("n_head", work.shape.heads),
+        ("n_embd", work.shape.hidden),
+        ("seq_len", work.seq_len),
+        ("vocab_size", work.vocab),
+        ("batch_size", work.micro_batch),
+        ("parallel", "fsdp" if fsdp else "ddp"),
+    ]
+    if chosen.strategy == "fsdp":
+        params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
+    params += [
+        ("precision", "fp32" if work.precision == "fp32" else "bf16"),
+        ("activation_checkpointing", work.activation_checkpointing),
+    ]
+    return params
+
+
+def _scalar(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

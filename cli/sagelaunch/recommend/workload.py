@@ -1,0 +1,112 @@
+"""What is being trained: parameter count, transformer shape, sequence, batch and numerics."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from sagelaunch.errors import UsageError
+
+Precision = Literal["bf16", "fp32", "fp8"]
+Optimizer = Literal["adamw", "adam", "sgd"]
+
+# Llama-family tokenizers; the logits term of the activations scales with it.
+DEFAULT_VOCAB = 32_000
+HEAD_DIM = 128  # heads = hidden / 128 when only the width is known (GPT-3, Llama)
+
+_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
+_PARAMS = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(?:e(\d+))?([kmbgt]?)$")
+
+# (parameters, layers, hidden, heads) of published decoder-only shapes: GPT-3 table 2.1
+# (125M ... 175B), Llama 2/3 (7B, 13B, 70B, 405B). Used when --layers/--hidden are not given.
+GPT_SHAPES: tuple[tuple[float, int, int, int], ...] = (
+    (125e6, 12, 768, 12),
+    (350e6, 24, 1024, 16),
+    (760e6, 24, 1536, 16),
+    (1.3e9, 24, 2048, 16),
+    (2.7e9, 32, 2560, 20),
+    (6.7e9, 32, 4096, 32),
+    (13e9, 40, 5120, 40),
+    (33e9, 60, 6656, 52),
+    (70e9, 80, 8192, 64),
+    (175e9, 96, 12288, 96),
+    (405e9, 126, 16384, 128),
+)
+
+
+def parse_params(text: str) -> int:
+    """A parameter count from 125M, 1.3B, 7B, 70B, 7e9 or 7000000000 (case-insensitive)."""
+    match = _PARAMS.match(text.strip().lower().replace("_", ""))
+    if not match:
+        raise UsageError(
+            f"--params {text!r} is not a parameter count",
+            hint="write it as 125M, 1.3B, 7B, 70B, 7e9 or 7000000000",
+        )
+    mantissa, exponent, suffix = match.groups()
+    value = float(mantissa) * 10 ** int(exponent or 0) * _SUFFIX[suffix]
+    if not 1e6 <= value <= 1e13:
+        raise UsageError(
+            f"--params {text!r} is {value:.3g} parameters; expected between 1M and 10T",
+            hint="use a suffix: 125M, 7B, 70B",
+        )
+    return round(value)
+
+
+def format_params(params: float) -> str:
+    """7000000000 -> "7B", 1300000000 -> "1.3B", 125000000 -> "125M"."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if params >= scale:
+            return f"{params / scale:.3g}{suffix}"
+    return str(round(params))
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Transformer depth and width; the activation model needs them, the states do not."""
+
+    layers: int
+    hidden: int
+    heads: int
+    estimated: bool  # True when taken from GPT_SHAPES rather than the command line
+
+
+def estimate_shape(params: float, layers: int | None = None, hidden: int | None = None) -> Shape:
+    """Fill in what was not given: from the nearest published shape, or from params ~ 12*L*h^2
+    (each block holds 4h^2 attention + 8h^2 MLP weights) when one of the two is given."""
+    if layers and hidden:
+        return Shape(layers, hidden, _heads(hidden), estimated=False)
+    if hidden:
+        return Shape(max(1, round(params / (12 * hidden**2))), hidden, _heads(hidden), False)
+    if layers:
+        width = math.sqrt(params / (12 * layers))
+        hidden = max(HEAD_DIM, round(width / HEAD_DIM) * HEAD_DIM)
+        return Shape(layers, hidden, _heads(hidden), estimated=False)
+    nearest = min(GPT_SHAPES, key=lambda shape: abs(math.log(params / shape[0])))
+    _, layers, hidden, heads = nearest
+    return Shape(layers, hidden, heads, estimated=True)
+
+
+def _heads(hidden: int) -> int:
+    return max(1, hidden // HEAD_DIM)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One training run as the memory model sees it (all per micro-batch on one rank)."""
+
+    params: int
+    shape: Shape
+    seq_len: int = 2048
+    micro_batch: int = 1
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    activation_checkpointing: bool = False
+    fused_attention: bool = True  # SDPA / FlashAttention: attention scores never stored
+    vocab: int = DEFAULT_VOCAB
+
+    @property
+    def layer_params(self) -> int:
+        """Weights of one transformer block (12h^2), the unit FSDP gathers at a time."""
+        return 12 * self.shape.hidden**2

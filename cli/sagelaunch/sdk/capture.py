@@ -1,0 +1,68 @@
+"""Build the estimator from its spec and capture the CreateTrainingJob request, offline.
+
+A Session subclass intercepts the request at the SDK's own hook (`_intercept_create_request`, the
+one PipelineSession uses), so the dict is exactly what `create_training_job(**request)` would get;
+botocore's service model then validates it as the client would. No credentials, no network.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sagelaunch.aws.session import offline_session, validate_request
+from sagelaunch.errors import SagelaunchError
+
+
+class SdkRejected(SagelaunchError):
+    """The SDK's own validation refused the estimator (a rule sagelaunch does not have yet)."""
+from sagelaunch.sdk.estimator import EstimatorSpec
+from sagelaunch.sdk.runtime import offline, sagemaker
+
+
+def _capture_session_class() -> type:
+    sdk = sagemaker()
+
+    class CaptureSession(sdk.session.Session):  # type: ignore[name-defined,misc]
+        captured: dict[str, Any] | None = None
+
+        def _intercept_create_request(self, request, create, func_name=None):  # noqa: ANN001
+            self.captured = request
+
+    return CaptureSession
+
+
+def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
+    sdk = sagemaker()
+    classes = {
+        "sagemaker.pytorch.PyTorch": sdk.pytorch.PyTorch,
+        "sagemaker.xgboost.XGBoost": sdk.xgboost.XGBoost,
+        "sagemaker.estimator.Estimator": sdk.estimator.Estimator,
+    }
+    estimator = classes[spec.cls](sagemaker_session=session, **spec.kwargs)
+    if spec.builtin_hyperparameters is not None:
+        estimator.set_hyperparameters(**spec.builtin_hyperparameters)
+    return estimator
+
+
+def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
+    inputs = sagemaker().inputs
+    return {
+        name: getattr(inputs, channel.kind)(**channel.kwargs)
+        for name, channel in spec.inputs.items()
+    }
+
+
+def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
+    """The CreateTrainingJob parameters the SDK would send for ``spec``."""
+    session = _capture_session_class()(boto_session=offline_session(region))
+    try:
+        with offline():
+            estimator = build_estimator(spec, session)
+            estimator.fit(fit_inputs(spec) or None, wait=False, logs=False, job_name=job_name)
+    except (ValueError, TypeError, RuntimeError) as exc:
+        # The SDK's own checks (versions, distribution, images): the config cannot be sent.
+        raise SdkRejected(f"the SageMaker SDK rejects this job: {exc}") from None
+    if session.captured is None:  # pragma: no cover - the SDK changed its request path
+        raise SagelaunchError("the SageMaker SDK did not build a CreateTrainingJob request")
+    validate_request("CreateTrainingJob", session.captured)
+    return session.captured

@@ -1,0 +1,203 @@
+"""Launch config -> SageMaker SDK v2 estimator, as plain data first.
+
+`EstimatorSpec` is the class name and keyword arguments exactly as a hand-written SDK script would
+pass them; `plan` prints it, and `capture.py` instantiates it. Keeping it data makes the mapping
+reviewable and testable without the SDK.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sagelaunch.config import facts
+from sagelaunch.config.images import tool_known_image
+from sagelaunch.config.model import Channel, LaunchConfig
+from sagelaunch.sdk.runtime import sagemaker
+
+PYTORCH = "sagemaker.pytorch.PyTorch"
+XGBOOST = "sagemaker.xgboost.XGBoost"
+ESTIMATOR = "sagemaker.estimator.Estimator"
+
+# Our entry points print `step=N train_loss=X samples_per_sec=Y tokens_per_sec=Z` and XGBoost's
+# eval lines; CloudWatch shows tabs as #011, so the XGBoost patterns do not depend on them.
+_NUMBER = r"([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+DEFAULT_METRICS = {
+    "train_pytorch.py": [
+        {"Name": "train:loss", "Regex": f"train_loss={_NUMBER}"},
+        {"Name": "train:samples_per_sec", "Regex": f"samples_per_sec={_NUMBER}"},
+        {"Name": "train:tokens_per_sec", "Regex": f"tokens_per_sec={_NUMBER}"},
+    ],
+    "train_xgboost.py": [
+        {"Name": f"{channel}:{metric}", "Regex": rf"{channel}-{metric}:{_NUMBER}"}
+        for channel in ("train", "validation")
+        for metric in ("rmse", "logloss", "auc", "error", "mae")
+    ],
+}
+
+
+@dataclass(frozen=True)
+class ChannelSpec:
+    """One fit() input: TrainingInput or FileSystemInput keyword arguments."""
+
+    kind: str  # TrainingInput | FileSystemInput
+    kwargs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    cls: str
+    kwargs: dict[str, Any]
+    inputs: dict[str, ChannelSpec] = field(default_factory=dict)
+    builtin_hyperparameters: dict[str, Any] | None = None  # set_hyperparameters(**...)
+
+    def as_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"class": self.cls, "kwargs": self.kwargs}
+        if self.builtin_hyperparameters is not None:
+            data["set_hyperparameters"] = self.builtin_hyperparameters
+        data["fit_inputs"] = {
+            name: {"class": f"sagemaker.inputs.{spec.kind}", "kwargs": spec.kwargs}
+            for name, spec in self.inputs.items()
+        }
+        return data
+
+
+def estimator_spec(
+    config: LaunchConfig, *, role: str, region: str, code_uri: str | None
+) -> EstimatorSpec:
+    """The estimator a careful engineer would write by hand for this config."""
+    kwargs = _common_kwargs(config, role)
+    inputs = {name: _channel(channel) for name, channel in config.inputs.items()}
+    if config.is_builtin_algorithm:
+        kwargs["image_uri"] = sagemaker().image_uris.retrieve(
+            "xgboost", region, config.framework_version, instance_type=config.compute.instance_type
+        )
+        return EstimatorSpec(ESTIMATOR, kwargs, inputs, dict(config.hyperparameters))
+    kwargs.update(entry_point=config.entry_point, source_dir=code_uri)
+    kwargs["framework_version"] = config.framework_version
+    kwargs["hyperparameters"] = dict(config.hyperparameters)
+    metrics = _metric_definitions(config)
+    if metrics is not None:
+        kwargs["metric_definitions"] = metrics
+    if config.framework == "xgboost":
+        kwargs["py_version"] = config.py_version or "py3"
+        _set_image(kwargs, config, region)
+        return EstimatorSpec(XGBOOST, kwargs, inputs)
+    kwargs["py_version"] = config.py_version or _default_py_version(config)
+    _set_image(kwargs, config, region)
+    distribution = pytorch_distribution(config)
+    if distribution:
+        kwargs["distribution"] = distribution
+    return EstimatorSpec(PYTORCH, kwargs, inputs)
+
+
+def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
+    compute = config.compute
+    kwargs: dict[str, Any] = {
+        "role": role,
+        "instance_type": compute.instance_type,
+        "instance_count": compute.instance_count,
+        "volume_size": compute.volume_size_gb,
+        "max_run": compute.max_run,
+        "output_path": config.output_path,
+    }
+    optional = {
+        "use_spot_instances": True if compute.spot else None,
+        "max_wait": compute.spot.max_wait if compute.spot else None,
+        "checkpoint_s3_uri": config.checkpoint.s3_uri if config.checkpoint else None,
+        "checkpoint_local_path": config.checkpoint.local_path if config.checkpoint else None,
+        "keep_alive_period_in_seconds": compute.keep_alive or None,
+        "max_retry_attempts": compute.retries or None,
+        "environment": dict(config.environment) or None,
+        "tags": [{"Key": k, "Value": v} for k, v in config.tags.items()] or None,
+        "subnets": list(config.network.subnets) or None,
+        "security_group_ids": list(config.network.security_group_ids) or None,
+        "enable_network_isolation": config.network.isolation or None,
+        "encrypt_inter_container_traffic": config.network.encrypt_inter_container_traffic or None,
+        "volume_kms_key": config.kms.volume_key_id,
+        "output_kms_key": config.kms.output_key_id,
+        "disable_output_compression": True if not config.output_compression else None,
+        "disable_profiler": True if not config.profiler else None,
+        "debugger_hook_config": False if not config.debugger else None,
+    }
+    kwargs.update({key: value for key, value in optional.items() if value is not None})
+    return kwargs
+
+
+def _default_py_version(config: LaunchConfig) -> str:
+    pytorch = facts.load("frameworks")["pytorch"]
+    if config.distribution.strategy == "smp" and (
+        config.distribution.smp is None or config.distribution.smp.version == 2
+    ):
+        return str(pytorch["smp_v2"].get(config.framework_version, "py310"))
+    offered = pytorch["training_images"].get(facts.pytorch_version(config.framework_version))
+    return str(offered[-1]) if offered else "py3"
+
+
+def _set_image(kwargs: dict[str, Any], config: LaunchConfig, region: str) -> None:
+    image = config.image_uri or tool_known_image(config, region)
+    if image:
+        kwargs["image_uri"] = image
+
+
+def pytorch_distribution(config: LaunchConfig) -> dict[str, Any] | None:
+    """The `distribution=` dict for each strategy (sagemaker-facts §1.2)."""
+    dist = config.distribution
+    mpi_options = dist.custom_mpi_options
+    if dist.strategy == "torchrun":
+        return {"torch_distributed": {"enabled": True}}
+    if dist.strategy == "smddp":
+        result: dict[str, Any] = {
+            "smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": mpi_options}}
+        }
+        if config.compute.instance_type in facts.load("instances")["smddp_with_torchrun"]:
+            result["torch_distributed"] = {"enabled": True}  # p5-class: torchrun + smddp backend
+        return result
+    if dist.strategy == "smp":
+        smp = dist.smp
+        model_parallel = {"enabled": True, "parameters": dict(smp.parameters) if smp else {}}
+        if smp is None or smp.version == 2:
+            return {"torch_distributed": {"enabled": True},
+                    "smdistributed": {"modelparallel": model_parallel}}
+        return {"smdistributed": {"modelparallel": model_parallel}, "mpi": _mpi(config)}
+    if dist.strategy == "mpi":
+        return {"mpi": _mpi(config)}
+    return None
+
+
+def _mpi(config: LaunchConfig) -> dict[str, Any]:
+    mpi: dict[str, Any] = {"enabled": True}
+    if config.distribution.processes_per_host:
+        mpi["processes_per_host"] = config.distribution.processes_per_host
+    mpi["custom_mpi_options"] = config.distribution.custom_mpi_options
+    return mpi
+
+
+def _channel(channel: Channel) -> ChannelSpec:
+    if channel.file_system:
+        fs = channel.file_system
+        kwargs: dict[str, Any] = {
+            "file_system_id": fs.id,
+            "file_system_type": fs.type,
+            "directory_path": fs.path,
+            "file_system_access_mode": fs.access_mode,
+        }
+        if channel.content_type:
+            kwargs["content_type"] = channel.content_type
+        return ChannelSpec("FileSystemInput", kwargs)
+    kwargs = {
+        "s3_data": channel.uri,
+        "distribution": "ShardedByS3Key" if channel.distribution == "sharded" else "FullyReplicated",
+    }
+    if channel.content_type:
+        kwargs["content_type"] = channel.content_type
+    if channel.input_mode != "File":
+        kwargs["input_mode"] = channel.input_mode
+    return ChannelSpec("TrainingInput", kwargs)
+
+
+def _metric_definitions(config: LaunchConfig) -> list[dict[str, str]] | None:
+    if config.metrics is not None:
+        return [{"Name": m.name, "Regex": m.regex} for m in config.metrics] or None
+    defaults = DEFAULT_METRICS.get(str(config.entry_point))
+    return [dict(m) for m in defaults] if defaults else None

@@ -1,0 +1,82 @@
+"""Import the SageMaker SDK without its side effects on our process and output.
+
+`import sagemaker` prints INFO lines to stdout, warns about v3, and sagemaker_core replaces
+sys.excepthook; `fit()` sends telemetry (an STS call plus an HTTPS GET). We keep our output, our
+error boundary and the network to ourselves, and collect the SDK's warnings for the plan instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from types import ModuleType
+
+
+class WarningCollector(logging.Handler):
+    """Keeps the SDK's warnings so that `plan` can show them among its own."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "SAGEMAKER_SUPPRESS_V2_WARNING" not in message:  # the v2 -> v3 nudge, not about the job
+            self.messages.append(message)
+
+
+SDK_WARNINGS = WarningCollector()
+
+
+@cache
+def sagemaker() -> ModuleType:
+    """The `sagemaker` package, imported once, quietly."""
+    logger = logging.getLogger("sagemaker")
+    logger.addHandler(SDK_WARNINGS)  # before import: the SDK adds a stdout handler only if none
+    logger.propagate = False
+    logger.setLevel(logging.WARNING)
+    excepthook = sys.excepthook
+    with offline():
+        import sagemaker as sdk
+        import sagemaker.estimator
+        import sagemaker.inputs
+        import sagemaker.pytorch
+        import sagemaker.telemetry.telemetry_logging as telemetry
+        import sagemaker.xgboost
+
+    sys.excepthook = excepthook
+    telemetry._send_telemetry_request = _no_telemetry
+    return sdk
+
+
+@contextmanager
+def offline() -> Iterator[None]:
+    """Around the SDK's import and estimator building: no v2-to-v3 FutureWarnings, and no probe
+    of the EC2 metadata endpoint. `import sagemaker` builds a JumpStart session and every
+    estimator a `boto3.client` (for TensorBoard); off EC2 without credentials each would spend
+    seconds timing out on 169.254.169.254 before giving up."""
+    with warnings.catch_warnings(), _no_instance_metadata():
+        warnings.simplefilter("ignore", FutureWarning)
+        yield
+
+
+@contextmanager
+def _no_instance_metadata() -> Iterator[None]:
+    previous = os.environ.get("AWS_EC2_METADATA_DISABLED")
+    os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ["AWS_EC2_METADATA_DISABLED"]
+        else:
+            os.environ["AWS_EC2_METADATA_DISABLED"] = previous
+
+
+def _no_telemetry(*args: object, **kwargs: object) -> None:
+    """Planning is offline: no STS call, no telemetry GET."""

@@ -1,0 +1,40 @@
+"""`make golden`: rewrite tests/golden/<config>.json from the current code (review the diff!).
+
+The volatile parts are passed in, not patched: a fixed job name and a bundle built from the small
+fixed source tree in tests/golden/source/, so only a real change to what goes to AWS shows up.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sagelaunch import bundle
+from sagelaunch.config.validation import load_valid
+from sagelaunch.sdk.plan import build_plan
+
+GOLDEN = Path(__file__).resolve().parent
+EXAMPLES = GOLDEN.parent.parent / "launch_configs"
+JOB_NAME = "golden-job-2026-01-01-00-00-00-000"
+ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
+
+
+def golden_plan(config: Path) -> dict:
+    loaded, warnings = load_valid(config)
+    code = None if loaded.config.is_builtin_algorithm else bundle.build(GOLDEN / "source")
+    return build_plan(loaded, job_name=JOB_NAME, region="us-east-1", role=ROLE, bundle=code,
+                      warnings=warnings)
+
+
+def text(plan: dict) -> str:
+    return json.dumps(plan, indent=2, sort_keys=True) + "\n"
+
+
+def main() -> None:
+    for config in sorted(EXAMPLES.glob("*.yaml")):
+        (GOLDEN / f"{config.stem}.json").write_text(text(golden_plan(config)))
+        print(f"wrote tests/golden/{config.stem}.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+print("golden stand-in for train_pytorch.py")
