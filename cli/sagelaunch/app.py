@@ -5,12 +5,11 @@ from __future__ import annotations
 import traceback
 from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
 from sagelaunch import __version__
-from sagelaunch.commands import init, plan, recommend, schema, validate
+from sagelaunch.commands import init, jobs, local, plan, recommend, schema, submit, validate
 from sagelaunch.errors import ConfigError, SagelaunchError
 from sagelaunch.output import stderr
 
@@ -24,7 +23,7 @@ class _ErrorBoundary(TyperGroup):
     CliRunner too, so tests see exactly what users see.
     """
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
         debug = bool(ctx.params.get("debug"))
         try:
             return super().invoke(ctx)
@@ -33,7 +32,7 @@ class _ErrorBoundary(TyperGroup):
                 stderr.print(traceback.format_exc(), markup=False)
             _report(exc)
             raise typer.Exit(exc.exit_code) from None
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.ClickException, click.Abort):
+        except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits
             raise
         except KeyboardInterrupt:
             stderr.print("[red]interrupted[/red]")
@@ -90,6 +89,13 @@ app.command("init")(init.init)
 app.command("schema")(schema.schema)
 app.command("recommend")(recommend.recommend)
 app.command("plan")(plan.plan)
+app.command("submit")(submit.submit)
+app.command("status")(jobs.status)
+app.command("wait")(jobs.wait)
+app.command("logs")(jobs.logs)
+app.command("stop")(jobs.stop)
+app.command("list")(jobs.list_jobs)
+app.command("local")(local.local)
 
 
 def main() -> None:

@@ -78,8 +78,10 @@ def bundled_files(source_dir: Path) -> list[Path]:
     ignore_file = source_dir / IGNORE_FILE
     user_rules = ignore_file.read_text("utf-8").splitlines() if ignore_file.is_file() else []
     # Two specs, so that a user's `!credentials` cannot re-include what is never bundled.
-    specs = [pathspec.GitIgnoreSpec.from_lines(NEVER_BUNDLED),
-             pathspec.GitIgnoreSpec.from_lines(user_rules)]
+    specs = [
+        pathspec.GitIgnoreSpec.from_lines(NEVER_BUNDLED),
+        pathspec.GitIgnoreSpec.from_lines(user_rules),
+    ]
     files = [p.relative_to(source_dir) for p in source_dir.rglob("*") if p.is_file()]
     kept = [f for f in files if not any(s.match_file(f.as_posix()) for s in specs)]
     return sorted(kept, key=lambda f: f.as_posix())

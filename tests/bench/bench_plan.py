@@ -15,8 +15,19 @@ def run() -> dict:
     config = EXAMPLES / "smddp-p4d.yaml"
     medians = alternating_medians(
         {
-            "sagelaunch_plan": [sys.executable, "-m", "sagelaunch", "plan", str(config), "-o", "json"],
-            "plain_sdk_script": [sys.executable, str(Path(__file__).with_name("plain_sdk_plan.py"))],
+            "sagelaunch_plan": [
+                sys.executable,
+                "-m",
+                "sagelaunch",
+                "plan",
+                str(config),
+                "-o",
+                "json",
+            ],
+            "plain_sdk_script": [
+                sys.executable,
+                str(Path(__file__).with_name("plain_sdk_plan.py")),
+            ],
         },
         repeats=5,
         cwd=REPO,

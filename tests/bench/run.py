@@ -9,7 +9,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-BENCHES = ["bench_cli", "bench_plan", "bench_pytorch", "bench_xgboost", "bench_local", "bench_submit"]
+BENCHES = [
+    "bench_cli",
+    "bench_plan",
+    "bench_pytorch",
+    "bench_xgboost",
+    "bench_local",
+    "bench_submit",
+]
 
 
 def main(selected: list[str]) -> int:

@@ -14,10 +14,12 @@ def wall(cmd: Sequence[str], **kwargs) -> float:
     return time.perf_counter() - start
 
 
-def alternating_medians(commands: dict[str, Sequence[str]], repeats: int = 7, **kwargs) -> dict[str, float]:
+def alternating_medians(
+    commands: dict[str, Sequence[str]], repeats: int = 7, **kwargs
+) -> dict[str, float]:
     """Run the commands round-robin (so drift hits all alike) and return each one's median."""
     samples: dict[str, list[float]] = {name: [] for name in commands}
-    for name, cmd in commands.items():  # warm the page cache first
+    for cmd in commands.values():  # warm the page cache first
         wall(cmd, **kwargs)
     for _ in range(repeats):
         for name, cmd in commands.items():

@@ -18,8 +18,9 @@ def test_validate_examples_all_pass(cli):
 
 
 def test_validate_json_reports_errors_with_locations(cli, make_config):
-    bad = make_config({"compute": {"instance_type": "ml.g5.48xlarge"},
-                       "distribution": {"strategy": "smddp"}})
+    bad = make_config(
+        {"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smddp"}}
+    )
     good = make_config({}, name="good.yaml")
     result = cli("validate", good, bad, "--output", "json")
     assert result.exit_code == 2
@@ -51,8 +52,18 @@ def test_validate_of_an_empty_folder_is_a_usage_error(cli, tmp_path):
 def test_init_lists_templates(cli):
     result = cli("init")
     assert result.exit_code == 0
-    for name in ("smddp", "smp-v1", "smp-v2", "torchrun", "mpi", "xgboost-script",
-                 "xgboost-builtin", "local-cpu", "trainium", "single"):
+    for name in (
+        "smddp",
+        "smp-v1",
+        "smp-v2",
+        "torchrun",
+        "mpi",
+        "xgboost-script",
+        "xgboost-builtin",
+        "local-cpu",
+        "trainium",
+        "single",
+    ):
         assert name in result.output
 
 

@@ -16,7 +16,9 @@ HEAVY = {"sagemaker", "boto3", "botocore", "torch", "xgboost", "moto", "numpy", 
 def imported_modules(*args: str) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "sagelaunch", *args],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode in (0, 2), proc.stderr[-2000:]
     lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]

@@ -58,8 +58,10 @@ def test_yaml_level_errors_are_located(tmp_path, text, expected):
 def test_unknown_key_suggests_the_close_one(tmp_path):
     path = write(tmp_path, VALID.replace("instance_type", "instance_typ"))
     messages = errors_of(path)
-    assert f"{path}:6:3: compute.instance_typ: unknown key 'instance_typ'; did you mean " \
+    assert (
+        f"{path}:6:3: compute.instance_typ: unknown key 'instance_typ'; did you mean "
         "'instance_type'?" in messages
+    )
     assert f"{path}:5:1: compute.instance_type: missing required key 'instance_type'" in messages
 
 
@@ -75,11 +77,15 @@ def test_wrong_type_and_bad_duration_point_at_their_lines(tmp_path):
     path = write(tmp_path, VALID + "  instance_count: lots\n  max_run: 3 weeks\n")
     messages = errors_of(path)
     assert any(m.startswith(f"{path}:7:3: compute.instance_count:") for m in messages)
-    assert any(m.startswith(f"{path}:8:3: compute.max_run: '3 weeks' is not a duration") for m in messages)
+    assert any(
+        m.startswith(f"{path}:8:3: compute.max_run: '3 weeks' is not a duration") for m in messages
+    )
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("90m", 5400), ("24h", 86400), ("2d", 172800),
-                                               ("1h30m", 5400), (3600, 3600), ("120", 120)])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("90m", 5400), ("24h", 86400), ("2d", 172800), ("1h30m", 5400), (3600, 3600), ("120", 120)],
+)
 def test_durations(tmp_path, text, seconds):
     loaded = load(write(tmp_path, VALID + f"  max_run: {text}\n"))
     assert loaded.config.compute.max_run == seconds
@@ -91,17 +97,30 @@ def test_unquoted_framework_version_keeps_its_exact_text(tmp_path):
 
 
 def test_channel_shorthand_and_sagemaker_distribution_names(tmp_path):
-    text = VALID + "inputs:\n  train: s3://b/t/\n  val: {uri: s3://b/v/, distribution: ShardedByS3Key}\n"
+    text = (
+        VALID
+        + "inputs:\n  train: s3://b/t/\n  val: {uri: s3://b/v/, distribution: ShardedByS3Key}\n"
+    )
     inputs = load(write(tmp_path, text)).config.inputs
     assert inputs["train"].uri == "s3://b/t/" and inputs["train"].distribution == "replicated"
     assert inputs["val"].distribution == "sharded"
 
 
 def test_extends_deep_merges_maps_and_replaces_lists(tmp_path):
-    write(tmp_path, "compute: {instance_type: ml.p4d.24xlarge, volume_size_gb: 100}\n"
-          "tags: {team: a}\nmetrics: [{name: a, regex: 'a=(\\d+)'}]\n", "base.yaml")
-    child = write(tmp_path, "extends: base.yaml\n" + VALID.replace("compute:\n  instance_type: ml.g5.xlarge\n",
-                  "compute: {instance_count: 2}\ntags: {owner: b}\nmetrics: []\n"))
+    write(
+        tmp_path,
+        "compute: {instance_type: ml.p4d.24xlarge, volume_size_gb: 100}\n"
+        "tags: {team: a}\nmetrics: [{name: a, regex: 'a=(\\d+)'}]\n",
+        "base.yaml",
+    )
+    child = write(
+        tmp_path,
+        "extends: base.yaml\n"
+        + VALID.replace(
+            "compute:\n  instance_type: ml.g5.xlarge\n",
+            "compute: {instance_count: 2}\ntags: {owner: b}\nmetrics: []\n",
+        ),
+    )
     config = load(child).config
     assert config.compute.instance_type == "ml.p4d.24xlarge"
     assert config.compute.volume_size_gb == 100 and config.compute.instance_count == 2
@@ -126,8 +145,10 @@ def test_extends_cycle_and_missing_base_are_errors(tmp_path):
 
 def test_set_overrides_parse_values_as_yaml(tmp_path):
     path = write(tmp_path, VALID)
-    config = load(path, ["compute.instance_count=4", "hyperparameters.lr=0.1",
-                         "distribution.strategy=torchrun"]).config
+    config = load(
+        path,
+        ["compute.instance_count=4", "hyperparameters.lr=0.1", "distribution.strategy=torchrun"],
+    ).config
     assert config.compute.instance_count == 4
     assert config.hyperparameters == {"lr": 0.1}
     assert config.distribution.strategy == "torchrun"
@@ -136,7 +157,8 @@ def test_set_overrides_parse_values_as_yaml(tmp_path):
 def test_bad_set_override_is_located_at_the_flag(tmp_path):
     path = write(tmp_path, VALID)
     assert errors_of(path, ["compute.instance_count=many"])[0].startswith(
-        "--set compute.instance_count=many:1:1: compute.instance_count:")
+        "--set compute.instance_count=many:1:1: compute.instance_count:"
+    )
     assert "expected key.path=value" in errors_of(path, ["novalue"])[0]
 
 

@@ -1,4 +1,4 @@
-"""Every compatibility rule fires on a config that breaks it and stays quiet on one that does not."""
+"""Each compatibility rule fires on a config that breaks it and stays quiet on one that does not."""
 
 from __future__ import annotations
 
@@ -14,64 +14,135 @@ SMP1 = {"strategy": "smp", "processes_per_host": 8, "smp": {"version": 1, "param
 
 
 def smp1(**params):
-    return {"compute": P4D, "framework_version": "1.13.1",
-            "distribution": {**SMP1, "smp": {"version": 1, "parameters": params}}}
+    return {
+        "compute": P4D,
+        "framework_version": "1.13.1",
+        "distribution": {**SMP1, "smp": {"version": 1, "parameters": params}},
+    }
 
 
-XGB = {"framework": "xgboost", "framework_version": "1.7-1", "entry_point": "train.py",
-       "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2}}
+XGB = {
+    "framework": "xgboost",
+    "framework_version": "1.7-1",
+    "entry_point": "train.py",
+    "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
+}
 
 # rule -> (overrides that make it fire, message fragment, overrides where it stays quiet)
 CASES = {
     "entry_point_present": ({"entry_point": "missing.py"}, "missing.py not found", {}),
-    "framework_version_offered": ({"framework_version": "2.4.1"}, "offered: ", {"framework_version": "2.4"}),
+    "framework_version_offered": (
+        {"framework_version": "2.4.1"},
+        "offered: ",
+        {"framework_version": "2.4"},
+    ),
     "py_version_offered": ({"py_version": "py39"}, "offered: py310", {"py_version": "py310"}),
     "strategy_for_framework": ({**XGB, "distribution": {"strategy": "mpi"}}, "own collective", XGB),
-    "smp_block_matches_strategy": ({"distribution": {"strategy": "torchrun", "smp": {"version": 2}}},
-                                   "only with strategy: smp", {"distribution": {"strategy": "torchrun"}}),
-    "smddp_instance_type": ({"distribution": {"strategy": "smddp"}, "compute": {"instance_type": "ml.g5.48xlarge"}},
-                            "SMDDP runs only on", {"distribution": {"strategy": "smddp"}, "compute": P4D}),
-    "smddp_image": ({"distribution": {"strategy": "smddp"}, "compute": P4D, "framework_version": "2.5.1"},
-                    "set image_uri", {"distribution": {"strategy": "smddp"}, "compute": P4D,
-                                      "framework_version": "2.3.0"}),
-    "trainium_strategy": ({"compute": TRN, "framework_version": "2.1.2", "distribution": {"strategy": "mpi"}},
-                          "only torchrun", {"compute": TRN, "framework_version": "2.1.2",
-                                            "distribution": {"strategy": "torchrun"}}),
-    "trainium_image": ({"compute": TRN, "framework_version": "2.0.0"}, "needs a neuronx image",
-                       {"compute": TRN, "framework_version": "2.0.0", "image_uri": "1.dkr.ecr/x:y"}),
+    "smp_block_matches_strategy": (
+        {"distribution": {"strategy": "torchrun", "smp": {"version": 2}}},
+        "only with strategy: smp",
+        {"distribution": {"strategy": "torchrun"}},
+    ),
+    "smddp_instance_type": (
+        {"distribution": {"strategy": "smddp"}, "compute": {"instance_type": "ml.g5.48xlarge"}},
+        "SMDDP runs only on",
+        {"distribution": {"strategy": "smddp"}, "compute": P4D},
+    ),
+    "smddp_image": (
+        {"distribution": {"strategy": "smddp"}, "compute": P4D, "framework_version": "2.5.1"},
+        "set image_uri",
+        {"distribution": {"strategy": "smddp"}, "compute": P4D, "framework_version": "2.3.0"},
+    ),
+    "trainium_strategy": (
+        {"compute": TRN, "framework_version": "2.1.2", "distribution": {"strategy": "mpi"}},
+        "only torchrun",
+        {"compute": TRN, "framework_version": "2.1.2", "distribution": {"strategy": "torchrun"}},
+    ),
+    "trainium_image": (
+        {"compute": TRN, "framework_version": "2.0.0"},
+        "needs a neuronx image",
+        {"compute": TRN, "framework_version": "2.0.0", "image_uri": "1.dkr.ecr/x:y"},
+    ),
     "torchrun_instance_and_version": (
         {"distribution": {"strategy": "torchrun"}, "compute": {"instance_type": "ml.c5.xlarge"}},
-        "GPU and Trainium instances only", {"distribution": {"strategy": "torchrun"}}),
-    "torchrun_entry_point_is_python": ({"distribution": {"strategy": "torchrun"}, "entry_point": "run.sh"},
-                                       "must end in .py", {"distribution": {"strategy": "torchrun"}}),
-    "smp_v2_version": ({"compute": P4D, "framework_version": "2.6.0", "distribution": {"strategy": "smp"}},
-                       "SMP v2 images exist", {"compute": P4D, "distribution": {"strategy": "smp"}}),
-    "smp_v1_parameters": (smp1(pipeline="fast", partitions=3), "must be one of",
-                          smp1(pipeline="interleaved", partitions=2, microbatches=4)),
-    "instance_type_known": ({"compute": {"instance_type": "p4d.24xlarge"}}, "not a SageMaker instance type",
-                            {"compute": {"instance_type": "ml.g5.xlarge"}}),
-    "run_time_ranges": ({"compute": {"max_run": "30d"}}, "28 days", {"compute": {"max_run": "28d"}}),
-    "spot_max_wait": ({"compute": {"max_run": "2h", "spot": {"max_wait": "1h"}}}, "must be >= max_run",
-                      {"compute": {"max_run": "2h", "spot": {"max_wait": "2h"}}}),
-    "spot_without_checkpoint": ({"compute": {"spot": {"max_wait": "2d"}}}, "add checkpoint.s3_uri",
-                                {"compute": {"spot": {"max_wait": "2d"}}, "checkpoint": {"s3_uri": "s3://bkt/c/"}}),
-    "sharded_single_instance": ({"inputs": {"train": {"uri": "s3://bkt/t/", "distribution": "sharded"}}},
-                                "same as replicated",
-                                {"inputs": {"train": {"uri": "s3://bkt/t/", "distribution": "sharded"}},
-                                 "compute": {"instance_count": 2}}),
-    "xgboost_dask_gpu": ({**XGB, "compute": {"instance_type": "ml.g5.2xlarge", "instance_count": 2},
-                          "hyperparameters": {"use_dask_gpu_training": "true"},
-                          "inputs": {"train": {"uri": "s3://bkt/t/", "distribution": "sharded"}}},
-                         "requires FullyReplicated",
-                         {**XGB, "compute": {"instance_type": "ml.g5.2xlarge", "instance_count": 2},
-                          "hyperparameters": {"use_dask_gpu_training": "true"},
-                          "inputs": {"train": "s3://bkt/t/"}}),
-    "channels_well_formed": ({"inputs": {"train": "http://b/t"}}, "not an S3 URI", {"inputs": {"train": "s3://bkt/t/"}}),
-    "s3_uris_well_formed": ({"output_path": "s3://B/out"}, "not an S3 URI", {"output_path": "s3://b-1/out/"}),
+        "GPU and Trainium instances only",
+        {"distribution": {"strategy": "torchrun"}},
+    ),
+    "torchrun_entry_point_is_python": (
+        {"distribution": {"strategy": "torchrun"}, "entry_point": "run.sh"},
+        "must end in .py",
+        {"distribution": {"strategy": "torchrun"}},
+    ),
+    "smp_v2_version": (
+        {"compute": P4D, "framework_version": "2.6.0", "distribution": {"strategy": "smp"}},
+        "SMP v2 images exist",
+        {"compute": P4D, "distribution": {"strategy": "smp"}},
+    ),
+    "smp_v1_parameters": (
+        smp1(pipeline="fast", partitions=3),
+        "must be one of",
+        smp1(pipeline="interleaved", partitions=2, microbatches=4),
+    ),
+    "instance_type_known": (
+        {"compute": {"instance_type": "p4d.24xlarge"}},
+        "not a SageMaker instance type",
+        {"compute": {"instance_type": "ml.g5.xlarge"}},
+    ),
+    "run_time_ranges": (
+        {"compute": {"max_run": "30d"}},
+        "28 days",
+        {"compute": {"max_run": "28d"}},
+    ),
+    "spot_max_wait": (
+        {"compute": {"max_run": "2h", "spot": {"max_wait": "1h"}}},
+        "must be >= max_run",
+        {"compute": {"max_run": "2h", "spot": {"max_wait": "2h"}}},
+    ),
+    "spot_without_checkpoint": (
+        {"compute": {"spot": {"max_wait": "2d"}}},
+        "add checkpoint.s3_uri",
+        {"compute": {"spot": {"max_wait": "2d"}}, "checkpoint": {"s3_uri": "s3://bkt/c/"}},
+    ),
+    "sharded_single_instance": (
+        {"inputs": {"train": {"uri": "s3://bkt/t/", "distribution": "sharded"}}},
+        "same as replicated",
+        {
+            "inputs": {"train": {"uri": "s3://bkt/t/", "distribution": "sharded"}},
+            "compute": {"instance_count": 2},
+        },
+    ),
+    "xgboost_dask_gpu": (
+        {
+            **XGB,
+            "compute": {"instance_type": "ml.g5.2xlarge", "instance_count": 2},
+            "hyperparameters": {"use_dask_gpu_training": "true"},
+            "inputs": {"train": {"uri": "s3://bkt/t/", "distribution": "sharded"}},
+        },
+        "requires FullyReplicated",
+        {
+            **XGB,
+            "compute": {"instance_type": "ml.g5.2xlarge", "instance_count": 2},
+            "hyperparameters": {"use_dask_gpu_training": "true"},
+            "inputs": {"train": "s3://bkt/t/"},
+        },
+    ),
+    "channels_well_formed": (
+        {"inputs": {"train": "http://b/t"}},
+        "not an S3 URI",
+        {"inputs": {"train": "s3://bkt/t/"}},
+    ),
+    "s3_uris_well_formed": (
+        {"output_path": "s3://B/out"},
+        "not an S3 URI",
+        {"output_path": "s3://b-1/out/"},
+    ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
     "job_name_length": ({"name": "n" * 40}, "leave room", {"name": "n" * 39}),
-    "hyperparameters_not_reserved": ({"hyperparameters": {"sagemaker_program": "x"}}, "set by the SDK",
-                                     {"hyperparameters": {"program": "x"}}),
+    "hyperparameters_not_reserved": (
+        {"hyperparameters": {"sagemaker_program": "x"}},
+        "set by the SDK",
+        {"hyperparameters": {"program": "x"}},
+    ),
 }
 
 
@@ -99,8 +170,12 @@ def test_rule_stays_quiet(make_config, rule_name):
 
 
 def test_smddp_on_g5_is_an_error_and_spot_without_checkpoint_a_warning(make_config):
-    path = make_config({"distribution": {"strategy": "smddp"}, "compute": {
-        "instance_type": "ml.g5.48xlarge", "spot": {"max_wait": "2d"}}})
+    path = make_config(
+        {
+            "distribution": {"strategy": "smddp"},
+            "compute": {"instance_type": "ml.g5.48xlarge", "spot": {"max_wait": "2d"}},
+        }
+    )
     severities = {p.path: p.severity for p in check(load(path))}
     assert severities["compute.instance_type"] == "error"
     assert severities["compute.spot"] == "warning"
@@ -112,8 +187,13 @@ def test_smp_v1_partitions_must_divide_the_world(make_config):
 
 
 def test_findings_point_at_the_offending_line(make_config):
-    path = make_config({"compute": {"instance_type": "ml.p4d.24xlarge"}, "distribution": {"strategy": "smddp"},
-                        "framework_version": "2.5.1"})
+    path = make_config(
+        {
+            "compute": {"instance_type": "ml.p4d.24xlarge"},
+            "distribution": {"strategy": "smddp"},
+            "framework_version": "2.5.1",
+        }
+    )
     (problem,) = findings(path, "smddp_image")
     line = path.read_text().splitlines()[problem.line - 1]
     assert line.startswith("framework_version:")

@@ -22,8 +22,9 @@ ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 def golden_plan(config: Path) -> dict:
     loaded, warnings = load_valid(config)
     code = None if loaded.config.is_builtin_algorithm else bundle.build(GOLDEN / "source")
-    return build_plan(loaded, job_name=JOB_NAME, region="us-east-1", role=ROLE, bundle=code,
-                      warnings=warnings)
+    return build_plan(
+        loaded, job_name=JOB_NAME, region="us-east-1", role=ROLE, bundle=code, warnings=warnings
+    )
 
 
 def text(plan: dict) -> str:

@@ -15,49 +15,91 @@ SMDDP = EXAMPLES / "smddp-p4d.yaml"
 
 @pytest.fixture
 def no_network(monkeypatch):
-    """Any connection attempt beyond loopback fails the test: planning is offline."""
-    real_connect = socket.socket.connect
+    """Records (and refuses) every name lookup or connection beyond loopback; the test fails at
+    teardown if there was any, even one the SDK swallowed (its telemetry logs and carries on)."""
+    attempts: list[object] = []
+    real_connect, real_getaddrinfo = socket.socket.connect, socket.getaddrinfo
 
-    def guarded(self, address):
+    def loopback(host: object) -> bool:
+        return str(host) in ("127.0.0.1", "::1", "localhost") or str(host).startswith("/")
+
+    def connect(self, address):
         host = address[0] if isinstance(address, tuple) else address
-        if host not in ("127.0.0.1", "::1", "localhost") and not str(host).startswith("/"):
-            raise AssertionError(f"plan tried to reach {address}")
+        if not loopback(host):
+            attempts.append(address)
+            raise OSError(f"offline test: refused connection to {address}")
         return real_connect(self, address)
 
-    monkeypatch.setattr(socket.socket, "connect", guarded)
+    def getaddrinfo(host, *args, **kwargs):
+        if not loopback(host):
+            attempts.append(host)
+            raise socket.gaierror(f"offline test: refused lookup of {host}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(var, raising=False)
+    yield
+    assert attempts == [], f"plan reached for the network: {attempts}"
 
 
-def test_json_has_the_spec_keys_and_is_offline(cli, no_network):
+@pytest.mark.parametrize("config", ["smddp-p4d", "xgboost-builtin", "trn1-torchrun"])
+def test_plan_is_offline_without_credentials(cli, no_network, config):
+    result = cli("plan", EXAMPLES / f"{config}.yaml", "--output", "json")
+    assert result.exit_code == 0, result.output
+    assert not [w for w in json.loads(result.stdout)["warnings"] if "Request exception" in w]
+
+
+def test_json_has_the_spec_keys(cli):
     result = cli("plan", SMDDP, "--output", "json", "--job-name", "bert-smddp-1")
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
-    assert {"job_name", "estimator", "request", "cost", "topology", "upload", "warnings"} <= set(plan)
+    assert {"job_name", "estimator", "request", "cost", "topology", "upload", "warnings"} <= set(
+        plan
+    )
     assert plan["estimator"]["class"] == "sagemaker.pytorch.PyTorch"
     assert plan["request"]["TrainingJobName"] == "bert-smddp-1"
-    assert plan["request"]["HyperParameters"]["sagemaker_distributed_dataparallel_enabled"] == "true"
-    assert plan["topology"] == {"hosts": 2, "processes_per_host": 8, "launcher": "mpirun",
-                                "world_size": 16}
+    assert (
+        plan["request"]["HyperParameters"]["sagemaker_distributed_dataparallel_enabled"] == "true"
+    )
+    assert plan["topology"] == {
+        "hosts": 2,
+        "processes_per_host": 8,
+        "launcher": "mpirun",
+        "world_size": 16,
+    }
     cost = plan["cost"]
     assert cost["max_usd"] == round(cost["hourly_usd"] * 2 * 24, 2) and cost["prices_as_of"]
-    assert plan["upload"]["sha256"] in plan["upload"]["s3_uri"] or \
-        plan["upload"]["sha256"][:32] in plan["upload"]["s3_uri"]
+    assert (
+        plan["upload"]["sha256"] in plan["upload"]["s3_uri"]
+        or plan["upload"]["sha256"][:32] in plan["upload"]["s3_uri"]
+    )
     assert "train_pytorch.py" in plan["upload"]["files"]
 
 
 def test_table_view_shows_topology_cost_and_upload(cli):
     result = cli("plan", SMDDP)
     assert result.exit_code == 0, result.output
-    for text in ("world size 16", "algo-2: 8 processes (ranks 8–15)", "sagemaker_program",
-                 "cost", "upload", "pytorch-training:2.2.0-gpu-py310"):
+    for text in (
+        "world size 16",
+        "algo-2: 8 processes (ranks 8–15)",
+        "sagemaker_program",
+        "cost",
+        "upload",
+        "pytorch-training:2.2.0-gpu-py310",
+    ):
         assert text in result.stdout
 
 
 def test_unknown_price_is_null_not_made_up(cli, make_config):
-    result = cli("plan", make_config({"compute": {"instance_type": "ml.g4dn.12xlarge"}}), "-o", "json")
+    result = cli(
+        "plan", make_config({"compute": {"instance_type": "ml.g4dn.12xlarge"}}), "-o", "json"
+    )
     cost = json.loads(result.stdout)["cost"]
-    assert cost["hourly_usd"] is None and cost["max_usd"] is None and "no price known" in cost["note"]
+    assert (
+        cost["hourly_usd"] is None and cost["max_usd"] is None and "no price known" in cost["note"]
+    )
 
 
 def test_saved_plan_round_trips_and_detects_a_changed_bundle(cli, tmp_path):
@@ -78,15 +120,19 @@ def test_set_overrides_reach_the_request(cli):
 @pytest.mark.parametrize(
     ("overrides", "fragment"),
     [
-        ({"distribution": {"strategy": "torchrun"}, "framework_version": "2.4.0"}, "torchrun on GPU needs"),
+        (
+            {"distribution": {"strategy": "torchrun"}, "framework_version": "2.4.0"},
+            "torchrun on GPU needs",
+        ),
         ({"framework_version": "2.4.1"}, "no SageMaker PyTorch training image"),
         ({"output_path": None}, "plan/submit need output_path"),
         ({"inputs": {"train": "file:///data"}}, "use an s3:// URI"),
         ({"role": None}, "no role"),
     ],
 )
-def test_jobs_the_sdk_or_service_would_reject_exit_2_with_a_location(cli, make_config, monkeypatch,
-                                                                      overrides, fragment):
+def test_jobs_the_sdk_or_service_would_reject_exit_2_with_a_location(
+    cli, make_config, monkeypatch, overrides, fragment
+):
     monkeypatch.delenv("SAGELAUNCH_ROLE", raising=False)
     path = make_config(overrides)
     result = cli("plan", path)

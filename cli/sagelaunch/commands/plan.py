@@ -1,4 +1,4 @@
-"""`sagelaunch plan CONFIG`: the exact CreateTrainingJob request, offline, with cost and topology."""
+"""`sagelaunch plan CONFIG`: the exact CreateTrainingJob request, offline, with cost, topology."""
 
 from __future__ import annotations
 

@@ -67,8 +67,13 @@ def _channels(channels: list[dict[str, Any]]) -> Table:
             fs = source["FileSystemDataSource"]
             where = f"{fs['FileSystemType']} {fs['FileSystemId']}:{fs['DirectoryPath']}"
             distribution = "-"
-        table.add_row(channel["ChannelName"], where, distribution,
-                      channel.get("ContentType", "-"), channel.get("InputMode", "File"))
+        table.add_row(
+            channel["ChannelName"],
+            where,
+            distribution,
+            channel.get("ContentType", "-"),
+            channel.get("InputMode", "File"),
+        )
     return table
 
 
@@ -88,8 +93,10 @@ def _cost(cost: dict[str, Any]) -> None:
     if cost["hourly_usd"] is None:
         text = "unknown"
     else:
-        text = (f"${cost['hourly_usd']}/h × {cost['instance_count']} = at most "
-                f"${cost['max_usd']} for max_run (prices as of {cost['prices_as_of']})")
+        text = (
+            f"${cost['hourly_usd']}/h × {cost['instance_count']} = at most "
+            f"${cost['max_usd']} for max_run (prices as of {cost['prices_as_of']})"
+        )
     stdout.print(f"[bold]cost[/bold]   {text}", highlight=False)
     if cost.get("note"):
         stdout.print(f"       [dim]{cost['note']}[/dim]", highlight=False)

@@ -14,7 +14,8 @@ from sagelaunch.errors import UsageError
 from sagelaunch.output import OutputFormat, OutputOption, print_json, stderr, stdout
 
 if TYPE_CHECKING:
-    from sagelaunch.recommend.planner import Candidate, Recommendation
+    from sagelaunch.recommend.layouts import Candidate
+    from sagelaunch.recommend.planner import Recommendation
     from sagelaunch.recommend.workload import Optimizer as OptimizerChoice
     from sagelaunch.recommend.workload import Precision as PrecisionName
 
@@ -80,7 +81,7 @@ def recommend(
     force: Annotated[bool, typer.Option("--force", help="Overwrite --emit-config's file.")] = False,
 ) -> None:
     """Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model."""
-    from sagelaunch.recommend import planner
+    from sagelaunch.recommend import layouts, planner
     from sagelaunch.recommend.workload import Workload, estimate_shape, parse_params
 
     if emit_config is not None and emit_config.exists() and not force:
@@ -96,7 +97,7 @@ def recommend(
         activation_checkpointing=activation_checkpointing,
         fused_attention=not eager_attention,
     )
-    rec = planner.recommend(workload, planner.device(instance_type), instance_count)
+    rec = planner.recommend(workload, layouts.device(instance_type), instance_count)
     if output is OutputFormat.json:
         print_json(rec.as_json())
     else:
@@ -142,7 +143,7 @@ def _print(rec: Recommendation) -> None:
     verdict = "[green]recommend[/green]" if chosen.fits else "[red]no fit[/red]"
     stdout.print(
         f"{verdict} [bold]{chosen.strategy}[/bold] on [bold]{chosen.instance_count} × "
-        f"{dev.instance_type}[/bold] ({chosen.layout})"
+        f"{dev.instance_type}[/bold]: {chosen.layout}"
     )
     stdout.print(rec.reason)
     stdout.print(

@@ -15,7 +15,9 @@ from typing import Any
 @cache
 def load(name: str) -> dict[str, Any]:
     """One data file, e.g. load("instances"); parsed once per process."""
-    text = resources.files("sagelaunch").joinpath("data", f"{name}.json").read_text("utf-8")
+    text = (
+        resources.files("sagelaunch").joinpath("data").joinpath(f"{name}.json").read_text("utf-8")
+    )
     return json.loads(text)
 
 
@@ -35,7 +37,7 @@ def instance_kind(instance_type: str) -> str:
 
 
 def accelerators_per_host(instance_type: str) -> int:
-    """Processes a launcher starts per host: GPUs, else Neuron cores, else 1 (the toolkit's rule)."""
+    """Processes a launcher starts per host: GPUs, else Neuron cores, else 1 (toolkit rule)."""
     known = instance(instance_type) or {}
     return int(known.get("neuron_cores") or known.get("accelerators") or 1)
 

@@ -91,9 +91,7 @@ def _resolve_extends(path: Path, chain: tuple[Path, ...]) -> Document:
 
 def _merge(base: Document, over: Document) -> Document:
     """Deep merge: maps merge key by key, lists and scalars from ``over`` replace."""
-    positions = {
-        key: pos for key, pos in base.positions.items() if not _replaced(key, over.data)
-    }
+    positions = {key: pos for key, pos in base.positions.items() if not _replaced(key, over.data)}
     positions.update(over.positions)
     return Document(_merge_data(base.data, over.data), over.label, positions)
 

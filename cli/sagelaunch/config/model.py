@@ -36,7 +36,9 @@ def parse_duration(value: object) -> object:
             return int(text)
         match = _DURATION.match(text)
         if text and match:
-            return sum(int(n or 0) * unit for n, unit in zip(match.groups(), _UNIT_SECONDS))
+            return sum(
+                int(n or 0) * unit for n, unit in zip(match.groups(), _UNIT_SECONDS, strict=True)
+            )
     raise ValueError(f"{value!r} is not a duration: use seconds or e.g. 90m, 24h, 2d, 1h30m")
 
 
@@ -78,11 +80,15 @@ class Spot(Strict):
 
 
 class Compute(Strict):
-    instance_type: str = Field(description="SageMaker training instance type, e.g. ml.p4d.24xlarge.")
+    instance_type: str = Field(
+        description="SageMaker training instance type, e.g. ml.p4d.24xlarge."
+    )
     instance_count: int = Field(1, ge=1, le=256, description="Number of instances (hosts).")
     volume_size_gb: int = Field(30, ge=1, le=16384, description="EBS volume per instance, in GB.")
     max_run: Duration = Field(86400, description="Stopping condition: longest run (max 28 days).")
-    keep_alive: Duration = Field(0, description="Warm-pool keep-alive in seconds (0 = off, <= 3600).")
+    keep_alive: Duration = Field(
+        0, description="Warm-pool keep-alive in seconds (0 = off, <= 3600)."
+    )
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
     retries: int = Field(
         0, ge=0, le=30, description="RetryStrategy.MaximumRetryAttempts (0 = no retries)."
@@ -115,7 +121,9 @@ class Distribution(Strict):
 class FileSystem(Strict):
     type: Literal["FSxLustre", "EFS"] = Field(description="FSxLustre or EFS.")
     id: str = Field(description="File system id, e.g. fs-0123456789abcdef0.")
-    path: str = Field(description="Directory path on the file system (FSx: starts with mount name).")
+    path: str = Field(
+        description="Directory path on the file system (FSx: starts with mount name)."
+    )
     access_mode: Literal["ro", "rw"] = Field("ro", description="ro or rw.")
 
 
@@ -202,10 +210,12 @@ class LaunchConfig(Strict):
     framework: Literal["pytorch", "xgboost"] = Field(description="pytorch or xgboost.")
     entry_point: str | None = Field(
         None,
-        description="Script relative to source_dir; for xgboost, omit to use the built-in algorithm.",
+        description="Script relative to source_dir; for xgboost, omit it to use the built-in "
+        "algorithm.",
     )
     source_dir: str | None = Field(
-        None, description="Code directory, relative to this file (default: the repo's entrypoints/)."
+        None,
+        description="Code directory, relative to this file (default: the repo's entrypoints/).",
     )
     framework_version: str = Field(
         description='Framework version, e.g. pytorch "2.2.0", xgboost "1.7-1" or "3.0-5".'

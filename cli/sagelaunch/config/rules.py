@@ -88,7 +88,9 @@ def _offered(versions: list[str]) -> str:
 def entry_point_present(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
     if config.framework == "pytorch" and not config.entry_point:
-        yield _error(loaded, ("framework",), "pytorch jobs need entry_point (e.g. train_pytorch.py)")
+        yield _error(
+            loaded, ("framework",), "pytorch jobs need entry_point (e.g. train_pytorch.py)"
+        )
         return
     if config.entry_point and not (loaded.source_dir / config.entry_point).is_file():
         yield _error(
@@ -270,13 +272,13 @@ def torchrun_instance_and_version(loaded: LoadedConfig) -> Iterator[Problem]:
 @rule
 def torchrun_entry_point_is_python(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
-    if uses_torch_distributed(config) and config.entry_point:
-        if not config.entry_point.endswith(".py"):
-            yield _error(
-                loaded,
-                ("entry_point",),
-                "torchrun runs Python scripts only: entry_point must end in .py",
-            )
+    entry_point = config.entry_point
+    if uses_torch_distributed(config) and entry_point and not entry_point.endswith(".py"):
+        yield _error(
+            loaded,
+            ("entry_point",),
+            "torchrun runs Python scripts only: entry_point must end in .py",
+        )
 
 
 @rule
@@ -392,7 +394,8 @@ def spot_without_checkpoint(loaded: LoadedConfig) -> Iterator[Problem]:
         yield _warning(
             loaded,
             ("compute", "spot"),
-            "spot without checkpoint: an interrupted job restarts from step 0; add checkpoint.s3_uri",
+            "spot without checkpoint: an interrupted job restarts from step 0; "
+            "add checkpoint.s3_uri",
         )
 
 
@@ -434,7 +437,9 @@ def channels_well_formed(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
     for name, channel in config.inputs.items():
         if not _CHANNEL_NAME.match(name):
-            yield _error(loaded, ("inputs", name), "channel names use letters, digits, '.', '-', '_'")
+            yield _error(
+                loaded, ("inputs", name), "channel names use letters, digits, '.', '-', '_'"
+            )
         if channel.uri and channel.uri.startswith("file://"):
             yield _warning(
                 loaded, ("inputs", name, "uri"), "file:// inputs work for local runs only"
@@ -471,8 +476,11 @@ def role_is_arn(loaded: LoadedConfig) -> Iterator[Problem]:
     if role is None:
         return
     if role.startswith("$"):
-        yield _error(loaded, ("role",), "environment references are not expanded; leave role unset "
-                     "to use $SAGELAUNCH_ROLE")
+        yield _error(
+            loaded,
+            ("role",),
+            "environment references are not expanded; leave role unset to use $SAGELAUNCH_ROLE",
+        )
     elif not _ROLE_ARN.match(role):
         yield _error(
             loaded,
@@ -503,4 +511,3 @@ def hyperparameters_not_reserved(loaded: LoadedConfig) -> Iterator[Problem]:
                 ("hyperparameters", key),
                 "sagemaker_* hyperparameters are set by the SDK from distribution/compute",
             )
-

@@ -1,4 +1,4 @@
-"""Cluster topology: hosts × processes per host = world size, as the container's launcher sees it."""
+"""Cluster topology: hosts × processes per host = world size, as the container's launcher sees."""
 
 from __future__ import annotations
 

@@ -43,7 +43,9 @@ def validate_file(path: Path, overrides: list[str] | None = None) -> Report:
     return report
 
 
-def load_valid(path: Path, overrides: list[str] | None = None) -> tuple[LoadedConfig, list[Problem]]:
+def load_valid(
+    path: Path, overrides: list[str] | None = None
+) -> tuple[LoadedConfig, list[Problem]]:
     """A config that passed every rule, with its warnings; ConfigError otherwise."""
     report = validate_file(path, overrides)
     if report.errors or report.loaded is None:

@@ -98,8 +98,9 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
         items = []
         for index, value in enumerate(node):
             line, col = node.lc.item(index)
-            positions[(*path, index)] = (label, line + 1, col + 1)
-            items.append(_plain(value, (*path, index), positions, label, lines))
+            item_path = (*path, index)
+            positions[item_path] = (label, line + 1, col + 1)
+            items.append(_plain(value, item_path, positions, label, lines))
         return items
     if isinstance(node, bool):
         return bool(node)
@@ -128,7 +129,9 @@ def read_document(path: Path) -> Document:
         raise ConfigError([Problem(label, 1, 1, "", f"cannot read: {exc}")]) from None
     doc = parse_text(text, label)
     if doc.data is None:
-        raise ConfigError([Problem(label, 1, 1, "", "empty file: expected a launch config mapping")])
+        raise ConfigError(
+            [Problem(label, 1, 1, "", "empty file: expected a launch config mapping")]
+        )
     if not isinstance(doc.data, dict):
         kind = type(doc.data).__name__
         raise ConfigError(

@@ -3,5 +3,6 @@ SMP v2 (hybrid shard / tensor parallel) or Neuron torchrun, and how many instanc
 
 Pure Python on purpose (no torch, numpy, sagemaker or boto3), so the command stays on the fast
 path: `workload` says what is trained, `memory` what one accelerator holds for a layout,
-`planner` which layout to use, `emit` the launch config that runs it.
+`layouts` which layouts an instance type offers, `planner` which one to use and why, `emit` the
+launch config that runs it.
 """

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
-from sagelaunch.recommend.planner import Candidate, Recommendation
+from sagelaunch.recommend.layouts import Candidate
+from sagelaunch.recommend.planner import Recommendation
 from sagelaunch.recommend.workload import format_params
 
 GPU_FRAMEWORK_VERSION = "2.2.0"  # torchrun on GPU and an SMP v2 image (2.0.1 ... 2.5.1)

@@ -1,145 +1,24 @@
-"""Choose a distributed layout: the fewest instances that fit, then the simplest strategy there.
-
-The ladder, simplest first (rule of thumb: fill one instance before adding more; data parallel
-while a replica fits; shard when it does not; split layers only when sharding is not enough):
-
-* GPU: DDP -> FSDP sharded within an instance -> SMP v2 hybrid shard over a group of instances
-  -> FSDP sharded over every instance -> SMP v2 tensor parallel (within an instance) + sharding.
-* Trainium: torchrun with neuronx-distributed: data parallel -> ZeRO-1 (optimizer state sharded)
-  -> ZeRO-1 + tensor parallel. Neuron has no FSDP; its sharding is TP and ZeRO-1.
-
-A layout fits when its peak per-rank memory is at most HEADROOM of the device's memory.
+"""Choose a layout: the fewest instances that fit (what the bill counts), then the simplest
+strategy there (the ladder in `layouts`); and say why in one sentence.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
 
-from sagelaunch.config import facts
-from sagelaunch.errors import UsageError
-from sagelaunch.recommend.memory import Breakdown, Sharding, per_device, state_bytes
+from sagelaunch.recommend.layouts import Candidate, Device, layouts
+from sagelaunch.recommend.memory import state_bytes
 from sagelaunch.recommend.workload import Workload, format_params
 
-HEADROOM = 0.90
 MAX_INSTANCES = 256  # the launch config's compute.instance_count limit
 FP8_ACCELERATORS = {"H100", "H200", "Trainium2"}
 
 
-@dataclass(frozen=True)
-class Device:
-    """One rank's accelerator: a GPU, or a NeuronCore with its share of the chip's HBM."""
-
-    instance_type: str
-    kind: str
-    accelerator: str
-    ranks_per_host: int
-    memory_gb: float
-    network_gbps: float
-    efa: bool
-    smp_v2: bool
-
-    @property
-    def usable_gb(self) -> float:
-        return HEADROOM * self.memory_gb
-
-    @property
-    def rank_name(self) -> str:
-        return "NeuronCore" if self.kind == "trainium" else "GPU"
-
-
-def device(instance_type: str) -> Device:
-    """The catalog entry (data/instances.json) of an accelerated instance type; UsageError else."""
-    catalog = facts.load("instances")
-    known = catalog["instances"].get(instance_type)
-    if known is None:
-        close = difflib.get_close_matches(instance_type, list(catalog["instances"]), n=3)
-        raise UsageError(
-            f"unknown instance type {instance_type!r}",
-            hint=f"did you mean {' or '.join(close)}?" if close else "e.g. ml.p4d.24xlarge",
-        )
-    if known["kind"] not in {"gpu", "trainium"}:
-        raise UsageError(
-            f"{instance_type} has no GPU or Trainium accelerator to plan memory for",
-            hint="choose e.g. ml.p4d.24xlarge, ml.p5.48xlarge or ml.trn1.32xlarge",
-        )
-    ranks = facts.accelerators_per_host(instance_type)
-    memory = known["accelerator_memory_gb"] * known["accelerators"] / ranks
-    return Device(
-        instance_type=instance_type,
-        kind=known["kind"],
-        accelerator=known["accelerator"],
-        ranks_per_host=ranks,
-        memory_gb=memory,
-        network_gbps=float(known.get("network_gbps", 0)),
-        efa=bool(known.get("efa")),
-        smp_v2=instance_type in catalog.get("smp_v2_supported", []),
-    )
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One layout on a number of instances, with what each rank would hold."""
-
-    strategy: str  # ddp | fsdp | smp | torchrun-neuron
-    instance_count: int
-    sharding: Sharding
-    memory: Breakdown
-    device: Device
-    layout: str  # one line for people, e.g. "FSDP full shard over 16 GPUs"
-    family: str  # the rung of the ladder: ddp, fsdp, smp-hybrid, smp-tp8, dp, zero1, zero1-tp8
-    hybrid: bool = False  # shard within a group of instances, replicate across groups
-
-    @property
-    def fits(self) -> bool:
-        return self.memory.total <= self.device.usable_gb
-
-    @property
-    def shard_group(self) -> int:
-        """Ranks the sharded states are split over (1: replicated)."""
-        return max(self.sharding.weights_over, self.sharding.optimizer_over)
-
-    @property
-    def tensor_parallel(self) -> int:
-        return self.sharding.tensor_parallel
-
-    @property
-    def short(self) -> str:
-        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "ZeRO-1 32"."""
-        tp = f"TP{self.tensor_parallel} + " if self.tensor_parallel > 1 else ""
-        if self.sharding.weights_over > 1:
-            world = self.instance_count * self.device.ranks_per_host // self.tensor_parallel
-            replicas = f" ×{world // self.shard_group}" if self.hybrid else ""
-            return f"{tp}shard {self.shard_group}{replicas}"
-        if self.sharding.optimizer_over > 1:
-            return f"{tp}ZeRO-1 {self.shard_group}"
-        return f"{tp}replica" if not tp else tp.removesuffix(" + ")
-
-    def verdict(self) -> str:
-        total, usable = self.memory.total, self.device.usable_gb
-        if self.fits:
-            return f"{self.layout}: fits ({total:.1f} of {usable:.0f} GB usable)"
-        return f"{self.layout}: does not fit ({total:.1f} GB > {usable:.0f} GB usable)"
-
-    def as_json(self, reason: str | None = None) -> dict[str, object]:
-        return {
-            "strategy": self.strategy,
-            "instance_type": self.device.instance_type,
-            "instance_count": self.instance_count,
-            "tensor_parallel_degree": self.tensor_parallel,
-            "shard_group": self.shard_group,
-            "layout": self.layout,
-            "per_device_gb": self.memory.as_json(),
-            "device_memory_gb": round(self.device.memory_gb, 2),
-            "fits": self.fits,
-            "reason": reason or self.verdict(),
-        }
-
-
 @dataclass
 class Recommendation:
+    """The chosen layout, the others considered, one sentence of why, and caveats."""
+
     workload: Workload
     device: Device
     chosen: Candidate
@@ -174,80 +53,6 @@ def model_json(workload: Workload) -> dict[str, object]:
     }
 
 
-# --- layouts -------------------------------------------------------------------------------------
-
-
-def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
-    """Every layout on `count` instances, simplest first."""
-    make = _gpu_layouts if dev.kind == "gpu" else _neuron_layouts
-    return [
-        Candidate(
-            strategy=rung.strategy,
-            instance_count=count,
-            sharding=rung.sharding,
-            memory=per_device(workload, rung.sharding),
-            device=dev,
-            layout=rung.text,
-            family=rung.family,
-            hybrid=rung.hybrid,
-        )
-        for rung in make(dev, count)
-    ]
-
-
-class _Rung(NamedTuple):
-    strategy: str
-    family: str
-    sharding: Sharding
-    text: str
-    hybrid: bool = False
-
-
-def _sharded(over: int, tp: int = 1) -> Sharding:
-    return Sharding(tensor_parallel=tp, weights_over=over, gradients_over=over, optimizer_over=over)
-
-
-def _gpu_layouts(dev: Device, count: int) -> Iterator[_Rung]:
-    per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
-    yield _Rung("ddp", "ddp", Sharding(), "DDP, a full replica per GPU")
-    if per_host > 1 and count == 1:
-        yield _Rung("fsdp", "fsdp", _sharded(per_host), f"FSDP full shard over {per_host} GPUs")
-    elif per_host > 1:
-        text = f"FSDP hybrid shard ({per_host} GPUs per shard group, {count} replicas)"
-        yield _Rung("fsdp", "fsdp", _sharded(per_host), text, hybrid=True)
-    if dev.smp_v2:
-        for group in range(2, count):
-            if count % group == 0:
-                shard, replicas = group * per_host, count // group
-                text = f"SMP v2 hybrid shard ({shard} GPUs per shard group, {replicas} replicas)"
-                yield _Rung("smp", "smp-hybrid", _sharded(shard), text, hybrid=True)
-    if count > 1:
-        yield _Rung("fsdp", "fsdp", _sharded(world), f"FSDP full shard over {world} GPUs")
-    if dev.smp_v2:
-        for tp in (2, 4, 8):
-            if tp <= per_host and per_host % tp == 0:
-                text = f"SMP v2 tensor parallel {tp}" + _over(world // tp, "shard")
-                yield _Rung("smp", f"smp-tp{tp}", _sharded(world // tp, tp), text)
-
-
-def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:
-    per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
-    neuron = "torchrun-neuron"
-    yield _Rung(neuron, "dp", Sharding(), "data parallel, a full replica per NeuronCore")
-    if world > 1:
-        zero1 = Sharding(optimizer_over=world)
-        yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
-    for tp in (2, 4, 8, 16, 32):
-        if tp <= per_host and per_host % tp == 0:
-            sharding = Sharding(tensor_parallel=tp, optimizer_over=world // tp)
-            text = f"tensor parallel {tp}" + _over(world // tp, "ZeRO-1")
-            yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
-
-
-def _over(ranks: int, how: str) -> str:
-    return f" + {how} over {ranks} data-parallel ranks" if ranks > 1 else ""
-
-
 # --- choosing ------------------------------------------------------------------------------------
 
 
@@ -276,7 +81,8 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
         auto = chosen if fitting else smallest_fit(workload, dev)
         alternatives = [c for c in at_count if c is not chosen]
     reason = explain(workload, dev, chosen, auto)
-    return Recommendation(workload, dev, chosen, alternatives, reason, _notes(workload, chosen))
+    notes = _notes(workload, chosen, tips=instance_count is None or not chosen.fits)
+    return Recommendation(workload, dev, chosen, alternatives, reason, notes)
 
 
 def _closest(candidates: list[Candidate]) -> Candidate:
@@ -302,9 +108,9 @@ def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
 
 def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
     """One sentence: why this layout."""
-    usable = f"{dev.usable_gb:.0f} GB usable of a {dev.memory_gb:.0f} GB {dev.accelerator}"
+    usable = f"{dev.usable_gb:.0f} GB usable per {dev.memory_gb:.0f} GB {dev.accelerator}"
     if dev.kind == "trainium":
-        usable = f"{dev.usable_gb:.0f} GB usable of a NeuronCore's {dev.memory_gb:g} GB share"
+        usable = f"{dev.usable_gb:.0f} GB usable of each NeuronCore's {dev.memory_gb:g} GB share"
     total = f"{chosen.memory.total:.1f} GB per {dev.rank_name}"
     if not chosen.fits:
         return _no_fit(workload, dev, chosen, auto)
@@ -352,7 +158,7 @@ def _no_fit(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
     )
 
 
-def _notes(workload: Workload, chosen: Candidate) -> list[str]:
+def _notes(workload: Workload, chosen: Candidate, tips: bool) -> list[str]:
     dev, notes = chosen.device, []
     if workload.precision == "fp8" and dev.accelerator not in FP8_ACCELERATORS:
         notes.append(
@@ -363,7 +169,7 @@ def _notes(workload: Workload, chosen: Candidate) -> list[str]:
             f"{dev.instance_type} has no EFA: sharding across instances runs over "
             f"{dev.network_gbps:g} Gbps TCP and will be slow"
         )
-    if not workload.activation_checkpointing:
+    if tips and not workload.activation_checkpointing:
         with_ckpt = smallest_fit(_with_checkpointing(workload), dev)
         if with_ckpt and _simpler(with_ckpt, chosen):
             notes.append(

@@ -11,12 +11,12 @@ from typing import Any
 
 from sagelaunch.aws.session import offline_session, validate_request
 from sagelaunch.errors import SagelaunchError
+from sagelaunch.sdk.estimator import EstimatorSpec
+from sagelaunch.sdk.runtime import offline, sagemaker
 
 
 class SdkRejected(SagelaunchError):
     """The SDK's own validation refused the estimator (a rule sagelaunch does not have yet)."""
-from sagelaunch.sdk.estimator import EstimatorSpec
-from sagelaunch.sdk.runtime import offline, sagemaker
 
 
 def _capture_session_class() -> type:
@@ -25,7 +25,7 @@ def _capture_session_class() -> type:
     class CaptureSession(sdk.session.Session):  # type: ignore[name-defined,misc]
         captured: dict[str, Any] | None = None
 
-        def _intercept_create_request(self, request, create, func_name=None):  # noqa: ANN001
+        def _intercept_create_request(self, request, create, func_name=None):
             self.captured = request
 
     return CaptureSession

@@ -157,8 +157,10 @@ def pytorch_distribution(config: LaunchConfig) -> dict[str, Any] | None:
         smp = dist.smp
         model_parallel = {"enabled": True, "parameters": dict(smp.parameters) if smp else {}}
         if smp is None or smp.version == 2:
-            return {"torch_distributed": {"enabled": True},
-                    "smdistributed": {"modelparallel": model_parallel}}
+            return {
+                "torch_distributed": {"enabled": True},
+                "smdistributed": {"modelparallel": model_parallel},
+            }
         return {"smdistributed": {"modelparallel": model_parallel}, "mpi": _mpi(config)}
     if dist.strategy == "mpi":
         return {"mpi": _mpi(config)}
@@ -187,7 +189,9 @@ def _channel(channel: Channel) -> ChannelSpec:
         return ChannelSpec("FileSystemInput", kwargs)
     kwargs = {
         "s3_data": channel.uri,
-        "distribution": "ShardedByS3Key" if channel.distribution == "sharded" else "FullyReplicated",
+        "distribution": "ShardedByS3Key"
+        if channel.distribution == "sharded"
+        else "FullyReplicated",
     }
     if channel.content_type:
         kwargs["content_type"] = channel.content_type

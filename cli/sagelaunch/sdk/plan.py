@@ -16,23 +16,29 @@ from sagelaunch.sdk.runtime import SDK_WARNINGS
 
 
 def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
-    region = (
-        cli_region
-        or loaded.config.region
-        or os.environ.get("AWS_REGION")
-        or default_region()
-    )
+    region = cli_region or loaded.config.region or os.environ.get("AWS_REGION") or default_region()
     if not region:
-        raise ConfigError([loaded.problem(("region",), "no region: set region in the config, "
-                                          "pass --region, or export AWS_REGION")])
+        raise ConfigError(
+            [
+                loaded.problem(
+                    ("region",),
+                    "no region: set region in the config, pass --region, or export AWS_REGION",
+                )
+            ]
+        )
     return region
 
 
 def resolve_role(loaded: LoadedConfig) -> str:
     role = loaded.config.role or os.environ.get("SAGELAUNCH_ROLE")
     if not role:
-        raise ConfigError([loaded.problem(("role",), "no role: set role to an IAM role ARN or "
-                                          "export SAGELAUNCH_ROLE")])
+        raise ConfigError(
+            [
+                loaded.problem(
+                    ("role",), "no role: set role to an IAM role ARN or export SAGELAUNCH_ROLE"
+                )
+            ]
+        )
     return role
 
 
@@ -41,13 +47,21 @@ def require_plannable(loaded: LoadedConfig) -> None:
     config = loaded.config
     problems: list[Problem] = []
     if not config.output_path:
-        problems.append(loaded.problem(("output_path",), "plan/submit need output_path "
-                                       "(s3://bucket/prefix/) for model artifacts"))
+        problems.append(
+            loaded.problem(
+                ("output_path",),
+                "plan/submit need output_path (s3://bucket/prefix/) for model artifacts",
+            )
+        )
     for name, channel in config.inputs.items():
         if channel.uri and not channel.uri.startswith("s3://"):
-            problems.append(loaded.problem(("inputs", name, "uri"),
-                                           "SageMaker reads channels from S3: use an s3:// URI "
-                                           "(keep local paths under local.inputs)"))
+            problems.append(
+                loaded.problem(
+                    ("inputs", name, "uri"),
+                    "SageMaker reads channels from S3: use an s3:// URI "
+                    "(keep local paths under local.inputs)",
+                )
+            )
     if problems:
         raise ConfigError(problems)
 

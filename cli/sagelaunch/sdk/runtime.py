@@ -46,11 +46,10 @@ def sagemaker() -> ModuleType:
         import sagemaker.estimator
         import sagemaker.inputs
         import sagemaker.pytorch
-        import sagemaker.telemetry.telemetry_logging as telemetry
+        import sagemaker.telemetry.telemetry_logging  # noqa: F401 - patched by offline()
         import sagemaker.xgboost
 
     sys.excepthook = excepthook
-    telemetry._send_telemetry_request = _no_telemetry
     return sdk
 
 
@@ -60,7 +59,7 @@ def offline() -> Iterator[None]:
     of the EC2 metadata endpoint. `import sagemaker` builds a JumpStart session and every
     estimator a `boto3.client` (for TensorBoard); off EC2 without credentials each would spend
     seconds timing out on 169.254.169.254 before giving up."""
-    with warnings.catch_warnings(), _no_instance_metadata():
+    with warnings.catch_warnings(), _no_instance_metadata(), _no_telemetry():
         warnings.simplefilter("ignore", FutureWarning)
         yield
 
@@ -78,5 +77,21 @@ def _no_instance_metadata() -> Iterator[None]:
             os.environ["AWS_EC2_METADATA_DISABLED"] = previous
 
 
-def _no_telemetry(*args: object, **kwargs: object) -> None:
-    """Planning is offline: no STS call, no telemetry GET."""
+@contextmanager
+def _no_telemetry() -> Iterator[None]:
+    """Planning is offline: `fit()` must make no STS call and no telemetry GET. Patched for the
+    duration of each call (not once), so that nobody else's restore can bring it back."""
+    telemetry = sys.modules.get("sagemaker.telemetry.telemetry_logging")
+    if telemetry is None:
+        yield
+        return
+    original = telemetry._send_telemetry_request
+    telemetry._send_telemetry_request = _skip
+    try:
+        yield
+    finally:
+        telemetry._send_telemetry_request = original
+
+
+def _skip(*args: object, **kwargs: object) -> None:
+    return None

@@ -1,0 +1,125 @@
+"""Training jobs: create (or attach), describe, stop, list, and wait through SecondaryStatus."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+
+from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
+from sagelaunch.errors import AwsError
+
+TERMINAL = ("Completed", "Failed", "Stopped")
+POLL_S = 5.0
+
+
+@translated
+def describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
+    """DescribeTrainingJob, or None when there is no such job."""
+    try:
+        return dict(sagemaker.describe_training_job(TrainingJobName=name))
+    except ClientError as exc:
+        if is_not_found(exc):
+            return None
+        raise
+
+
+@translated
+def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """CreateTrainingJob; returns the job's ARN, and its description when it already existed.
+
+    botocore retries a create that timed out or was throttled; when an earlier attempt had in
+    fact gone through, the retry is refused as "already exists", and we attach to that job
+    instead of failing. A create whose connection broke after all retries may have landed too:
+    a describe tells."""
+    name = request["TrainingJobName"]
+    try:
+        response = sagemaker.create_training_job(**request)
+    except ClientError as exc:
+        existing = describe(sagemaker, name) if is_already_exists(exc) else None
+        if existing is None:
+            raise
+        return existing["TrainingJobArn"], existing
+    except BotoConnectionError:
+        existing = describe(sagemaker, name)
+        if existing is None:
+            raise
+        return existing["TrainingJobArn"], existing
+    return response["TrainingJobArn"], None
+
+
+@translated
+def stop(sagemaker: Any, name: str) -> None:
+    """StopTrainingJob: the job goes Stopping, then Stopped."""
+    sagemaker.stop_training_job(TrainingJobName=name)
+
+
+@translated
+def list_jobs(
+    sagemaker: Any, status: str | None = None, name_contains: str | None = None, limit: int = 20
+) -> list[dict[str, Any]]:
+    """The newest ``limit`` jobs, optionally filtered by status and name."""
+    query: dict[str, Any] = {"SortBy": "CreationTime", "SortOrder": "Descending"}
+    if status:
+        query["StatusEquals"] = status
+    if name_contains:
+        query["NameContains"] = name_contains
+    jobs: list[dict[str, Any]] = []
+    while len(jobs) < limit:
+        page = sagemaker.list_training_jobs(MaxResults=min(100, limit - len(jobs)), **query)
+        jobs.extend(page.get("TrainingJobSummaries", []))
+        if not page.get("NextToken"):
+            break
+        query["NextToken"] = page["NextToken"]
+    return jobs[:limit]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One step of a job's life as the console shows it: status, secondary status, message."""
+
+    status: str
+    secondary: str
+    message: str
+
+    @classmethod
+    def of(cls, job: dict[str, Any]) -> Transition:
+        history = job.get("SecondaryStatusTransitions") or []
+        message = history[-1].get("StatusMessage", "") if history else ""
+        return cls(job["TrainingJobStatus"], job.get("SecondaryStatus", ""), message)
+
+
+def watch(
+    sagemaker: Any,
+    name: str,
+    timeout_s: float | None = None,
+    poll_s: float = POLL_S,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[tuple[Transition, dict[str, Any]]]:
+    """Describe ``name`` until it ends or ``timeout_s`` passes, yielding each new transition with
+    the description it came from. The caller tells a timeout from an end by the last status."""
+    deadline = None if timeout_s is None else clock() + timeout_s
+    last: Transition | None = None
+    while True:
+        job = describe(sagemaker, name)
+        if job is None:
+            raise missing(name)
+        now = Transition.of(job)
+        if now != last:
+            last = now
+            yield now, job
+        if now.status in TERMINAL or (deadline is not None and clock() >= deadline):
+            return
+        sleep(poll_s if deadline is None else max(0.0, min(poll_s, deadline - clock())))
+
+
+def missing(name: str) -> AwsError:
+    return AwsError(
+        f"no training job named {name!r} in this account and region",
+        hint="check the name (sagelaunch list) and --region",
+    )

@@ -1,0 +1,115 @@
+"""What `submit --wait`, `wait` and `logs --follow` share: the clients, following a job to its
+end (SecondaryStatus transitions, optionally its logs) and the exit code its end deserves.
+
+boto3 is imported inside the functions, never at module level: `--help` stays fast.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from sagelaunch.errors import JobFailed, JobStopped, UsageError, WaitTimeout
+from sagelaunch.output import stderr
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+
+RegionOption = Annotated[
+    str | None, typer.Option("--region", help="AWS region (default: $AWS_REGION or the profile's).")
+]
+TimeoutOption = Annotated[
+    str | None,
+    typer.Option("--timeout", help="Give up waiting after this long: seconds, or e.g. 90m, 2h."),
+]
+
+
+def connect(ctx: typer.Context, region: str | None) -> Clients:
+    """The command's AWS clients: those handed in by the caller (`obj=` in tests), else new ones."""
+    from sagelaunch.aws.session import Clients, clients
+
+    if isinstance(ctx.obj, Clients):
+        return ctx.obj
+    return clients(region)
+
+
+def console_url(region: str, name: str) -> str:
+    return (f"https://{region}.console.aws.amazon.com/sagemaker/home?region={region}"
+            f"#/jobs/{name}")
+
+
+def timeout_seconds(value: str | None) -> float | None:
+    """``--timeout`` as seconds (the config's duration syntax: 3600, 90m, 2h, 1h30m)."""
+    if value is None:
+        return None
+    from sagelaunch.config.model import parse_duration
+
+    try:
+        return float(parse_duration(value))  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise UsageError(f"--timeout: {exc}") from None
+
+
+def follow(
+    aws: Clients,
+    name: str,
+    timeout_s: float | None,
+    with_logs: bool,
+    host: str | None = None,
+    as_json: bool = False,
+) -> dict[str, Any]:
+    """Follow ``name`` until it ends or the timeout passes; returns its last description.
+
+    Transitions go to stderr (under a spinner when no logs are streamed); with ``with_logs`` the
+    logs of every host go to stdout between polls, and once more after the end for the tail
+    (``as_json``: as JSON lines)."""
+    from sagelaunch.aws import jobs
+    from sagelaunch.aws.logs import LogReader
+    from sagelaunch.commands.job_view import print_events, transition_line
+
+    reader = LogReader(aws.logs, name, host) if with_logs else None
+
+    def sleep(seconds: float) -> None:
+        if reader is not None:
+            print_events(reader.poll(), as_json)
+        time.sleep(seconds)
+
+    last: dict[str, Any] = {}
+    with stderr.status(f"waiting for {name}…", spinner="dots") as spinner:
+        if reader is not None:
+            spinner.stop()  # log lines and a live spinner would fight over the terminal
+        for transition, job in jobs.watch(aws.sagemaker, name, timeout_s, sleep=sleep):
+            stderr.print(transition_line(transition), highlight=False)
+            spinner.update(f"{name}: {transition.status} · {transition.secondary}")
+            last = job
+    if reader is not None:
+        print_events(reader.poll(), as_json)
+    return last
+
+
+def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
+    """Raise what the job's end means for the exit code: Failed 1, Stopped 4, still running 5."""
+    name, status = job["TrainingJobName"], job["TrainingJobStatus"]
+    if status == "Completed":
+        return
+    if status == "Failed":
+        raise JobFailed(f"job {name} failed: {job.get('FailureReason') or 'no reason given'}")
+    if status == "Stopped":
+        raise JobStopped(f"job {name} was stopped")
+    raise WaitTimeout(
+        f"job {name} is still {status} ({job.get('SecondaryStatus', '?')})"
+        + (f" after waiting {timeout_s:g}s" if timeout_s is not None else ""),
+        hint=f"keep waiting with: sagelaunch wait {name}",
+    )
+
+
+def wait_summary(job: dict[str, Any]) -> dict[str, Any]:
+    """`wait --output json`: where the job ended up."""
+    return {
+        "job_name": job["TrainingJobName"],
+        "status": job["TrainingJobStatus"],
+        "secondary_status": job.get("SecondaryStatus"),
+        "failure_reason": job.get("FailureReason"),
+    }

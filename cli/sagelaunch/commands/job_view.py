@@ -1,0 +1,141 @@
+"""How jobs look: the status view, the list table, log lines with a coloured host prefix, and
+JSON-ready summaries (stable keys for CI)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+
+from sagelaunch.output import stdout
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.jobs import Transition
+    from sagelaunch.aws.logs import LogEvent
+
+STATUS_STYLE = {"Completed": "green", "Failed": "red", "Stopped": "yellow", "Stopping": "yellow",
+                "InProgress": "cyan"}
+HOST_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red")
+
+
+def jsonable(value: Any) -> Any:
+    """AWS responses carry datetimes; JSON gets ISO 8601 strings."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items() if k != "ResponseMetadata"}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
+    """`status --output json`: stable keys first, then the whole (redacted) description."""
+    from sagelaunch.redact import redact
+
+    resources = job.get("ResourceConfig", {})
+    return jsonable({
+        "job_name": job["TrainingJobName"],
+        "arn": job.get("TrainingJobArn"),
+        "status": job["TrainingJobStatus"],
+        "secondary_status": job.get("SecondaryStatus"),
+        "failure_reason": job.get("FailureReason"),
+        "instance_type": resources.get("InstanceType"),
+        "instance_count": resources.get("InstanceCount"),
+        "created": job.get("CreationTime"),
+        "started": job.get("TrainingStartTime"),
+        "ended": job.get("TrainingEndTime"),
+        "billable_seconds": job.get("BillableTimeInSeconds"),
+        "model_artifacts": job.get("ModelArtifacts", {}).get("S3ModelArtifacts"),
+        "console_url": console_url,
+        "transitions": [
+            {"status": t.get("Status"), "start": t.get("StartTime"), "end": t.get("EndTime"),
+             "message": t.get("StatusMessage", "")}
+            for t in job.get("SecondaryStatusTransitions", [])
+        ],
+        "description": redact(job),
+    })
+
+
+def list_summary(job: dict[str, Any]) -> dict[str, Any]:
+    return jsonable({
+        "job_name": job["TrainingJobName"],
+        "arn": job.get("TrainingJobArn"),
+        "status": job["TrainingJobStatus"],
+        "secondary_status": job.get("SecondaryStatus"),
+        "created": job.get("CreationTime"),
+        "ended": job.get("TrainingEndTime"),
+    })
+
+
+def status_text(status: str) -> Text:
+    return Text(status, style=STATUS_STYLE.get(status, ""))
+
+
+def render_status(summary: dict[str, Any]) -> None:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column(overflow="fold")
+    grid.add_row("job", summary["job_name"])
+    grid.add_row("status", Text.assemble(status_text(summary["status"]),
+                                         f" · {summary['secondary_status'] or '-'}"))
+    if summary["failure_reason"]:
+        grid.add_row("failure", Text(summary["failure_reason"], style="red"))
+    grid.add_row("cluster", f"{summary['instance_count']} × {summary['instance_type']}")
+    for key in ("created", "started", "ended", "billable_seconds", "model_artifacts"):
+        if summary[key] is not None:
+            grid.add_row(key.replace("_", " "), str(summary[key]))
+    environment = summary["description"].get("Environment") or {}
+    if environment:
+        grid.add_row("environment", ", ".join(f"{k}={v}" for k, v in environment.items()))
+    grid.add_row("console", summary["console_url"])
+    stdout.print(grid)
+    if summary["transitions"]:
+        stdout.print(_transitions(summary["transitions"]))
+
+
+def _transitions(transitions: list[dict[str, Any]]) -> Table:
+    table = Table(title="transitions", title_justify="left", box=None)
+    for column in ("status", "start", "end", "message"):
+        table.add_column(column, overflow="fold")
+    for t in transitions:
+        table.add_row(t["status"], t["start"] or "", t["end"] or "", t["message"])
+    return table
+
+
+def render_list(jobs: list[dict[str, Any]]) -> None:
+    table = Table(box=None)
+    for column in ("name", "status", "secondary", "created", "ended"):
+        table.add_column(column, overflow="fold")
+    for job in jobs:
+        table.add_row(job["job_name"], status_text(job["status"]), job["secondary_status"] or "",
+                      _short_time(job["created"]), _short_time(job["ended"]))
+    stdout.print(table if jobs else "no training jobs match")
+
+
+def _short_time(value: str | None) -> str:
+    return value[:19].replace("T", " ") if value else ""
+
+
+def transition_line(transition: Transition) -> Text:
+    line = Text.assemble(status_text(transition.status), f" · {transition.secondary}")
+    if transition.message:
+        line.append(f" — {transition.message}", style="dim")
+    return line
+
+
+def print_events(events: list[LogEvent], as_json: bool = False) -> None:
+    """Log lines with a coloured ``[algo-N]`` prefix; ``as_json``: one JSON object per line."""
+    from sagelaunch.aws.logs import host_index
+
+    for event in events:
+        if as_json:
+            sys.stdout.write(json.dumps(event.as_json()) + "\n")
+            continue
+        style = HOST_STYLES[(host_index(event.host) - 1) % len(HOST_STYLES)]
+        stdout.print(Text.assemble((f"[{event.host}]", style), " ", event.message))
+    sys.stdout.flush()

@@ -1,0 +1,146 @@
+"""The job lifecycle: `status`, `wait`, `logs`, `stop` and `list`.
+
+Each command connects (or takes the clients handed in), calls the `aws` layer and renders a table,
+or stable JSON with `--output json` for CI.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from sagelaunch.commands.follow import (
+    RegionOption,
+    TimeoutOption,
+    conclude,
+    connect,
+    console_url,
+    follow,
+    timeout_seconds,
+    wait_summary,
+)
+from sagelaunch.output import OutputFormat, OutputOption, print_json, stderr, stdout
+
+JobArgument = Annotated[str, typer.Argument(help="Training job name.")]
+
+
+class JobStatus(str, Enum):
+    InProgress = "InProgress"
+    Completed = "Completed"
+    Failed = "Failed"
+    Stopping = "Stopping"
+    Stopped = "Stopped"
+
+
+def status(
+    ctx: typer.Context,
+    job: JobArgument,
+    output: OutputOption = OutputFormat.table,
+    region: RegionOption = None,
+) -> None:
+    """Show a job: status, secondary status, failure reason, timings, transitions."""
+    from sagelaunch.aws import jobs
+    from sagelaunch.commands.job_view import job_summary, render_status
+
+    aws = connect(ctx, region)
+    description = jobs.describe(aws.sagemaker, job)
+    if description is None:
+        raise jobs.missing(job)
+    summary = job_summary(description, console_url(aws.region, job))
+    if output is OutputFormat.json:
+        print_json(summary)
+    else:
+        render_status(summary)
+
+
+def wait(
+    ctx: typer.Context,
+    job: JobArgument,
+    timeout: TimeoutOption = None,
+    logs: Annotated[bool, typer.Option("--logs", help="Stream the job's logs while waiting.")] = False,
+    output: OutputOption = OutputFormat.table,
+    region: RegionOption = None,
+) -> None:
+    """Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out."""
+    timeout_s = timeout_seconds(timeout)
+    final = follow(connect(ctx, region), job, timeout_s, with_logs=logs)
+    if output is OutputFormat.json:
+        print_json(wait_summary(final))
+    conclude(final, timeout_s)
+
+
+def logs(
+    ctx: typer.Context,
+    job: JobArgument,
+    follow_: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep streaming until the job ends.")
+    ] = False,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Only this host's stream, e.g. algo-2.")
+    ] = None,
+    output: Annotated[
+        OutputFormat,
+        typer.Option("--output", "-o", help="table: [algo-N] lines; json: one object per line."),
+    ] = OutputFormat.table,
+    region: RegionOption = None,
+) -> None:
+    """Print a job's logs from every host, interleaved in time order, each line prefixed with its host (algo-N)."""
+    from sagelaunch.aws.logs import LogReader
+    from sagelaunch.commands.job_view import print_events
+
+    as_json = output is OutputFormat.json
+    aws = connect(ctx, region)
+    if follow_:
+        follow(aws, job, None, with_logs=True, host=host, as_json=as_json)
+        return
+    events = LogReader(aws.logs, job, host).poll()
+    print_events(events, as_json=as_json)
+    if not events:
+        stderr.print(f"no log events for {job}{' on ' + host if host else ''} (yet)")
+
+
+def stop(
+    ctx: typer.Context,
+    job: JobArgument,
+    output: OutputOption = OutputFormat.table,
+    region: RegionOption = None,
+) -> None:
+    """Ask SageMaker to stop a job (it goes Stopping, then Stopped)."""
+    from sagelaunch.aws import jobs
+
+    jobs.stop(connect(ctx, region).sagemaker, job)
+    if output is OutputFormat.json:
+        print_json({"job_name": job, "status": "Stopping"})
+    else:
+        stdout.print(f"stopping {job}; follow it with: sagelaunch wait {job}")
+
+
+def list_jobs(
+    ctx: typer.Context,
+    status_: Annotated[
+        JobStatus | None, typer.Option("--status", help="Only jobs with this status.")
+    ] = None,
+    name_contains: Annotated[
+        str | None, typer.Option("--name-contains", help="Only jobs whose name contains this.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many jobs.")] = 20,
+    output: OutputOption = OutputFormat.table,
+    region: RegionOption = None,
+) -> None:
+    """List training jobs, newest first."""
+    from sagelaunch.aws import jobs
+    from sagelaunch.commands.job_view import list_summary, render_list
+
+    found = jobs.list_jobs(
+        connect(ctx, region).sagemaker,
+        status=status_.value if status_ else None,
+        name_contains=name_contains,
+        limit=limit,
+    )
+    summaries = [list_summary(job) for job in found]
+    if output is OutputFormat.json:
+        print_json(summaries)
+    else:
+        render_list(summaries)

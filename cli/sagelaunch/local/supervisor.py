@@ -1,0 +1,209 @@
+"""Run the hosts' processes together: stream their logs, stop them all when one fails.
+
+Each host starts in a session of its own, so Ctrl-C in the terminal reaches only sagelaunch,
+which then stops every host itself. torchrun puts each worker in yet another session, so stopping
+a host means its whole process tree (found through /proc), not just its group: SIGTERM first (so
+torchrun can stop its workers), SIGKILL for whatever is left after the grace period.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+TAIL_LINES = 20
+GRACE_S = 5.0
+POLL_S = 0.05
+
+Printer = Callable[[str, str], None]  # (host, line)
+
+
+@dataclass(frozen=True)
+class HostProcess:
+    host: str
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    log: Path
+
+
+@dataclass
+class HostOutcome:
+    host: str
+    exit_code: int | None = None
+    duration_s: float = 0.0
+    stopped: bool = False  # stopped by sagelaunch because another host failed (or Ctrl-C)
+    tail: collections.deque[str] = field(
+        default_factory=lambda: collections.deque(maxlen=TAIL_LINES)
+    )
+    last_metrics: str | None = None
+    failure: str | None = None  # the host's failure file (SageMaker's FailureReason)
+
+    @property
+    def failed(self) -> bool:
+        return self.exit_code not in (0, None) and not self.stopped
+
+
+class _Running:
+    """One started host: its process, the thread copying its output, its outcome."""
+
+    def __init__(
+        self, spec: HostProcess, metrics: list[re.Pattern[str]], printer: Printer
+    ) -> None:
+        self.spec = spec
+        self.outcome = HostOutcome(spec.host)
+        self.started = time.monotonic()
+        spec.log.parent.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            spec.argv,
+            cwd=spec.cwd,
+            env=spec.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert self.proc.stdout is not None
+        self.reader = threading.Thread(
+            target=self._copy, args=(self.proc.stdout, metrics, printer), daemon=True
+        )
+        self.reader.start()
+
+    def _copy(self, stream: IO[bytes], metrics: list[re.Pattern[str]], printer: Printer) -> None:
+        with self.spec.log.open("w", encoding="utf-8") as log:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                log.write(line + "\n")
+                log.flush()
+                self.outcome.tail.append(line)
+                if any(pattern.search(line) for pattern in metrics):
+                    self.outcome.last_metrics = line
+                printer(self.spec.host, line)
+        stream.close()
+
+    def finished(self) -> bool:
+        code = self.proc.poll()
+        if code is not None and self.outcome.exit_code is None:
+            self.outcome.exit_code = code
+            self.outcome.duration_s = time.monotonic() - self.started
+        return code is not None
+
+
+def run(
+    hosts: list[HostProcess], metrics: list[str], printer: Printer, grace_s: float = GRACE_S
+) -> list[HostOutcome]:
+    """Start every host, wait for all; the first failure (or Ctrl-C) stops the rest."""
+    patterns = [re.compile(m) for m in metrics]
+    running: list[_Running] = []
+    with _sigterm_as_interrupt():
+        try:
+            for spec in hosts:
+                running.append(_Running(spec, patterns, printer))
+            _wait(running, grace_s)
+        except BaseException:
+            _stop(running, grace_s)
+            raise
+        finally:
+            for host in running:
+                host.reader.join(timeout=grace_s)
+    return [host.outcome for host in running]
+
+
+def _wait(running: list[_Running], grace_s: float) -> None:
+    while not all(host.finished() for host in running):
+        if any(host.outcome.failed for host in running):
+            _stop(running, grace_s)
+            return
+        time.sleep(POLL_S)
+
+
+def _stop(running: list[_Running], grace_s: float) -> None:
+    """SIGTERM every live host's process tree, then SIGKILL what outlives the grace period."""
+    live = [host for host in running if not host.finished()]
+    trees = {host.proc.pid: process_tree(host.proc.pid) for host in live}
+    for host in live:
+        host.outcome.stopped = True
+        _signal_all(trees[host.proc.pid], signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and not all(host.finished() for host in live):
+        time.sleep(POLL_S)
+    for host in live:
+        leftovers = set(trees[host.proc.pid]) | set(process_tree(host.proc.pid))
+        _signal_all(sorted(leftovers), signal.SIGKILL)
+        host.proc.wait()
+        host.finished()
+
+
+def _signal_all(pids: list[int], signum: int) -> None:
+    groups = set()
+    for pid in pids:
+        try:
+            groups.add(os.getpgid(pid))
+        except ProcessLookupError:
+            continue
+    for group in groups:
+        if group != os.getpgrp():
+            _quietly(os.killpg, group, signum)
+    for pid in pids:
+        _quietly(os.kill, pid, signum)
+
+
+def _quietly(send: Callable[[int, int], None], target: int, signum: int) -> None:
+    try:
+        send(target, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and all its descendants (Linux /proc; just ``root`` elsewhere)."""
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    proc = Path("/proc")
+    if proc.is_dir():
+        for entry in proc.iterdir():
+            if entry.name.isdigit():
+                parent = _parent_pid(entry / "stat")
+                if parent is not None:
+                    children[parent].append(int(entry.name))
+    tree, queue = [], [root]
+    while queue:
+        pid = queue.pop()
+        tree.append(pid)
+        queue.extend(children.get(pid, []))
+    return tree
+
+
+def _parent_pid(stat: Path) -> int | None:
+    try:
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        return int(fields[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """A SIGTERM to sagelaunch stops the hosts like Ctrl-C does (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

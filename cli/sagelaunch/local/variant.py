@@ -1,0 +1,38 @@
+"""The config a local run plans: what AWS would need but a laptop does not, filled with placeholders.
+
+A local run must work without a role, an output path, a region or S3 inputs, yet its
+hyperparameters must be exactly what the SDK would send. So the request is planned from a copy of
+the config whose missing AWS settings are placeholders, whose channels point at placeholder S3
+prefixes (the data itself comes from channels.sources), and whose hyperparameters have
+``local.hyperparameters`` merged over them. Nothing here is ever sent to AWS.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.config.model import Channel
+
+PLACEHOLDER_ROLE = "arn:aws:iam::000000000000:role/sagelaunch-local"
+PLACEHOLDER_REGION = "us-east-1"
+PLACEHOLDER_BUCKET = "s3://sagelaunch-local"
+
+
+def local_variant(loaded: LoadedConfig) -> LoadedConfig:
+    config = loaded.config
+    update = {
+        "role": PLACEHOLDER_ROLE,
+        "region": config.region or os.environ.get("AWS_REGION") or PLACEHOLDER_REGION,
+        "output_path": config.output_path or f"{PLACEHOLDER_BUCKET}/output/",
+        "inputs": {name: _plannable(name, ch) for name, ch in config.inputs.items()},
+        "hyperparameters": {**config.hyperparameters, **config.local.hyperparameters},
+    }
+    return dataclasses.replace(loaded, config=config.model_copy(update=update))
+
+
+def _plannable(name: str, channel: Channel) -> Channel:
+    if channel.uri is not None and not channel.uri.startswith("s3://"):
+        return channel.model_copy(update={"uri": f"{PLACEHOLDER_BUCKET}/input/{name}/"})
+    return channel

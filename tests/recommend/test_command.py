@@ -1,0 +1,190 @@
+"""`sagelaunch recommend` through the Typer app: JSON contract, emitted configs, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sagelaunch.config.validation import validate_file
+
+KEYS = {
+    "strategy",
+    "instance_type",
+    "instance_count",
+    "per_device_gb",
+    "device_memory_gb",
+    "fits",
+    "alternatives",
+    "reason",
+}
+GB_KEYS = {"weights", "gradients", "optimizer", "activations", "total"}
+HEAVY = {"sagemaker", "boto3", "botocore", "torch", "xgboost", "numpy"}
+
+
+def recommend_json(cli, *args: str) -> dict:
+    result = cli("recommend", *args, "--output", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_contract(cli):
+    out = recommend_json(cli, "--params", "7B")
+    assert set(out) >= KEYS
+    assert out["strategy"] in {"fsdp", "smp"}
+    assert (out["instance_type"], out["instance_count"], out["fits"]) == (
+        "ml.p4d.24xlarge",
+        1,
+        True,
+    )
+    assert out["device_memory_gb"] == 40
+    gb = out["per_device_gb"]
+    assert set(gb) >= GB_KEYS
+    parts = sum(value for key, value in gb.items() if key != "total")
+    assert gb["total"] == pytest.approx(parts, abs=0.05) and gb["total"] <= 36
+    assert out["model"]["states_gb"] == 112.0 and out["model"]["state_bytes_per_param"] == 16
+    assert out["alternatives"], "alternatives are listed"
+    for alt in out["alternatives"]:
+        assert (KEYS - {"alternatives"}) <= set(alt) and "alternatives" not in alt
+        assert set(alt["per_device_gb"]) >= GB_KEYS
+    assert any(alt["strategy"] == "ddp" and not alt["fits"] for alt in out["alternatives"])
+
+
+def test_json_known_points(cli):
+    small = recommend_json(cli, "--params", "125M")
+    assert (small["strategy"], small["instance_count"]) == ("ddp", 1)
+    big = recommend_json(cli, "--params", "70B")
+    assert big["fits"] and big["instance_count"] >= 4
+    assert big["tensor_parallel_degree"] > 1
+
+
+def test_options_reach_the_model(cli):
+    base = recommend_json(cli, "--params", "7B", "--instance-count", "2")
+    fp32 = recommend_json(cli, "--params", "7B", "--instance-count", "2", "--precision", "fp32")
+    ckpt = recommend_json(
+        cli, "--params", "7B", "--instance-count", "2", "--activation-checkpointing"
+    )
+    sgd = recommend_json(cli, "--params", "7B", "--optimizer", "sgd")
+    longer = recommend_json(cli, "--params", "7B", "--instance-count", "2", "--seq-len", "4096")
+    assert fp32["per_device_gb"]["weights"] > base["per_device_gb"]["weights"]
+    assert ckpt["per_device_gb"]["activations"] < base["per_device_gb"]["activations"] / 3
+    assert sgd["model"]["states_gb"] == 84.0
+    assert longer["per_device_gb"]["activations"] > base["per_device_gb"]["activations"]
+    shaped = recommend_json(cli, "--params", "7B", "--layers", "40", "--hidden", "4096")
+    assert (shaped["model"]["layers"], shaped["model"]["shape_estimated"]) == (40, False)
+
+
+def test_table_view(cli):
+    result = cli("recommend", "--params", "70B")
+    assert result.exit_code == 0, result.output
+    assert "recommend smp on" in result.stdout and "ml.p4d.24xlarge" in result.stdout
+    for column in ("strategy", "weights", "grads", "optim", "activ", "total", "fits?"):
+        assert column in result.stdout
+    assert "1120.0 GB of states" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--params", "7Q"), "not a parameter count"),
+        (("--params", "7B", "--instance-type", "ml.p9.48xlarge"), "unknown instance type"),
+        (("--params", "7B", "--instance-type", "ml.m5.xlarge"), "no GPU or Trainium"),
+    ],
+)
+def test_usage_errors_exit_2_cleanly(cli, args, message):
+    result = cli("recommend", *args)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+    assert result.stdout == ""
+
+
+def emit(cli, tmp_path: Path, *args: str):
+    # A sibling entrypoints/ is the default source_dir, as in the repo layout (SPEC §1).
+    (tmp_path / "entrypoints").mkdir(exist_ok=True)
+    (tmp_path / "entrypoints" / "train_pytorch.py").write_text("print('train')\n")
+    target = tmp_path / "configs" / "job.yaml"
+    result = cli("recommend", *args, "--emit-config", target, "--force")
+    assert result.exit_code == 0, result.output
+    return target, yaml.safe_load(target.read_text())
+
+
+def assert_valid(path: Path) -> None:
+    report = validate_file(path)
+    assert report.ok, [str(p) for p in report.errors]
+    assert not report.warnings, [str(p) for p in report.warnings]
+
+
+def test_emit_fsdp_config_validates(cli, tmp_path):
+    path, config = emit(cli, tmp_path, "--params", "7B")
+    assert_valid(path)
+    assert config["distribution"] == {"strategy": "torchrun"}
+    assert config["framework_version"] == "2.2.0" and config["entry_point"] == "train_pytorch.py"
+    assert config["compute"]["instance_count"] == 1
+    assert config["hyperparameters"]["parallel"] == "fsdp"
+    assert (config["hyperparameters"]["n_layer"], config["hyperparameters"]["n_embd"]) == (32, 4096)
+    assert config["output_path"] == "s3://my-sagemaker-bucket/sagelaunch/"
+    assert path.read_text().startswith("# Written by `sagelaunch recommend --params 7B`")
+
+
+def test_emit_ddp_and_hybrid_configs_validate(cli, tmp_path):
+    path, config = emit(cli, tmp_path, "--params", "125M")
+    assert_valid(path)
+    assert config["hyperparameters"]["parallel"] == "ddp"
+    path, config = emit(cli, tmp_path, "--params", "7B", "--instance-count", "4")
+    assert_valid(path)
+    assert config["hyperparameters"]["sharding"] == "hybrid"
+
+
+def test_emit_smp_config_validates(cli, tmp_path):
+    path, config = emit(cli, tmp_path, "--params", "70B")
+    assert_valid(path)
+    distribution = config["distribution"]
+    assert distribution["strategy"] == "smp" and distribution["smp"]["version"] == 2
+    params = distribution["smp"]["parameters"]
+    assert params["tensor_parallel_degree"] > 1
+    world = 8 * config["compute"]["instance_count"]
+    assert params["hybrid_shard_degree"] * params["tensor_parallel_degree"] == world
+
+
+def test_emit_trainium_config_validates(cli, tmp_path):
+    path, config = emit(cli, tmp_path, "--params", "1.3B", "--instance-type", "ml.trn1.32xlarge")
+    assert_valid(path)
+    assert config["framework_version"] == "2.1.2"
+    assert config["distribution"] == {"strategy": "torchrun"}
+    assert config["compute"]["instance_type"] == "ml.trn1.32xlarge"
+
+
+def test_emit_refuses_to_overwrite_without_force(cli, tmp_path):
+    target = tmp_path / "job.yaml"
+    target.write_text("keep me\n")
+    result = cli("recommend", "--params", "7B", "--emit-config", target)
+    assert result.exit_code == 2 and "--force" in result.output
+    assert target.read_text() == "keep me\n"
+    assert cli("recommend", "--params", "7B", "--emit-config", target, "--force").exit_code == 0
+    assert "name: llm-7b-fsdp" in target.read_text()
+
+
+def test_emit_refuses_a_layout_that_does_not_fit(cli, tmp_path):
+    target = tmp_path / "job.yaml"
+    result = cli("recommend", "--params", "70B", "--instance-count", "1", "--emit-config", target)
+    assert result.exit_code == 2 and "does not fit" in result.output
+    assert not target.exists()
+
+
+def test_recommend_imports_no_heavy_sdk():
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "sagelaunch", "recommend", "--params", "7B"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "recommend" in proc.stdout
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]
+    modules = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in lines}
+    assert "sagelaunch" in modules
+    assert not modules & HEAVY, sorted(modules & HEAVY)

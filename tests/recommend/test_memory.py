@@ -1,0 +1,155 @@
+"""The memory model's arithmetic against the numbers it cites (ZeRO, Korthikanti et al.)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagelaunch.errors import UsageError
+from sagelaunch.recommend.memory import (
+    FIXED_OVERHEAD_GB,
+    Sharding,
+    activation_bytes,
+    per_device,
+    state_bytes,
+)
+from sagelaunch.recommend.workload import Workload, estimate_shape, format_params, parse_params
+
+B = 10**9
+
+
+def dims(shape) -> tuple[int, int, int]:
+    return (shape.layers, shape.hidden, shape.heads)
+
+
+def workload(params: float = 7e9, **options) -> Workload:
+    return Workload(params=int(params), shape=estimate_shape(params), **options)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("125M", 125_000_000),
+        ("1.3B", 1_300_000_000),
+        ("7B", 7_000_000_000),
+        ("70b", 70_000_000_000),
+        ("7e9", 7_000_000_000),
+        ("7000000000", 7_000_000_000),
+        ("1.5T", 1_500_000_000_000),
+        (" 13B ", 13_000_000_000),
+    ],
+)
+def test_parse_params(text, expected):
+    assert parse_params(text) == expected
+
+
+@pytest.mark.parametrize("text", ["7Q", "", "B", "seven", "7BB", "-7B", "1e3", "1e14"])
+def test_parse_params_rejects(text):
+    with pytest.raises(UsageError):
+        parse_params(text)
+
+
+def test_format_params_round_trips():
+    assert [format_params(parse_params(t)) for t in ("125M", "1.3B", "7B", "70B")] == [
+        "125M",
+        "1.3B",
+        "7B",
+        "70B",
+    ]
+
+
+def test_shape_from_published_gpt_shapes():
+    assert dims(estimate_shape(7e9)) == (32, 4096, 32)
+    assert dims(estimate_shape(70e9)) == (80, 8192, 64)
+    assert dims(estimate_shape(125e6)) == (12, 768, 12)
+    assert estimate_shape(7e9).estimated
+
+
+def test_shape_from_one_given_dimension_uses_12_L_h2():
+    shape = estimate_shape(7e9, layers=32)
+    assert shape.hidden == 4224 and not shape.estimated  # sqrt(7e9 / 384) = 4270, to /128
+    assert estimate_shape(7e9, hidden=4096).layers == 35  # 7e9 / (12 * 4096^2) = 34.8
+    assert dims(estimate_shape(7e9, layers=40, hidden=5120)) == (40, 5120, 40)
+
+
+def test_mixed_precision_adam_is_16_bytes_per_parameter():
+    # ZeRO §3.1: 2 (bf16 weights) + 2 (bf16 grads) + 12 (fp32 master, momentum, variance).
+    assert state_bytes(workload()) == (2, 2, 12)
+    ddp = per_device(workload(), Sharding())
+    assert ddp.weights + ddp.gradients + ddp.optimizer == pytest.approx(112.0)  # 7B -> 112 GB
+
+
+def test_state_bytes_by_precision_and_optimizer():
+    assert state_bytes(workload(precision="fp32")) == (4, 4, 8)
+    assert state_bytes(workload(optimizer="sgd")) == (2, 2, 8)
+    assert state_bytes(workload(precision="fp32", optimizer="sgd")) == (4, 4, 4)
+    assert state_bytes(workload(precision="fp8")) == state_bytes(workload())
+    assert state_bytes(workload(optimizer="adam")) == state_bytes(workload(optimizer="adamw"))
+
+
+def test_bf16_halves_the_weights_of_fp32():
+    bf16 = per_device(workload(), Sharding())
+    fp32 = per_device(workload(precision="fp32"), Sharding())
+    assert bf16.weights == pytest.approx(14.0) and fp32.weights == pytest.approx(28.0)
+    assert fp32.activations > bf16.activations  # fp32 activations are twice as wide
+
+
+def test_fsdp_shards_every_state_and_gathers_one_layer_at_a_time():
+    work = workload()
+    full = per_device(work, Sharding(1, 8, 8, 8))
+    layer = 12 * 4096**2  # one block's weights
+    assert full.optimizer == pytest.approx(84.0 / 8)
+    assert full.weights == pytest.approx((14e9 / 8 + 2 * 2 * layer) / B)  # + current and next unit
+    assert full.gradients == pytest.approx((14e9 / 8 + 2 * layer) / B)
+    wider = per_device(work, Sharding(1, 64, 64, 64))
+    assert wider.optimizer == pytest.approx(84.0 / 64) and wider.activations == full.activations
+
+
+def test_zero1_shards_only_the_optimizer():
+    zero1 = per_device(workload(), Sharding(optimizer_over=32))
+    assert (zero1.weights, zero1.gradients) == pytest.approx((14.0, 14.0))
+    assert zero1.optimizer == pytest.approx(84.0 / 32)
+
+
+def test_tensor_parallel_divides_states_and_most_activations():
+    work = workload()
+    one, eight = per_device(work, Sharding()), per_device(work, Sharding(tensor_parallel=8))
+    assert eight.weights == pytest.approx(one.weights / 8)
+    assert eight.optimizer == pytest.approx(one.optimizer / 8)
+    # Korthikanti without sequence parallelism: 10*sbh stays, 24*sbh is split.
+    assert one.activations / 3 < eight.activations < one.activations / 2
+
+
+def test_korthikanti_activations_without_recomputation():
+    s, b, h, a, layers, vocab = 2048, 1, 4096, 32, 32, 32_000
+    eager = workload(fused_attention=False)
+    expected = layers * s * b * h * (34 + 5 * a * s / h) + 4 * s * b * vocab
+    assert activation_bytes(eager) == pytest.approx(expected)
+    fused = activation_bytes(workload())
+    assert fused == pytest.approx(
+        layers * s * b * h * 34 + layers * 4 * a * s * b + 4 * s * b * vocab
+    )
+    assert fused < activation_bytes(eager) / 3  # the a*s^2 scores dominate at s=2048
+
+
+def test_activation_checkpointing_keeps_layer_inputs_only():
+    plain = activation_bytes(workload())
+    ckpt = activation_bytes(workload(activation_checkpointing=True))
+    assert ckpt < plain / 5
+    s, h = 2048, 4096
+    assert ckpt > 32 * 2 * s * h  # the inputs of every layer stay
+    assert per_device(workload(activation_checkpointing=True), Sharding()).activations < (
+        per_device(workload(), Sharding()).activations
+    )
+
+
+def test_activations_scale_with_sequence_and_micro_batch():
+    base = activation_bytes(workload())
+    assert activation_bytes(workload(micro_batch=4)) == pytest.approx(4 * base)
+    assert activation_bytes(workload(seq_len=4096)) == pytest.approx(2 * base)
+
+
+def test_overhead_is_fixed_plus_fragmentation():
+    mem = per_device(workload(125e6), Sharding())
+    tensors = mem.weights + mem.gradients + mem.optimizer + mem.activations
+    assert mem.overhead == pytest.approx(FIXED_OVERHEAD_GB + 0.10 * tensors)
+    assert mem.total == pytest.approx(tensors + mem.overhead)

@@ -1,0 +1,120 @@
+"""Known points of the planner: which strategy and how many instances for well-known sizes."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagelaunch.errors import UsageError
+from sagelaunch.recommend import layouts, planner
+from sagelaunch.recommend.workload import Workload, estimate_shape
+
+P4D, P5, TRN1 = "ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge"
+
+
+def plan(params: float, instance_type: str = P4D, count: int | None = None, **options):
+    work = Workload(params=int(params), shape=estimate_shape(params), **options)
+    return planner.recommend(work, layouts.device(instance_type), count)
+
+
+def test_device_per_rank_memory_from_the_catalog():
+    p4d, trn1 = layouts.device(P4D), layouts.device(TRN1)
+    assert (p4d.ranks_per_host, p4d.memory_gb, p4d.usable_gb) == (8, 40, pytest.approx(36.0))
+    assert p4d.smp_v2 and p4d.kind == "gpu"
+    # 16 Trainium chips x 32 GB shared by 32 NeuronCores.
+    assert (trn1.ranks_per_host, trn1.memory_gb, trn1.smp_v2) == (32, 16, False)
+
+
+@pytest.mark.parametrize("bad", ["ml.p9.48xlarge", "p4d.24xlarge", "ml.m5.xlarge"])
+def test_device_rejects_unknown_and_cpu_types(bad):
+    with pytest.raises(UsageError):
+        layouts.device(bad)
+
+
+def test_unknown_type_suggests_a_close_one():
+    with pytest.raises(UsageError) as err:
+        layouts.device("ml.p4d.24xlarg")
+    assert "ml.p4d.24xlarge" in (err.value.hint or "")
+
+
+def test_125m_is_ddp_on_one_instance():
+    rec = plan(125e6)
+    assert (rec.chosen.strategy, rec.chosen.instance_count) == ("ddp", 1)
+    assert rec.chosen.fits and rec.chosen.memory.total < 10
+    assert "DDP" in rec.reason
+
+
+def test_7b_adamw_on_40gb_a100s_is_sharded_on_one_instance():
+    rec = plan(7e9)
+    assert rec.chosen.strategy in {"fsdp", "smp"} and rec.chosen.instance_count == 1
+    assert rec.chosen.fits and rec.chosen.shard_group == 8
+    ddp = next(alt for alt in rec.alternatives if alt.strategy == "ddp")
+    assert not ddp.fits and ddp.memory.total > 112  # all 112 GB of states on every GPU
+    assert "112 GB" in rec.reason
+
+
+def test_70b_on_p4d_needs_at_least_four_instances():
+    rec = plan(70e9)
+    assert rec.chosen.fits and rec.chosen.instance_count >= 4
+    assert rec.chosen.strategy == "smp"  # activations alone overflow 40 GB without splitting layers
+    fewer = plan(70e9, count=rec.chosen.instance_count - 1)
+    assert not fewer.chosen.fits
+    assert f"--instance-count {rec.chosen.instance_count}" in fewer.reason
+
+
+def test_70b_fewest_instances_first_then_simplest():
+    rec = plan(70e9, P5, activation_checkpointing=True)
+    assert rec.chosen.fits
+    for alt in rec.alternatives:
+        assert alt.instance_count >= rec.chosen.instance_count or not alt.fits
+
+
+def test_fits_means_within_90_percent_headroom():
+    for rec in (plan(125e6), plan(7e9), plan(70e9), plan(1.3e9, TRN1)):
+        for cand in (rec.chosen, *rec.alternatives):
+            assert cand.fits == (cand.memory.total <= 0.9 * cand.device.memory_gb)
+
+
+def test_activation_checkpointing_lowers_the_plan():
+    plain, ckpt = plan(70e9), plan(70e9, activation_checkpointing=True)
+    assert ckpt.chosen.memory.activations < plain.chosen.memory.activations
+    assert ckpt.chosen.instance_count < plain.chosen.instance_count
+    assert any("--activation-checkpointing" in note for note in plain.notes)
+
+
+def test_given_instance_count_prefers_hybrid_sharding_within_a_node():
+    rec = plan(7e9, count=4)
+    assert rec.chosen.strategy == "fsdp" and rec.chosen.hybrid
+    assert rec.chosen.shard_group == 8 and rec.chosen.instance_count == 4
+    layouts = {alt.layout for alt in rec.alternatives}
+    assert "FSDP full shard over 32 GPUs" in layouts
+    assert any("SMP v2 hybrid shard (16 GPUs" in layout for layout in layouts)
+
+
+def test_trainium_uses_neuron_torchrun_with_zero1():
+    rec = plan(1.3e9, TRN1)
+    assert rec.chosen.strategy == "torchrun-neuron" and rec.chosen.fits
+    assert rec.chosen.sharding.optimizer_over == 32 and rec.chosen.sharding.weights_over == 1
+    assert "neuronx-distributed" in rec.reason
+    assert all(alt.strategy == "torchrun-neuron" for alt in rec.alternatives)
+
+
+def test_trainium_7b_adds_tensor_parallelism():
+    rec = plan(7e9, TRN1)
+    assert rec.chosen.fits and rec.chosen.tensor_parallel > 1
+
+
+def test_no_smp_layouts_where_smp_v2_does_not_run():
+    rec = plan(13e9, "ml.g5.48xlarge", activation_checkpointing=True)
+    assert rec.chosen.strategy == "fsdp" and rec.chosen.instance_count > 1
+    assert all(alt.strategy != "smp" for alt in rec.alternatives)
+
+
+def test_nothing_fits_says_how_to_shrink():
+    rec = plan(1e12, "ml.g5.xlarge")
+    assert not rec.chosen.fits
+    assert "--activation-checkpointing" in rec.reason
+
+
+def test_fp8_on_a100_is_flagged():
+    assert any("fp8 needs" in note for note in plan(7e9, precision="fp8").notes)
+    assert not any("fp8 needs" in note for note in plan(7e9, P5, precision="fp8").notes)
