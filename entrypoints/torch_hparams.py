@@ -1,0 +1,133 @@
+"""The PyTorch entry point's hyperparameters, read the way SageMaker passes them.
+
+SageMaker puts every hyperparameter on the command line as ``--key value``: booleans as
+``True``, strings sometimes JSON-quoted, and keys meant for other tools alongside ours. So values
+are decoded leniently, unknown keys are ignored with a warning, and bad values fail before any
+work with a one-line UsageError (which smenv.run turns into the failure file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import smenv
+import torch_dist
+import torch_models
+import torch_parallel
+
+DATA_KINDS = ("synthetic", "channel")
+PRECISIONS = ("bf16", "fp32")
+
+
+def _text(raw: str) -> str:
+    """A string, unwrapping SageMaker's JSON quoting ("\\"gpt\\"" -> gpt)."""
+    value = smenv.decode_value(raw)
+    return value if isinstance(value, str) else raw
+
+
+def _integer(raw: str) -> int:
+    value = smenv.decode_value(_text(raw))
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {raw!r}")
+    return value
+
+
+def _number(raw: str) -> float:
+    value = smenv.decode_value(_text(raw))
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {raw!r}")
+    return float(value)
+
+
+def _path(raw: str) -> Path:
+    return Path(_text(raw))
+
+
+def _flag(raw: str) -> bool:
+    try:
+        return smenv.parse_bool(_text(raw))
+    except smenv.UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
+    # allow_abbrev=False: SageMaker passes every hyperparameter, and an unrelated --batch must not
+    # silently become --batch_size.
+    p = smenv.ArgumentParser(description=__doc__, allow_abbrev=False)
+
+    def opt(name: str, kind: Any, default: Any, help: str, **kw: Any) -> None:
+        p.add_argument(f"--{name}", type=kind, default=default, help=help, **kw)
+
+    def flag(name: str, help: str) -> None:
+        # Bare `--flag` locally, `--flag True` from SageMaker.
+        p.add_argument(f"--{name}", type=_flag, nargs="?", const=True, default=False, help=help)
+
+    opt("model", _text, "gpt", "model to train", choices=torch_models.MODEL_NAMES)
+    opt("n_layer", _integer, 2, "GPT: transformer blocks")
+    opt("n_head", _integer, 2, "GPT: attention heads")
+    opt("n_embd", _integer, 64, "embedding width")
+    opt("seq_len", _integer, 64, "tokens per sample")
+    opt("vocab_size", _integer, 256, "token ids are below this")
+    opt("dropout", _number, 0.0, "dropout probability")
+    opt("data", _text, "synthetic", "synthetic or a channel of token files", choices=DATA_KINDS)
+    opt("channel", _text, "train", "channel read by --data channel (SM_CHANNEL_<NAME>)")
+    opt("num_samples", _integer, 4096, "synthetic: samples per epoch")
+    opt("batch_size", _integer, 8, "samples per device per micro-step")
+    opt("grad_accum", _integer, 1, "micro-steps per optimizer step")
+    opt("lr", _number, 3e-4, "AdamW learning rate")
+    opt("weight_decay", _number, 0.0, "AdamW weight decay")
+    opt("max_grad_norm", _number, 1.0, "gradient clipping norm (0: off)")
+    opt("max_steps", _integer, 0, "optimizer steps (0: --epochs over the data)")
+    opt("epochs", _integer, 1, "passes over the data when --max_steps is 0")
+    opt("seed", _integer, 0, "seed for weights, data and dropout")
+    opt("parallel", _text, "ddp", "data parallelism", choices=torch_parallel.PARALLEL_MODES)
+    opt("sharding", _text, "full", "FSDP sharding", choices=torch_parallel.SHARDING_MODES)
+    opt("precision", _text, None, "bf16 or fp32 (default: bf16 on CUDA)", choices=PRECISIONS)
+    flag("activation_checkpointing", "recompute activations in the backward pass")
+    flag("compile", "torch.compile the model")
+    opt("log_every", _integer, 10, "steps between log lines")
+    flag("benchmark", "report steady-state throughput (and MFU on CUDA)")
+    opt("warmup_steps", _integer, 5, "--benchmark: steps excluded from the measurement")
+    opt("checkpoint_every", _integer, 0, "steps between checkpoints (0: none)")
+    opt("checkpoint_dir", _path, env.checkpoint_dir, "where checkpoints go and resume from")
+    opt("keep_checkpoints", _integer, 2, "complete checkpoints kept")
+    opt("mp_parameters", _text, None, "SMP v2 parameters (JSON), set by SageMaker")
+    return p
+
+
+POSITIVE = (
+    *("n_layer", "n_head", "n_embd", "seq_len", "vocab_size", "num_samples", "batch_size"),
+    *("grad_accum", "epochs", "log_every", "keep_checkpoints"),
+)
+NON_NEGATIVE = ("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay")
+
+
+def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> argparse.Namespace:
+    args, unknown = build_parser(env).parse_known_args(list(argv))
+    ignored = [item for item in unknown if item.startswith("--")]
+    if ignored:
+        torch_dist.warn(f"ignoring unknown hyperparameters: {' '.join(ignored)}")
+    validate(args)
+    return args
+
+
+def validate(args: argparse.Namespace) -> None:
+    """Fail before any work on values argparse cannot judge alone."""
+    for name in POSITIVE:
+        if getattr(args, name) < 1:
+            raise smenv.UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    for name in NON_NEGATIVE:
+        if getattr(args, name) < 0:
+            raise smenv.UsageError(f"--{name} must not be negative, got {getattr(args, name)}")
+    if args.lr <= 0:
+        raise smenv.UsageError(f"--lr must be positive, got {args.lr}")
+    if not 0 <= args.dropout < 1:
+        raise smenv.UsageError(f"--dropout must be in [0, 1), got {args.dropout}")
+    if args.n_embd % args.n_head:
+        raise smenv.UsageError(f"--n_embd {args.n_embd} is not divisible by --n_head {args.n_head}")

@@ -1,0 +1,128 @@
+"""Hyperparameters of the XGBoost entry point: a few of its own, the rest are XGBoost parameters.
+
+SageMaker passes each as ``--key value``; script-mode jobs may JSON-encode values
+(``"\\"reg:squarederror\\""``), so every value goes through ``smenv.decode_value``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import smenv
+
+Param = tuple[str, object]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What this script does with the job, as opposed to how XGBoost boosts."""
+
+    num_round: int
+    early_stopping_rounds: int  # 0: off
+    tracker_port: int
+    checkpoint_every: int  # 0: off
+    content_type: str | None
+    params: list[Param]  # for xgboost.Booster, in order; eval_metric may repeat
+
+
+def integer(text: str) -> int:
+    """An integer hyperparameter, also when SageMaker JSON-quoted it or wrote ``10.0``."""
+    value = smenv.decode_value(text)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(text)
+
+
+def text(value: str) -> str:
+    return str(smenv.decode_value(value))
+
+
+def _parser() -> smenv.ArgumentParser:
+    # allow_abbrev=False: with parse_known_args, "--check 1" must reach XGBoost (and fail
+    # there, visibly), not silently become --checkpoint_every.
+    parser = smenv.ArgumentParser(
+        prog="train_xgboost.py",
+        description="Train XGBoost; unknown --key value pairs are XGBoost parameters.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--num_round", type=integer, default=100, help="Boosting rounds.")
+    parser.add_argument(
+        "--early_stopping_rounds",
+        type=integer,
+        default=0,
+        help="Stop after N rounds without improvement of the last eval metric (0: off).",
+    )
+    parser.add_argument(
+        "--tracker_port",
+        type=integer,
+        default=9099,
+        help="Port of XGBoost's tracker on the first host; training uses the next one too.",
+    )
+    parser.add_argument(
+        "--checkpoint_every",
+        type=integer,
+        default=10,
+        help="Save a checkpoint every N rounds into the checkpoint dir (0: off).",
+    )
+    parser.add_argument(
+        "--content_type",
+        type=text,
+        default=None,
+        help="text/csv, text/libsvm or application/x-parquet when the channel does not say.",
+    )
+    return parser
+
+
+def parse_hyperparameters(argv: Sequence[str]) -> Settings:
+    """Split the command line into this script's settings and XGBoost's parameters."""
+    known, rest = _parser().parse_known_args(list(argv))
+    if known.num_round < 1:
+        raise smenv.UsageError("num_round must be at least 1")
+    if known.early_stopping_rounds < 0 or known.checkpoint_every < 0:
+        raise smenv.UsageError("early_stopping_rounds and checkpoint_every cannot be negative")
+    if not 0 < known.tracker_port < 65535:
+        raise smenv.UsageError(f"tracker_port {known.tracker_port} is not a port (1-65534)")
+    return Settings(
+        num_round=known.num_round,
+        early_stopping_rounds=known.early_stopping_rounds,
+        tracker_port=known.tracker_port,
+        checkpoint_every=known.checkpoint_every,
+        content_type=known.content_type,
+        params=[param for key, value in _pairs(rest) for param in booster_params(key, value)],
+    )
+
+
+def _pairs(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
+    remaining = iter(tokens)
+    for token in remaining:
+        if not token.startswith("--") or token == "--":
+            raise smenv.UsageError(f"unexpected argument {token!r}: use --key value pairs")
+        key, has_value, value = token[2:].partition("=")
+        if not has_value:
+            value = next(remaining, "--")
+        if value.startswith("--"):
+            raise smenv.UsageError(f"--{key} needs a value")
+        yield key.replace("-", "_"), value
+
+
+def booster_params(key: str, raw: str) -> list[Param]:
+    """One hyperparameter as XGBoost parameters: numbers and booleans typed, JSON strings
+    unquoted, ``eval_metric`` lists (JSON or comma-separated) repeated, null dropped."""
+    value = smenv.decode_value(raw)
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        value = value.lower() == "true"  # the toolkit writes Python's True / False
+    if value is None:
+        return []
+    if key == "eval_metric":
+        names = value if isinstance(value, list) else str(value).split(",")
+        return [(key, str(name).strip()) for name in names if str(name).strip()]
+    if isinstance(value, list | dict):
+        return [(key, raw)]  # constraints such as "[[0,1],[2,3]]": XGBoost reads the text
+    if isinstance(value, bool):
+        return [(key, str(value).lower())]
+    return [(key, value)]
