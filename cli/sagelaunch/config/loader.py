@@ -31,6 +31,10 @@ class LoadedConfig:
         file, line, col = self.document.position(path)
         return Problem(file, line, col, format_path(path), message, severity)
 
+    def error(self, path: KeyPath, message: str) -> ConfigError:
+        """A located error to raise: ``raise loaded.error(("role",), "...")``."""
+        return ConfigError([self.problem(path, message)])
+
     @property
     def source_dir(self) -> Path:
         """The code directory: relative to the config file, default the repo's entrypoints/."""

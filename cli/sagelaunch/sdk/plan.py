@@ -18,13 +18,8 @@ from sagelaunch.sdk.runtime import SDK_WARNINGS
 def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
     region = cli_region or loaded.config.region or os.environ.get("AWS_REGION") or default_region()
     if not region:
-        raise ConfigError(
-            [
-                loaded.problem(
-                    ("region",),
-                    "no region: set region in the config, pass --region, or export AWS_REGION",
-                )
-            ]
+        raise loaded.error(
+            ("region",), "no region: set region in the config, pass --region, or export AWS_REGION"
         )
     return region
 
@@ -32,12 +27,8 @@ def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
 def resolve_role(loaded: LoadedConfig) -> str:
     role = loaded.config.role or os.environ.get("SAGELAUNCH_ROLE")
     if not role:
-        raise ConfigError(
-            [
-                loaded.problem(
-                    ("role",), "no role: set role to an IAM role ARN or export SAGELAUNCH_ROLE"
-                )
-            ]
+        raise loaded.error(
+            ("role",), "no role: set role to an IAM role ARN or export SAGELAUNCH_ROLE"
         )
     return role
 
@@ -86,7 +77,7 @@ def build_plan(
     try:
         request = capture_request(spec, region, job_name)
     except SdkRejected as exc:
-        raise ConfigError([loaded.problem(("framework",), exc.message)]) from None
+        raise loaded.error(("framework",), exc.message) from None
     upload = {**bundle.summary(), "s3_uri": code_uri} if bundle else None
     return {
         "job_name": job_name,
