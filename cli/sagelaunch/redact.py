@@ -28,7 +28,9 @@ def is_secret(name: str) -> bool:
 def _walk(value: Any) -> Any:
     if isinstance(value, dict):
         return {
-            key: _masked(item) if key in _ENVIRONMENT_KEYS and isinstance(item, dict) else _walk(item)
+            key: _masked(item)
+            if key in _ENVIRONMENT_KEYS and isinstance(item, dict)
+            else _walk(item)
             for key, item in value.items()
         }
     if isinstance(value, list):

@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from botocore.exceptions import ConnectionError as BotoConnectionError
 from botocore.exceptions import (
     BotoCoreError,
     ClientError,
@@ -23,6 +22,7 @@ from botocore.exceptions import (
     ProfileNotFound,
     TokenRetrievalError,
 )
+from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from sagelaunch.errors import AwsError
 
@@ -110,33 +110,45 @@ def _client_error(exc: ClientError) -> AwsError:
     if code in EXPIRED:
         return AwsError(f"AWS credentials have expired ({operation})", hint=CREDENTIALS_HINT)
     if code in BAD_CREDENTIALS:
-        return AwsError(f"AWS did not accept the credentials ({operation}: {message})",
-                        hint=CREDENTIALS_HINT)
+        return AwsError(
+            f"AWS did not accept the credentials ({operation}: {message})", hint=CREDENTIALS_HINT
+        )
     if code in DENIED:
-        return AwsError(f"access denied: {operation}: {message}",
-                        hint=f"the credentials' IAM policy must allow {operation}")
+        return AwsError(
+            f"access denied: {operation}: {message}",
+            hint=f"the credentials' IAM policy must allow {operation}",
+        )
     if code in THROTTLED:
         attempts = exc.response.get("ResponseMetadata", {}).get("RetryAttempts", 0) + 1
-        return AwsError(f"AWS is throttling or unavailable: {operation} failed after "
-                        f"{attempts} attempts ({code})",
-                        hint="retry later; in CI, spread out parallel submits")
+        return AwsError(
+            f"AWS is throttling or unavailable: {operation} failed after "
+            f"{attempts} attempts ({code})",
+            hint="retry later; in CI, spread out parallel submits",
+        )
     return _service_error(code, message, operation)
 
 
 def _service_error(code: str, message: str, operation: str) -> AwsError:
     if code == "ResourceLimitExceeded":
-        return AwsError(f"quota exceeded: {message}",
-                        hint="request a higher 'training job usage' quota for this instance type "
-                        "in Service Quotas, or use another instance type or region")
+        return AwsError(
+            f"quota exceeded: {message}",
+            hint="request a higher 'training job usage' quota for this instance type "
+            "in Service Quotas, or use another instance type or region",
+        )
     if code == "ValidationException" and _is_role_problem(message):
-        return AwsError(f"SageMaker cannot use the role: {message}",
-                        hint="the role must exist and trust sagemaker.amazonaws.com; "
-                        "check `role` in the config or $SAGELAUNCH_ROLE")
+        return AwsError(
+            f"SageMaker cannot use the role: {message}",
+            hint="the role must exist and trust sagemaker.amazonaws.com; "
+            "check `role` in the config or $SAGELAUNCH_ROLE",
+        )
     if code == "ValidationException":
         return AwsError(f"SageMaker rejected {operation}: {message}")
     if code in ("NoSuchBucket", "404") and operation != "HeadObject":
-        return AwsError(f"{operation}: {message}", hint="check the bucket in output_path / "
-                        "code_location exists in this account and region")
+        return AwsError(
+            f"{operation}: {message}",
+            hint="check the bucket in output_path / "
+            "code_location exists in this account and region",
+        )
     return AwsError(f"{operation} failed: {code}: {message}")
 
 
@@ -165,4 +177,3 @@ def is_not_found(exc: ClientError) -> bool:
     return code in ("ResourceNotFound", "ResourceNotFoundException", "NoSuchKey", "404") or (
         code == "ValidationException" and ("could not find" in message or "not found" in message)
     )
-

@@ -78,8 +78,11 @@ class LogReader:
         token = self._tokens.get(stream)
         events: list[LogEvent] = []
         while True:
-            query: dict[str, Any] = {"logGroupName": GROUP, "logStreamName": stream,
-                                     "startFromHead": True}
+            query: dict[str, Any] = {
+                "logGroupName": GROUP,
+                "logStreamName": stream,
+                "startFromHead": True,
+            }
             if token:
                 query["nextToken"] = token
             page = self.logs.get_log_events(**query)

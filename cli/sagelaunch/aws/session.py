@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import boto3
+import botocore.loaders
 import botocore.session
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ParamValidationError
 from botocore.validate import validate_parameters
 
 from sagelaunch.errors import SagelaunchError, UsageError
+
+if TYPE_CHECKING:
+    import boto3
 
 # Credentials that cannot reach AWS: an offline session never looks for real ones (no IMDS, no
 # profile), so planning works on a laptop without credentials and never talks to the network.
@@ -20,6 +25,8 @@ _OFFLINE_KEYS = {"aws_access_key_id": "offline", "aws_secret_access_key": "offli
 
 def offline_session(region: str) -> boto3.Session:
     """A boto3 session for building requests offline: the SDK needs one, AWS never sees it."""
+    import boto3  # only the SDK path needs boto3; the clients below are plain botocore
+
     return boto3.Session(region_name=region, **_OFFLINE_KEYS)
 
 
@@ -41,8 +48,9 @@ def validate_request(operation: str, params: dict[str, Any], service: str = "sag
 
 
 # Adaptive mode: botocore's standard retries (throttling, 5xx, timeouts, connection errors) plus a
-# client-side rate limiter that backs off when AWS throttles. Bounded, so "throttled" ends in exit
-# 3 rather than a hang. boto3's own AWS_MAX_ATTEMPTS / AWS_RETRY_MODE still win, as users expect.
+# client-side rate limiter that slows down when AWS throttles. Bounded, so "throttled" ends in
+# exit 3 rather than a hang. boto's own AWS_MAX_ATTEMPTS / AWS_RETRY_MODE still win, as users
+# expect (and as tests use to fail fast).
 DEFAULT_MAX_ATTEMPTS = 8
 CONNECT_TIMEOUT_S = 10
 READ_TIMEOUT_S = 60
@@ -53,7 +61,7 @@ def client_config() -> Config:
     return Config(
         retries={
             "mode": os.environ.get("AWS_RETRY_MODE") or "adaptive",  # type: ignore[typeddict-item]
-            "max_attempts": int(os.environ.get("AWS_MAX_ATTEMPTS") or DEFAULT_MAX_ATTEMPTS),
+            "total_max_attempts": int(os.environ.get("AWS_MAX_ATTEMPTS") or DEFAULT_MAX_ATTEMPTS),
         },
         connect_timeout=CONNECT_TIMEOUT_S,
         read_timeout=READ_TIMEOUT_S,
@@ -62,27 +70,24 @@ def client_config() -> Config:
 
 
 class Clients:
-    """The AWS clients of one command, created on first use from one session.
+    """The AWS clients of one command, each created on first use from one session.
 
-    Commands take a `Clients` and hand its clients to the `aws` functions, so a test can pass in
-    clients of its own (e.g. one wrapped in botocore's Stubber) through the same door.
+    Commands hand these clients to the `aws` functions, so a test can pass in clients of its own
+    (e.g. one under botocore's Stubber) through the same door: `Clients(region, sagemaker=c)`.
     """
 
-    def __init__(self, session: boto3.Session | None = None, **prebuilt: Any) -> None:
+    def __init__(
+        self, region: str, session: botocore.session.Session | None = None, **prebuilt: Any
+    ) -> None:
+        self.region = region
         self._session = session
         self._clients: dict[str, Any] = dict(prebuilt)
-
-    @property
-    def region(self) -> str:
-        if self._session is not None:
-            return str(self._session.region_name)
-        return str(next(iter(self._clients.values())).meta.region_name)
 
     def client(self, service: str) -> Any:
         if service not in self._clients:
             if self._session is None:
                 raise SagelaunchError(f"no {service} client was given and no session to make one")
-            self._clients[service] = self._session.client(service, config=client_config())
+            self._clients[service] = _create_client(self._session, service, self.region)
         return self._clients[service]
 
     @property
@@ -99,16 +104,50 @@ class Clients:
 
 
 def clients(region: str | None, profile: str | None = None) -> Clients:
-    """Clients for ``region`` with the usual credential chain (``profile`` or $AWS_PROFILE, env,
-    SSO, instance roles); $AWS_ENDPOINT_URL and $AWS_ENDPOINT_URL_<SERVICE> are honoured by boto3."""
+    """Clients for ``region`` (default: $AWS_REGION, $AWS_DEFAULT_REGION, the profile's) with
+    botocore's credential chain (``profile`` or $AWS_PROFILE, env, SSO, instance roles).
+    $AWS_ENDPOINT_URL and $AWS_ENDPOINT_URL_<SERVICE> are honoured as boto3 honours them.
+
+    botocore directly rather than boto3: the same clients without importing boto3 and
+    s3transfer, which keeps `submit plan.json` quick."""
     from sagelaunch.aws.errors import translate
 
+    session = botocore.session.Session(profile=profile)
     try:
-        session = boto3.Session(region_name=region, profile_name=profile)
+        region = region or os.environ.get("AWS_REGION") or session.get_config_variable("region")
     except BotoCoreError as exc:  # e.g. ProfileNotFound
         raise translate(exc) from None
-    if not session.region_name:
+    if not region:
         raise UsageError(
             "no AWS region", hint="pass --region, or export AWS_REGION, or set it in the profile"
         )
-    return Clients(session)
+    session.register_component("data_loader", _loader(session.get_config_variable("data_path")))
+    _quiet_botocore_logging()
+    return Clients(region, session)
+
+
+@functools.cache
+def _loader(data_path: str | None) -> botocore.loaders.Loader:
+    """One loader per process, so service models are parsed once even when one process runs many
+    commands (tests, notebooks); SageMaker's comes trimmed to what we call (aws.models)."""
+    from sagelaunch.aws.models import trimmed_loader
+
+    return trimmed_loader(data_path)
+
+
+def _create_client(session: botocore.session.Session, service: str, region: str) -> Any:
+    from sagelaunch.aws.errors import translate
+
+    try:
+        return session.create_client(service, region_name=region, config=client_config())
+    except BotoCoreError as exc:
+        raise translate(exc) from None
+
+
+def _quiet_botocore_logging() -> None:
+    """Importing parts of the SageMaker SDK runs `logging.basicConfig(level=INFO)`; botocore's
+    INFO lines ("Found credentials in environment variables") must not reach our stderr."""
+    for name in ("botocore", "urllib3"):
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.WARNING)

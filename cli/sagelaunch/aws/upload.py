@@ -11,7 +11,7 @@ from botocore.exceptions import ClientError
 from sagelaunch.aws.errors import error_code, translated
 from sagelaunch.errors import UsageError
 
-Progress = Callable[[int], None]  # called with the bytes sent since the last call
+Progress = Callable[[int], None]  # called with the bytes sent so far (0 again on a retry)
 
 
 def split_s3_uri(uri: str) -> tuple[str, str]:
@@ -36,15 +36,36 @@ def exists(s3: Any, uri: str) -> bool:
 
 @translated
 def put(s3: Any, uri: str, data: bytes, progress: Progress | None = None) -> None:
-    """Upload ``data`` (one PutObject below the multipart threshold), reporting progress."""
+    """One PutObject of ``data``, reporting progress as the bytes go out."""
     bucket, key = split_s3_uri(uri)
-    s3.upload_fileobj(io.BytesIO(data), bucket, key, Callback=progress)
+    body = _ProgressBody(data, progress)
+    handler_id = f"sagelaunch-progress-{id(body)}"
+    s3.meta.events.register("request-created.s3.PutObject", body.start, unique_id=handler_id)
+    try:
+        s3.put_object(Bucket=bucket, Key=key, Body=body)
+    finally:
+        s3.meta.events.unregister("request-created.s3.PutObject", unique_id=handler_id)
 
 
-def upload_if_missing(s3: Any, uri: str, data: bytes, progress: Progress | None = None) -> bool:
-    """Upload unless the key exists; True when bytes were sent. The key carries the bundle's
-    sha256, so an existing key means the very same bytes are already there."""
-    if exists(s3, uri):
-        return False
-    put(s3, uri, data, progress)
-    return True
+class _ProgressBody(io.BytesIO):
+    """A body that reports how far the HTTP send has read it.
+
+    botocore reads the body before sending (checksums, signing); those reads must not move the
+    bar. So reporting starts at `request-created` (emitted per attempt, after the checksum), as
+    s3transfer does it, and a retried attempt starts the bar again from zero."""
+
+    def __init__(self, data: bytes, progress: Progress | None) -> None:
+        super().__init__(data)
+        self._progress = progress
+        self._live = False
+
+    def start(self, **_: object) -> None:
+        self._live = self._progress is not None
+        if self._progress is not None:
+            self._progress(0)
+
+    def read(self, size: int | None = -1) -> bytes:
+        chunk = super().read(size)
+        if self._live and chunk and self._progress is not None:
+            self._progress(self.tell())
+        return chunk

@@ -27,17 +27,22 @@ TimeoutOption = Annotated[
 
 
 def connect(ctx: typer.Context, region: str | None) -> Clients:
-    """The command's AWS clients: those handed in by the caller (`obj=` in tests), else new ones."""
-    from sagelaunch.aws.session import Clients, clients
+    """The command's AWS clients: those handed in by the caller, else new ones for ``region``."""
+    from sagelaunch.aws.session import clients
 
-    if isinstance(ctx.obj, Clients):
-        return ctx.obj
-    return clients(region)
+    return given_clients(ctx) or clients(region)
+
+
+def given_clients(ctx: typer.Context) -> Clients | None:
+    """Clients handed in through the context (`CliRunner.invoke(..., obj=Clients(...))`): how
+    tests pass e.g. a client under botocore's Stubber."""
+    from sagelaunch.aws.session import Clients
+
+    return ctx.obj if isinstance(ctx.obj, Clients) else None
 
 
 def console_url(region: str, name: str) -> str:
-    return (f"https://{region}.console.aws.amazon.com/sagemaker/home?region={region}"
-            f"#/jobs/{name}")
+    return f"https://{region}.console.aws.amazon.com/sagemaker/home?region={region}#/jobs/{name}"
 
 
 def timeout_seconds(value: str | None) -> float | None:

@@ -17,8 +17,13 @@ if TYPE_CHECKING:
     from sagelaunch.aws.jobs import Transition
     from sagelaunch.aws.logs import LogEvent
 
-STATUS_STYLE = {"Completed": "green", "Failed": "red", "Stopped": "yellow", "Stopping": "yellow",
-                "InProgress": "cyan"}
+STATUS_STYLE = {
+    "Completed": "green",
+    "Failed": "red",
+    "Stopped": "yellow",
+    "Stopping": "yellow",
+    "InProgress": "cyan",
+}
 HOST_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red")
 
 
@@ -38,38 +43,46 @@ def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
     from sagelaunch.redact import redact
 
     resources = job.get("ResourceConfig", {})
-    return jsonable({
-        "job_name": job["TrainingJobName"],
-        "arn": job.get("TrainingJobArn"),
-        "status": job["TrainingJobStatus"],
-        "secondary_status": job.get("SecondaryStatus"),
-        "failure_reason": job.get("FailureReason"),
-        "instance_type": resources.get("InstanceType"),
-        "instance_count": resources.get("InstanceCount"),
-        "created": job.get("CreationTime"),
-        "started": job.get("TrainingStartTime"),
-        "ended": job.get("TrainingEndTime"),
-        "billable_seconds": job.get("BillableTimeInSeconds"),
-        "model_artifacts": job.get("ModelArtifacts", {}).get("S3ModelArtifacts"),
-        "console_url": console_url,
-        "transitions": [
-            {"status": t.get("Status"), "start": t.get("StartTime"), "end": t.get("EndTime"),
-             "message": t.get("StatusMessage", "")}
-            for t in job.get("SecondaryStatusTransitions", [])
-        ],
-        "description": redact(job),
-    })
+    return jsonable(
+        {
+            "job_name": job["TrainingJobName"],
+            "arn": job.get("TrainingJobArn"),
+            "status": job["TrainingJobStatus"],
+            "secondary_status": job.get("SecondaryStatus"),
+            "failure_reason": job.get("FailureReason"),
+            "instance_type": resources.get("InstanceType"),
+            "instance_count": resources.get("InstanceCount"),
+            "created": job.get("CreationTime"),
+            "started": job.get("TrainingStartTime"),
+            "ended": job.get("TrainingEndTime"),
+            "billable_seconds": job.get("BillableTimeInSeconds"),
+            "model_artifacts": job.get("ModelArtifacts", {}).get("S3ModelArtifacts"),
+            "console_url": console_url,
+            "transitions": [
+                {
+                    "status": t.get("Status"),
+                    "start": t.get("StartTime"),
+                    "end": t.get("EndTime"),
+                    "message": t.get("StatusMessage", ""),
+                }
+                for t in job.get("SecondaryStatusTransitions", [])
+            ],
+            "description": redact(job),
+        }
+    )
 
 
 def list_summary(job: dict[str, Any]) -> dict[str, Any]:
-    return jsonable({
-        "job_name": job["TrainingJobName"],
-        "arn": job.get("TrainingJobArn"),
-        "status": job["TrainingJobStatus"],
-        "secondary_status": job.get("SecondaryStatus"),
-        "created": job.get("CreationTime"),
-        "ended": job.get("TrainingEndTime"),
-    })
+    return jsonable(
+        {
+            "job_name": job["TrainingJobName"],
+            "arn": job.get("TrainingJobArn"),
+            "status": job["TrainingJobStatus"],
+            "secondary_status": job.get("SecondaryStatus"),
+            "created": job.get("CreationTime"),
+            "ended": job.get("TrainingEndTime"),
+        }
+    )
 
 
 def status_text(status: str) -> Text:
@@ -78,15 +91,20 @@ def status_text(status: str) -> Text:
 
 def render_status(summary: dict[str, Any]) -> None:
     grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
+    grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
     grid.add_row("job", summary["job_name"])
-    grid.add_row("status", Text.assemble(status_text(summary["status"]),
-                                         f" · {summary['secondary_status'] or '-'}"))
+    grid.add_row(
+        "status",
+        Text.assemble(status_text(summary["status"]), f" · {summary['secondary_status'] or '-'}"),
+    )
     if summary["failure_reason"]:
         grid.add_row("failure", Text(summary["failure_reason"], style="red"))
     grid.add_row("cluster", f"{summary['instance_count']} × {summary['instance_type']}")
-    for key in ("created", "started", "ended", "billable_seconds", "model_artifacts"):
+    for key in ("created", "started", "ended"):
+        if summary[key]:
+            grid.add_row(key, _time(summary[key]))
+    for key in ("billable_seconds", "model_artifacts"):
         if summary[key] is not None:
             grid.add_row(key.replace("_", " "), str(summary[key]))
     environment = summary["description"].get("Environment") or {}
@@ -100,24 +118,35 @@ def render_status(summary: dict[str, Any]) -> None:
 
 def _transitions(transitions: list[dict[str, Any]]) -> Table:
     table = Table(title="transitions", title_justify="left", box=None)
-    for column in ("status", "start", "end", "message"):
-        table.add_column(column, overflow="fold")
+    table.add_column("status", no_wrap=True)
+    table.add_column("since", no_wrap=True)
+    table.add_column("message", overflow="fold")
     for t in transitions:
-        table.add_row(t["status"], t["start"] or "", t["end"] or "", t["message"])
+        table.add_row(t["status"], _time(t["start"] or "")[11:], t["message"])
     return table
 
 
 def render_list(jobs: list[dict[str, Any]]) -> None:
+    if not jobs:
+        stdout.print("no training jobs match")
+        return
     table = Table(box=None)
-    for column in ("name", "status", "secondary", "created", "ended"):
-        table.add_column(column, overflow="fold")
+    table.add_column("name", no_wrap=True)  # names are what people copy: never folded
+    table.add_column("status", no_wrap=True)
+    table.add_column("created", no_wrap=True)
+    table.add_column("ended", no_wrap=True)
     for job in jobs:
-        table.add_row(job["job_name"], status_text(job["status"]), job["secondary_status"] or "",
-                      _short_time(job["created"]), _short_time(job["ended"]))
-    stdout.print(table if jobs else "no training jobs match")
+        status = status_text(job["status"])
+        if job["secondary_status"] and job["secondary_status"] != job["status"]:
+            status.append(f" · {job['secondary_status']}")
+        table.add_row(
+            job["job_name"], status, _time(job["created"])[5:16], _time(job["ended"])[5:16]
+        )
+    stdout.print(table)
 
 
-def _short_time(value: str | None) -> str:
+def _time(value: str | None) -> str:
+    """ISO 8601 as ``YYYY-MM-DD HH:MM:SS`` (UTC, as AWS returns it)."""
     return value[:19].replace("T", " ") if value else ""
 
 

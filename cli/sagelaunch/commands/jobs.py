@@ -59,7 +59,9 @@ def wait(
     ctx: typer.Context,
     job: JobArgument,
     timeout: TimeoutOption = None,
-    logs: Annotated[bool, typer.Option("--logs", help="Stream the job's logs while waiting.")] = False,
+    logs: Annotated[
+        bool, typer.Option("--logs", help="Stream the job's logs while waiting.")
+    ] = False,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
@@ -86,7 +88,7 @@ def logs(
     ] = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """Print a job's logs from every host, interleaved in time order, each line prefixed with its host (algo-N)."""
+    """Print a job's logs: every host, interleaved in time order, each line prefixed algo-N."""
     from sagelaunch.aws.logs import LogReader
     from sagelaunch.commands.job_view import print_events
 

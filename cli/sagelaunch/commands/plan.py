@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from sagelaunch.output import SetOption, print_json, stderr, stdout
+from sagelaunch.redact import redact
 
 
 class PlanFormat(str, Enum):
@@ -43,14 +44,15 @@ def plan(
 
         plan_file.save(out, result, bundle_data)
         stderr.print(f"saved plan to [bold]{out}[/bold]; submit it with: sagelaunch submit {out}")
+    shown = redact(result)  # secret-looking environment values: the display only, not the file
     if output is PlanFormat.json:
-        print_json(result)
+        print_json(shown)
     elif output is PlanFormat.yaml:
-        _print_yaml(result)
+        _print_yaml(shown)
     else:
         from sagelaunch.commands.plan_view import render
 
-        render(result)
+        render(shown)
 
 
 def make_plan(

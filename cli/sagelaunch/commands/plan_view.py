@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -22,6 +23,9 @@ def render(plan: dict[str, Any]) -> None:
     stdout.print(_hyperparameters(request.get("HyperParameters", {})))
     if request.get("InputDataConfig"):
         stdout.print(_channels(request["InputDataConfig"]))
+    if request.get("Environment"):
+        environment = ", ".join(f"{k}={v}" for k, v in request["Environment"].items())
+        stdout.print(f"[bold]env[/bold]    {escape(environment)}", highlight=False)
     _stopping(request)
     _cost(plan["cost"])
     _upload(plan.get("upload"))

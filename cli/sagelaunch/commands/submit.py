@@ -29,9 +29,9 @@ from sagelaunch.commands.follow import (
     RegionOption,
     TimeoutOption,
     conclude,
-    connect,
     console_url,
     follow,
+    given_clients,
     timeout_seconds,
 )
 from sagelaunch.errors import UsageError
@@ -72,7 +72,9 @@ def submit(
             help="Same key + same request = same job: a retry attaches instead of resubmitting.",
         ),
     ] = None,
-    wait: Annotated[bool, typer.Option("--wait", help="Wait for the job to end (exit 0/1/4/5).")] = False,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Wait for the job to end (exit 0/1/4/5).")
+    ] = False,
     logs: Annotated[bool, typer.Option("--logs", help="Stream the logs while waiting.")] = False,
     timeout: TimeoutOption = None,
     region: RegionOption = None,
@@ -80,13 +82,7 @@ def submit(
 ) -> None:
     """Upload the code (unless unchanged) and create the training job, or attach to it."""
     timeout_s = timeout_seconds(timeout)
-    plan, bundle_data, from_file = load_plan(target, overrides, region)
-    request = plan["request"]
-    if idempotency_key:
-        request = with_job_name(request, idempotent_name(plan["job_name"], idempotency_key, request))
-    aws = connect(ctx, plan["region"])
-    result = send(aws, request, plan.get("upload"), bundle_data,
-                  may_exist=from_file or bool(idempotency_key))
+    result, aws = deliver(target, overrides, idempotency_key, region, given_clients(ctx))
     final = None
     if wait or logs:
         _report(result, output, done=False)
@@ -95,6 +91,25 @@ def submit(
     _report(result, output, done=True)
     if final is not None:
         conclude(final, timeout_s)
+
+
+def deliver(
+    target: Path,
+    overrides: list[str] | None,
+    key: str | None,
+    region: str | None,
+    aws: Clients | None = None,
+) -> tuple[Submission, Clients]:
+    """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
+    from sagelaunch.aws.session import clients
+
+    plan, bundle_data, from_file = load_plan(target, overrides, region)
+    request = plan["request"]
+    if key:
+        request = with_job_name(request, idempotent_name(plan["job_name"], key, request))
+    aws = aws or clients(plan["region"])
+    result = send(aws, request, plan.get("upload"), bundle_data, may_exist=from_file or bool(key))
+    return result, aws
 
 
 def load_plan(
@@ -175,9 +190,12 @@ def _upload(aws: Clients, uri: str, data: bytes) -> None:
     from sagelaunch.aws.upload import put
 
     columns = ("uploading code", BarColumn(), DownloadColumn(), TransferSpeedColumn())
-    with Progress(*columns, console=stderr, transient=True) as progress:
+    # Only on a terminal: a bar means nothing in CI logs (and one live display per console).
+    with Progress(
+        *columns, console=stderr, transient=True, disable=not stderr.is_terminal
+    ) as progress:
         task = progress.add_task("upload", total=len(data))
-        put(aws.s3, uri, data, progress=lambda sent: progress.advance(task, sent))
+        put(aws.s3, uri, data, progress=lambda sent: progress.update(task, completed=sent))
 
 
 def _report(result: Submission, output: OutputFormat, done: bool) -> None:
@@ -193,6 +211,8 @@ def _report(result: Submission, output: OutputFormat, done: bool) -> None:
     code = ("uploaded" if result.uploaded else "already in S3") if result.bundle_sha256 else "none"
     stdout.print(f"{verb} [bold]{result.job_name}[/bold] ({result.status})")
     stdout.print(f"  arn      {result.arn}", highlight=False)
-    stdout.print(f"  code     {code}" + (f" (sha256 {result.bundle_sha256[:12]}…)"
-                                          if result.bundle_sha256 else ""))
+    stdout.print(
+        f"  code     {code}"
+        + (f" (sha256 {result.bundle_sha256[:12]}…)" if result.bundle_sha256 else "")
+    )
     stdout.print(f"  console  {result.console_url}", highlight=False)

@@ -41,6 +41,8 @@ def sagemaker() -> ModuleType:
     logger.propagate = False
     logger.setLevel(logging.WARNING)
     excepthook = sys.excepthook
+    root = logging.getLogger()
+    root_handlers, root_level = list(root.handlers), root.level
     with offline():
         import sagemaker as sdk
         import sagemaker.estimator
@@ -49,7 +51,10 @@ def sagemaker() -> ModuleType:
         import sagemaker.telemetry.telemetry_logging
         import sagemaker.xgboost
 
+    # sagemaker_core replaces the excepthook and sagemaker.experiments calls basicConfig(INFO),
+    # which would make botocore chatter on our stderr: put both back.
     sys.excepthook = excepthook
+    root.handlers[:], root.level = root_handlers, root_level
     return sdk
 
 

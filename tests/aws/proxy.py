@@ -1,0 +1,181 @@
+"""A loopback HTTP proxy in front of moto that counts requests and can inject AWS faults.
+
+Each request is classified by service and operation (SigV4 credential scope, `X-Amz-Target`,
+or S3 method/path), counted, and — with probability `fault_rate`, from a seeded RNG — answered
+with the error a throttled AWS endpoint sends instead of being forwarded: S3 `503 SlowDown` (XML),
+JSON-protocol services a `400 ThrottlingException` or a `503 ServiceUnavailable`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import re
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/[^/]+/([^/]+)/aws4_request")
+_HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connection", "upgrade"}
+
+
+class FaultProxy:
+    """Forward to ``upstream`` (``http://host:port``); count; inject faults at ``fault_rate``."""
+
+    def __init__(self, upstream: str, fault_rate: float = 0.0, seed: int = 0) -> None:
+        parts = urlsplit(upstream)
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self.fault_rate = fault_rate
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+        self.requests: Counter[str] = Counter()  # "service:Operation" -> requests received
+        self.faults: Counter[str] = Counter()  # "service:Operation" -> answered with a fault
+        self.forwarded: Counter[str] = Counter()  # "service:Operation" -> reached moto
+        self.upstream_errors: Counter[str] = Counter()  # "Operation status": moto's own 5xx
+        self.s3_bytes_in = 0  # request body bytes of forwarded S3 writes
+        self.created_names: list[str] = []  # TrainingJobName of every forwarded create
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FaultProxy:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def reset(self) -> None:
+        with self.lock:
+            for counter in (self.requests, self.faults, self.forwarded, self.upstream_errors):
+                counter.clear()
+            self.s3_bytes_in = 0
+            self.created_names.clear()
+
+    def total(self) -> int:
+        return sum(self.requests.values())
+
+    def _decide_fault(self, operation: str) -> bool:
+        with self.lock:
+            self.requests[operation] += 1
+            fault = self.fault_rate > 0 and self.rng.random() < self.fault_rate
+            if fault:
+                self.faults[operation] += 1
+            return fault
+
+    def _record_forward(self, operation: str, body: bytes) -> None:
+        with self.lock:
+            self.forwarded[operation] += 1
+            if operation.startswith("s3:") and operation != "s3:HeadObject":
+                self.s3_bytes_in += len(body)
+            if operation == "sagemaker:CreateTrainingJob":
+                self.created_names.append(json.loads(body)["TrainingJobName"])
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:  # quiet
+                pass
+
+            def _any(self) -> None:
+                body = _read_body(self)
+                operation = self._operation = _operation(self.command, self.path, self.headers)
+                if proxy._decide_fault(operation):
+                    self._fault(operation)
+                    return
+                proxy._record_forward(operation, body)
+                self._forward(body)
+
+            do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
+
+            def do_CONNECT(self) -> None:
+                """An HTTPS tunnel request (HTTPS_PROXY pointed here): counted, refused — so
+                e.g. the SDK's telemetry GET is seen but never leaves the machine."""
+                proxy._decide_fault(f"https-tunnel:{self.path.split(':')[0]}")
+                self.send_response(403)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def _forward(self, body: bytes) -> None:
+                upstream = http.client.HTTPConnection(*proxy.upstream, timeout=30)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
+                headers["Content-Length"] = str(len(body))
+                upstream.request(self.command, self.path, body=body, headers=headers)
+                response = upstream.getresponse()
+                data = response.read()
+                if response.status >= 500:
+                    with proxy.lock:
+                        proxy.upstream_errors[f"{self._operation} {response.status}"] += 1
+                self.send_response(response.status)
+                for key, value in response.getheaders():
+                    if key.lower() not in _HOP_BY_HOP and key.lower() != "content-length":
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                upstream.close()
+
+            def _fault(self, operation: str) -> None:
+                if operation.startswith("s3:"):
+                    status, kind = 503, "application/xml"
+                    body = (
+                        b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>SlowDown</Code>"
+                        b"<Message>Please reduce your request rate.</Message></Error>"
+                    )
+                elif proxy.rng.random() < 0.5:
+                    status, kind = 400, "application/x-amz-json-1.1"
+                    body = b'{"__type":"ThrottlingException","message":"Rate exceeded"}'
+                else:
+                    status, kind = 503, "application/x-amz-json-1.1"
+                    body = b'{"__type":"ServiceUnavailable","message":"Service unavailable"}'
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+
+        return Handler
+
+
+def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunks = []
+        while True:
+            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(chunks)
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline()
+    length = int(handler.headers.get("Content-Length") or 0)
+    return handler.rfile.read(length) if length else b""
+
+
+def _operation(method: str, path: str, headers) -> str:
+    match = _SCOPE.search(headers.get("Authorization", ""))
+    service = match.group(1) if match else "unsigned"
+    target = headers.get("X-Amz-Target")
+    if target:
+        return f"{service}:{target.rsplit('.', 1)[-1]}"
+    if service == "s3":
+        segments = [s for s in urlsplit(path).path.split("/") if s]
+        noun = "Object" if len(segments) > 1 else "Bucket" if segments else "Buckets"
+        verb = {"GET": "Get", "PUT": "Put", "HEAD": "Head", "DELETE": "Delete", "POST": "Post"}
+        return f"s3:{verb.get(method, method)}{noun}"
+    return f"{service}:{method}"

@@ -1,0 +1,108 @@
+"""Faults on the wire: a loopback proxy in front of moto throttles 30% of requests (seeded), and
+endpoints that cannot be reached or credentials that are missing end in exit 3, cleanly, fast."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.aws.conftest import boto_client
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.integration
+
+SUBMITS = 20
+
+
+def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_copy):
+    """Twenty CI steps at once, each submitting the plan with its own idempotency key (in
+    threads: the same `deliver` the command runs, each with its own clients)."""
+    from sagelaunch.commands.submit import deliver
+
+    proxy.fault_rate = 0.30
+    with ThreadPoolExecutor(max_workers=SUBMITS) as pool:
+        results = list(
+            pool.map(lambda i: deliver(plan_copy, None, f"ci-{i}", None)[0], range(SUBMITS))
+        )
+    proxy.fault_rate = 0.0
+    names = [result.job_name for result in results]
+    assert len(set(names)) == SUBMITS and not any(result.attached for result in results)
+    # Every create reached moto once per job. The faults happened and were retried: three
+    # forwarded requests per submit (HeadObject; PutObject or DescribeTrainingJob; Create...),
+    # plus one per injected fault, plus one per 500 of moto's own (concurrent PutObjects of
+    # one key sometimes collide inside moto; botocore retries those too).
+    faults = sum(proxy.faults.values())
+    moto_errors = sum(proxy.upstream_errors.values())
+    assert Counter(proxy.created_names) == Counter(names)
+    assert faults >= 10 and proxy.faults["sagemaker:CreateTrainingJob"] > 0
+    assert sum(proxy.forwarded.values()) == 3 * SUBMITS + moto_errors
+    assert proxy.total() == 3 * SUBMITS + faults + moto_errors
+    print(
+        f"\n{proxy.total() / SUBMITS:.2f} HTTP requests per submit at the proxy "
+        f"({faults} faults injected, {moto_errors} moto errors): {dict(proxy.requests)}"
+    )
+    # moto holds exactly those jobs.
+    listed = boto_client("sagemaker").list_training_jobs(MaxResults=100)["TrainingJobSummaries"]
+    assert sorted(j["TrainingJobName"] for j in listed) == sorted(names)
+
+
+def test_throttling_that_outlasts_the_retries_is_exit_3(cli, proxy, plan_copy, monkeypatch):
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
+    proxy.fault_rate = 1.0
+    result = cli("submit", plan_copy)
+    assert result.exit_code == 3
+    assert "throttling or unavailable" in result.stderr and "after 2 attempts" in result.stderr
+    assert proxy.total() == 2 and "Traceback" not in result.output  # AWS_MAX_ATTEMPTS is total
+
+
+def run_cli(
+    *args: str, env_changes: dict[str, str | None]
+) -> tuple[subprocess.CompletedProcess, float]:
+    """`python -m sagelaunch ARGS` in a fresh process: what a user or CI step sees."""
+    env = dict(os.environ)
+    for key, value in env_changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sagelaunch", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=60,
+    )
+    return proc, time.monotonic() - start
+
+
+def assert_one_clean_error(proc: subprocess.CompletedProcess, fragment: str) -> None:
+    assert proc.returncode == 3, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and fragment in errors[0], proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_unreachable_endpoint_is_exit_3_fast(moto, plan_copy):
+    proc, seconds = run_cli(
+        "submit",
+        str(plan_copy),
+        env_changes={"AWS_ENDPOINT_URL": "http://127.0.0.1:1", "AWS_MAX_ATTEMPTS": "2"},
+    )
+    assert_one_clean_error(proc, "cannot reach AWS at http://127.0.0.1:1")
+    assert seconds < 10
+
+
+def test_no_credentials_is_exit_3(moto, plan_copy):
+    proc, seconds = run_cli(
+        "status", "some-job", env_changes={"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None}
+    )
+    assert_one_clean_error(proc, "no AWS credentials found")
+    assert "hint:" in proc.stderr and seconds < 10

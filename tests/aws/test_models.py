@@ -1,0 +1,75 @@
+"""The trimmed SageMaker model: exactly the operations sagelaunch calls, same shapes as botocore's,
+and botocore's full model whenever the cache cannot be written."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import botocore.loaders
+import botocore.session
+from botocore import xform_name
+from botocore.validate import validate_parameters
+
+from sagelaunch.aws import models
+from tests.conftest import REPO
+
+JOBS = REPO / "cli" / "sagelaunch" / "aws" / "jobs.py"
+
+
+def client_from(loader):
+    session = botocore.session.Session()
+    session.register_component("data_loader", loader)
+    return session.create_client(
+        "sagemaker", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    )
+
+
+def structure(shape, seen=None) -> dict:
+    """Every shape reachable from ``shape``: its type, members and their shapes (no docs)."""
+    seen = {} if seen is None else seen
+    if shape is None or shape.name in seen:
+        return seen
+    refs = dict(getattr(shape, "members", {}))
+    for ref in ("member", "key", "value"):
+        if getattr(shape, ref, None) is not None:
+            refs[ref] = getattr(shape, ref)
+    seen[shape.name] = (
+        shape.type_name,
+        {k: v.name for k, v in refs.items()},
+        json.dumps(shape.metadata, sort_keys=True, default=str),
+    )
+    for child in refs.values():
+        structure(child, seen)
+    return seen
+
+
+def test_every_sagemaker_call_in_aws_jobs_is_kept():
+    called = set(re.findall(r"sagemaker\.(\w+)\(", JOBS.read_text()))
+    assert called, "the pattern no longer finds the calls"
+    assert called == {xform_name(op) for op in models.OPERATIONS["sagemaker"]}
+
+
+def test_trimmed_model_matches_botocore_for_our_operations(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    trimmed = client_from(models.trimmed_loader(None))
+    full = client_from(botocore.loaders.create_loader())
+    assert set(trimmed.meta.service_model.operation_names) == set(models.OPERATIONS["sagemaker"])
+    for name in models.OPERATIONS["sagemaker"]:
+        ours, theirs = (c.meta.service_model.operation_model(name) for c in (trimmed, full))
+        for side in ("input_shape", "output_shape"):
+            assert structure(getattr(ours, side)) == structure(getattr(theirs, side))
+    golden = json.loads((REPO / "tests" / "golden" / "smddp-p4d.json").read_text())["request"]
+    validate_parameters(
+        golden, trimmed.meta.service_model.operation_model("CreateTrainingJob").input_shape
+    )
+    written = list(tmp_path.rglob("service-2.json"))
+    assert len(written) == 1 and written[0].stat().st_size < 100_000
+
+
+def test_an_unwritable_cache_falls_back_to_the_full_model(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    client = client_from(models.trimmed_loader(None))
+    assert "CreateEndpoint" in client.meta.service_model.operation_names
