@@ -25,9 +25,12 @@ lint: setup
 	$(VENV)/bin/ruff format --check cli entrypoints tests
 	$(VENV)/bin/mypy
 
-demo: setup
+demo: setup  ## validate, plan, then run PyTorch DDP and sharded XGBoost on 2 local hosts each
 	$(VENV)/bin/sagelaunch validate launch_configs/
-	$(VENV)/bin/sagelaunch init
+	$(VENV)/bin/sagelaunch plan launch_configs/smddp-p4d.yaml
+	$(VENV)/bin/sagelaunch local launch_configs/cpu-local.yaml
+	$(PY) -m tests.local.data .sagelaunch/demo-data
+	$(VENV)/bin/sagelaunch local launch_configs/xgboost-local.yaml
 
 golden: setup
 	$(PY) -m tests.golden.regenerate

@@ -270,7 +270,13 @@ def main(argv: Sequence[str]) -> int:
     if args.precision is None:
         args.precision = "bf16" if ctx.device.type == "cuda" else "fp32"
     try:
-        return train(args, env, ctx)
+        result = train(args, env, ctx)
+        # Every rank finishes its collectives before any rank tears the group down: otherwise
+        # gloo's connection threads can be destroyed mid-flight and abort the process at exit
+        # ("terminate called without an active exception"). Not on the error path: a peer that
+        # died would leave the barrier waiting.
+        torch_dist.barrier(ctx)
+        return result
     finally:
         torch_dist.teardown(ctx)
 

@@ -26,7 +26,9 @@ def local(
     procs_per_host: Annotated[
         int | None,
         typer.Option(
-            "--procs-per-host", min=1, help="Processes per host (default: local.processes_per_host)."
+            "--procs-per-host",
+            min=1,
+            help="Processes per host (default: local.processes_per_host).",
         ),
     ] = None,
     workdir: Annotated[
@@ -51,12 +53,13 @@ def local(
     from sagelaunch.local import job
 
     loaded, warnings = load_valid(config, overrides)
-    prepared = job.prepare(loaded)
-    plan, code = _plan(prepared, warnings)
-    for warning in plan["warnings"]:
-        stderr.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
     options = job.Options(hosts, procs_per_host, workdir, keep)
-    result = job.run(prepared, plan, code, options, _printer(), _say)
+    prepared = job.prepare(loaded, options)
+    with job.warm_start(prepared) as agents:
+        plan, code = _plan(prepared, warnings)
+        for warning in plan["warnings"]:
+            stderr.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        result = job.run(prepared, plan, code, options, _printer(), _say, agents)
     if output is OutputFormat.json:
         print_json(result.as_json())
     else:

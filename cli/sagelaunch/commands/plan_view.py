@@ -50,7 +50,7 @@ def _topology_tree(topology: dict[str, Any], resources: dict[str, Any]) -> Tree:
 
 def _hyperparameters(hyperparameters: dict[str, str]) -> Table:
     table = Table(title="hyperparameters (as sent)", title_justify="left", box=None)
-    table.add_column("key")
+    table.add_column("key", overflow="fold")
     table.add_column("value", overflow="fold")
     for key, value in hyperparameters.items():
         style = "dim" if key.startswith("sagemaker_") or key == "mp_parameters" else ""

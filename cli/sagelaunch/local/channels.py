@@ -51,7 +51,7 @@ class DataFile:
 class ObjectStore(Protocol):
     """What channels need from S3 (sagelaunch.aws.download provides it)."""
 
-    def list(self, uri: str) -> list[DataFile]: ...
+    def objects(self, uri: str) -> list[DataFile]: ...
 
     def fetch(self, uri: str, files: list[DataFile], cache: Path) -> dict[str, Path]: ...
 
@@ -123,7 +123,7 @@ def populate(
     for name, source in channel_sources.items():
         if source.is_s3:
             store = store or store_factory()
-            files = store.list(source.location)
+            files = store.objects(source.location)
             origins = store.fetch(source.location, files, cache / name)
         else:
             files = local_files(source.location)
@@ -146,7 +146,7 @@ def link_or_copy(origin: Path, destination: Path) -> None:
 
 
 class S3Store:
-    """ObjectStore over boto3 (through sagelaunch.aws.download, imported only when used)."""
+    """ObjectStore over S3 (through sagelaunch.aws.download, imported only when used)."""
 
     def __init__(self, region: str | None) -> None:
         from sagelaunch.aws import download
@@ -154,7 +154,7 @@ class S3Store:
         self._download = download
         self._client: Any = download.client(region)
 
-    def list(self, uri: str) -> list[DataFile]:
+    def objects(self, uri: str) -> list[DataFile]:
         _, prefix = self._download.split_uri(uri)
         objects = self._download.list_objects(self._client, uri)
         return [DataFile(_relative_key(o.key, prefix), o.key) for o in objects]

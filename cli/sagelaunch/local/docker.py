@@ -1,4 +1,4 @@
-"""`--docker`: what the SDK's own local mode (Docker Compose) needs, checked before anything runs."""
+"""`--docker`: what the SDK's local mode (Docker Compose) needs, checked before anything runs."""
 
 from __future__ import annotations
 

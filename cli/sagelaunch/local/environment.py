@@ -5,7 +5,11 @@ A re-implementation of ``sagemaker_training.environment.Environment().to_env_var
 base directory once at import time and pulls in boto3. tests/local checks this module against the
 toolkit itself, host by host. What the toolkit learns from the machine (CPUs, GPUs, Neuron cores,
 smddprun) comes from ``Machine``; what it learns from the container's environment variables comes
-from ``container_env``, so the test can show the toolkit the very same facts.
+from ``container_env``, so the test can show the toolkit the very same facts. (Its boto3 region
+lookup feeds only SAGEMAKER_REGION, never an SM_* variable; the planned region is used for it.)
+
+Deliberately not emulated: the PyTorch toolkit's NCCL_SOCKET_IFNAME=eth0 and EFA variables, which
+would break NCCL on a workstation whose interface has another name.
 """
 
 from __future__ import annotations
@@ -276,6 +280,11 @@ _FOREIGN = re.compile(
 )
 
 
+def without_job_variables(inherited: Mapping[str, str]) -> dict[str, str]:
+    """This shell's environment minus what a launcher or a real SageMaker job would set."""
+    return {k: v for k, v in inherited.items() if not _FOREIGN.match(k)}
+
+
 def process_environment(
     inherited: Mapping[str, str],
     *,
@@ -290,7 +299,7 @@ def process_environment(
     """A host process's whole environment: this shell's (minus launcher and job variables), the
     job's Environment and image variables, the SM_* variables, and what the toolkit exports
     besides them. TRAINING_JOB_NAME stays unset: entry points read it as "inside a real job"."""
-    env = {k: v for k, v in inherited.items() if not _FOREIGN.match(k)}
+    env = without_job_variables(inherited)
     env.update(container_env)
     env.update(sm)
     env.update(

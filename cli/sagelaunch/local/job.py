@@ -5,15 +5,18 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Callable
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sagelaunch import bundle
+from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import UsageError
-from sagelaunch.local import artifacts, channels, environment, launchers, supervisor, tree
+from sagelaunch.local import artifacts, channels, environment, launchers, supervisor, tree, warm
 from sagelaunch.local.variant import local_variant
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
@@ -30,11 +33,13 @@ class Options:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A config checked for a local run, and the variant of it that gets planned."""
+    """A config checked for a local run, the variant of it that gets planned, and the cluster."""
 
     loaded: LoadedConfig
     planned: LoadedConfig
     sources: dict[str, channels.Source]
+    hosts: list[str]
+    launch: launchers.Launch
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Result:
                     "exit_code": h.exit_code,
                     "duration_s": round(h.duration_s, 3),
                     "failure": h.failure,
+                    "stopped": h.stopped,  # by sagelaunch, after another host failed
                 }
                 for h in self.hosts
             ],
@@ -69,14 +75,33 @@ class Result:
         }
 
 
-def prepare(loaded: LoadedConfig) -> Prepared:
-    """Fail fast, before planning, on what cannot run here."""
-    if loaded.config.is_builtin_algorithm:
+def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
+    """Fail fast, before planning, on what cannot run here; settle hosts and launcher."""
+    config = loaded.config
+    if config.is_builtin_algorithm:
         raise UsageError(
             "the built-in XGBoost algorithm runs only in its own container",
             "run the script-mode equivalent: --set entry_point=train_xgboost.py",
         )
-    return Prepared(loaded, local_variant(loaded), channels.sources(loaded))
+    count = host_count(config.local.hosts, config.compute.instance_count, options.hosts)
+    launch = launchers.choose(
+        topology.topology(config).launcher,  # what plan["topology"] will say
+        config.distribution.strategy,
+        options.processes_per_host or config.local.processes_per_host,
+    )
+    sources = channels.sources(loaded)
+    return Prepared(loaded, local_variant(loaded), sources, tree.host_names(count), launch)
+
+
+@contextmanager
+def warm_start(prepared: Prepared) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Start torchrun agents now, to import torch while the request is planned (warm.py)."""
+    if prepared.launch.kind != "torchrun":
+        yield []
+        return
+    inherited = environment.without_job_variables(os.environ)
+    with warm.agents(len(prepared.hosts), inherited) as agents:
+        yield agents
 
 
 def host_count(config_hosts: int | None, instance_count: int, requested: int | None) -> int:
@@ -90,31 +115,14 @@ def run(
     options: Options,
     printer: supervisor.Printer,
     say: Callable[[str], None],
+    agents: list[subprocess.Popen[bytes]] | None = None,
 ) -> Result:
-    config = prepared.loaded.config
-    request = plan["request"]
-    names = tree.host_names(host_count(config.local.hosts, config.compute.instance_count, options.hosts))
-    launch = launchers.choose(
-        plan["topology"]["launcher"],
-        config.distribution.strategy,
-        options.processes_per_host or config.local.processes_per_host,
-    )
+    """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
+    launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan["job_name"]).resolve()
-    _clear(workdir)
-    trees = [tree.HostTree(name, workdir / name) for name in names]
-    channel_config = tree.input_data_config(request)
-    instance_type = request["ResourceConfig"]["InstanceType"]
-    for host in trees:
-        tree.create(
-            host,
-            hyperparameters=request.get("HyperParameters", {}),
-            resources=tree.resource_config(host.name, names, instance_type),
-            channels=channel_config,
-        )
-        if code is not None:
-            bundle.extract(code, host.code)
+    trees = _build_trees(workdir, prepared.hosts, plan["request"], code)
     warnings = [launch.warning] if launch.warning else []
-    if code is not None and (trees[0].code / "requirements.txt").is_file():
+    if (trees[0].code / "requirements.txt").is_file():
         warnings.append("requirements.txt is not installed by local runs: install it yourself")
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
@@ -122,26 +130,41 @@ def run(
         trees, prepared.sources, workdir / ".cache", lambda: channels.S3Store(plan["region"])
     )
     _say_plan(say, plan["job_name"], workdir, launch, len(trees), counts)
-    specs = _host_processes(prepared, plan, trees, launch, channel_config)
-    outcomes = supervisor.run(specs, _metric_patterns(request), printer)
-    result = Result(plan["job_name"], workdir, launch.kind, _with_waiting(outcomes, names))
+    specs = _host_processes(prepared, plan, trees, agents or [])
+    outcomes = supervisor.run(specs, _metric_patterns(plan["request"]), printer)
+    result = Result(plan["job_name"], workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings = warnings
-    for outcome, host in zip(result.hosts, trees):
-        if host.failure_file.is_file():
-            outcome.failure = host.failure_file.read_text("utf-8", errors="replace").strip()
     if not result.failed:
         _finish(result, trees[0], keep=options.keep)
     return result
+
+
+def _build_trees(
+    workdir: Path, names: list[str], request: dict[str, Any], code: bytes | None
+) -> list[tree.HostTree]:
+    _clear(workdir)
+    trees = [tree.HostTree(name, workdir / name) for name in names]
+    for host in trees:
+        tree.create(
+            host,
+            hyperparameters=request.get("HyperParameters", {}),
+            resources=tree.resource_config(
+                host.name, names, request["ResourceConfig"]["InstanceType"]
+            ),
+            channels=tree.input_data_config(request),
+        )
+        if code is not None:
+            bundle.extract(code, host.code)
+    return trees
 
 
 def _host_processes(
     prepared: Prepared,
     plan: dict[str, Any],
     trees: list[tree.HostTree],
-    launch: launchers.Launch,
-    channel_config: dict[str, dict[str, str]],
+    agents: list[subprocess.Popen[bytes]],
 ) -> list[supervisor.HostProcess]:
-    config = prepared.loaded.config
+    config, launch = prepared.loaded.config, prepared.launch
     request = plan["request"]
     container_env = {
         **request.get("Environment", {}),
@@ -151,17 +174,16 @@ def _host_processes(
     hyperparameters = request.get("HyperParameters", {})
     names = [host.name for host in trees]
     instance_type = request["ResourceConfig"]["InstanceType"]
-    _, user = environment.split_hyperparameters(
-        environment.decode_hyperparameters(hyperparameters)
-    )
-    master = {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(free_port())}
+    _, user = environment.split_hyperparameters(environment.decode_hyperparameters(hyperparameters))
+    master_port = free_port()
+    extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
     specs = []
     for index, host in enumerate(trees):
         training_env = environment.training_environment(
             host,
             hyperparameters=hyperparameters,
             resources=tree.resource_config(host.name, names, instance_type),
-            channels=channel_config,
+            channels=tree.input_data_config(request),
             machine=machine,
             container_env=container_env,
         )
@@ -171,7 +193,7 @@ def _host_processes(
             args=environment.user_args(user),
             host_index=index,
             host_count=len(trees),
-            master_port=int(master["MASTER_PORT"]),
+            master_port=master_port,
         )
         if command is None:
             continue
@@ -183,19 +205,43 @@ def _host_processes(
             job_name=plan["job_name"],
             region=plan["region"],
             code_dir=str(host.code),
-            extra=master if len(trees) > 1 or launch.kind == "mpirun" else {},
+            extra=extra,
         )
         log = host.root.parent / "logs" / f"{host.name}.log"
-        specs.append(supervisor.HostProcess(host.name, command, host.code, env, log))
+        waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
+        specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
     return specs
 
 
+def _launcher_env(
+    hosts: int,
+    launch: launchers.Launch,
+    master_port: int,
+    machine: environment.Machine,
+    container_env: dict[str, str],
+) -> dict[str, str]:
+    env = {}
+    if hosts > 1 or launch.kind == "mpirun":
+        env = {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
+    if "OMP_NUM_THREADS" not in {**os.environ, **container_env}:
+        # The emulated hosts share this machine's cores; without a cap every process would start
+        # one thread per core and they would fight over them (torchrun caps its workers alike).
+        processes = hosts * launch.processes_per_host
+        env["OMP_NUM_THREADS"] = str(max(1, machine.num_cpus // processes))
+    return env
+
+
 def _with_waiting(
-    outcomes: list[supervisor.HostOutcome], names: list[str]
+    outcomes: list[supervisor.HostOutcome], trees: list[tree.HostTree]
 ) -> list[supervisor.HostOutcome]:
-    """Hosts that ran no process themselves (mpirun workers) appear with no exit code."""
+    """One outcome per host, in host order, with its failure file. Hosts that ran no process of
+    their own (mpirun workers) have no exit code."""
     by_host = {outcome.host: outcome for outcome in outcomes}
-    return [by_host.get(name) or supervisor.HostOutcome(name) for name in names]
+    ordered = [by_host.get(host.name) or supervisor.HostOutcome(host.name) for host in trees]
+    for outcome, host in zip(ordered, trees, strict=True):
+        if host.failure_file.is_file():
+            outcome.failure = host.failure_file.read_text("utf-8", errors="replace").strip()
+    return ordered
 
 
 def _finish(result: Result, master: tree.HostTree, *, keep: bool) -> None:

@@ -7,7 +7,7 @@
 - ``mpi``, ``smp`` v1: Open MPI's ``mpirun`` on the first host starting every rank, as the toolkit's
   MasterRunner (the other hosts only wait there); without Open MPI, the torchrun equivalent.
 
-Commands use this interpreter (``sys.executable``), so the venv's torch and xgboost are the ones run.
+Commands use this interpreter (``sys.executable``), so the venv's torch and xgboost run.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ class Launch:
 def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> Launch:
     """The launcher for the planned topology (plan["topology"]["launcher"])."""
     if topology_launcher in {"python", "xgboost"}:
-        return Launch("python", 1)
+        ignored = f"{strategy} runs one process per host; processes_per_host is ignored"
+        return Launch("python", 1, ignored if processes_per_host > 1 else None)
     if topology_launcher == "mpirun" and strategy != "smddp":
         if open_mpi_available():
             return Launch("mpirun", processes_per_host)

@@ -16,10 +16,12 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from sagelaunch.local import warm
 
 TAIL_LINES = 20
 GRACE_S = 5.0
@@ -35,6 +37,7 @@ class HostProcess:
     cwd: Path
     env: dict[str, str]
     log: Path
+    waiting: subprocess.Popen[bytes] | None = None  # a warm-started agent (see warm.py)
 
 
 @dataclass
@@ -57,22 +60,24 @@ class HostOutcome:
 class _Running:
     """One started host: its process, the thread copying its output, its outcome."""
 
-    def __init__(
-        self, spec: HostProcess, metrics: list[re.Pattern[str]], printer: Printer
-    ) -> None:
+    def __init__(self, spec: HostProcess, metrics: list[re.Pattern[str]], printer: Printer) -> None:
         self.spec = spec
         self.outcome = HostOutcome(spec.host)
         self.started = time.monotonic()
         spec.log.parent.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            spec.argv,
-            cwd=spec.cwd,
-            env=spec.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        if spec.waiting is not None:
+            warm.release(spec.waiting, spec.argv, str(spec.cwd), spec.env)
+            self.proc = spec.waiting
+        else:
+            self.proc = subprocess.Popen(
+                spec.argv,
+                cwd=spec.cwd,
+                env=spec.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         assert self.proc.stdout is not None
         self.reader = threading.Thread(
             target=self._copy, args=(self.proc.stdout, metrics, printer), daemon=True
@@ -120,7 +125,7 @@ def run(
 
 
 def _wait(running: list[_Running], grace_s: float) -> None:
-    while not all(host.finished() for host in running):
+    while not _all_finished(running):
         if any(host.outcome.failed for host in running):
             _stop(running, grace_s)
             return
@@ -135,13 +140,18 @@ def _stop(running: list[_Running], grace_s: float) -> None:
         host.outcome.stopped = True
         _signal_all(trees[host.proc.pid], signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and not all(host.finished() for host in live):
+    while time.monotonic() < deadline and not _all_finished(live):
         time.sleep(POLL_S)
     for host in live:
         leftovers = set(trees[host.proc.pid]) | set(process_tree(host.proc.pid))
         _signal_all(sorted(leftovers), signal.SIGKILL)
         host.proc.wait()
         host.finished()
+
+
+def _all_finished(hosts: list[_Running]) -> bool:
+    """Poll every host (each records its own exit code and time), not just up to the first."""
+    return all([host.finished() for host in hosts])
 
 
 def _signal_all(pids: list[int], signum: int) -> None:
@@ -159,10 +169,8 @@ def _signal_all(pids: list[int], signum: int) -> None:
 
 
 def _quietly(send: Callable[[int, int], None], target: int, signum: int) -> None:
-    try:
+    with suppress(ProcessLookupError, PermissionError):
         send(target, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def process_tree(root: int) -> list[int]:

@@ -108,6 +108,7 @@ def create(
     for folder in (
         tree.code,
         tree.input_config,
+        tree.input / "data",
         tree.model,
         tree.output_data,
         tree.output_intermediate,
@@ -115,7 +116,7 @@ def create(
     ):
         folder.mkdir(parents=True)
     for name in channels:
-        tree.channel(name).mkdir(parents=True)
+        tree.channel(name).mkdir()
     _write_json(tree.config_file("hyperparameters"), hyperparameters)
     _write_json(tree.config_file("resourceconfig"), resources)
     _write_json(tree.config_file("inputdataconfig"), channels)

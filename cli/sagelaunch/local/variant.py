@@ -1,4 +1,4 @@
-"""The config a local run plans: what AWS would need but a laptop does not, filled with placeholders.
+"""The config a local run plans: what AWS needs but a laptop does not, as placeholders.
 
 A local run must work without a role, an output path, a region or S3 inputs, yet its
 hyperparameters must be exactly what the SDK would send. So the request is planned from a copy of

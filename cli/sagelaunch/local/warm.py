@@ -1,0 +1,92 @@
+"""Warm start for torchrun agents: each host's agent imports torch while sagelaunch plans.
+
+Planning (the SageMaker SDK import above all) and a torchrun agent's start (importing torch) each
+take seconds; one after the other they would be most of a short local run's overhead. So for
+torchrun launches every host's process starts before planning as ``python -m
+sagelaunch.local.warm``, imports torch.distributed.run, and waits on stdin. Once the plan exists,
+the supervisor sends one JSON line with the real command line, working directory and environment,
+and the process becomes ``python -m torch.distributed.run ARGS`` as launched cold: its workers are
+fresh interpreters started with that environment. End of input without a command (planning
+failed, sagelaunch died) makes it exit quietly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+TORCHRUN = ("-m", "torch.distributed.run")
+
+
+def is_warmable(argv: list[str]) -> bool:
+    return argv[:3] == [sys.executable, *TORCHRUN]
+
+
+def start(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """One waiting agent, in a session of its own (as every host process is)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", __name__],
+        env=dict(env),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def release(
+    proc: subprocess.Popen[bytes], argv: list[str], cwd: str, env: Mapping[str, str]
+) -> None:
+    """Hand a waiting agent its command; it runs from here on like a cold start."""
+    assert proc.stdin is not None and is_warmable(argv)
+    order = {"args": argv[len(TORCHRUN) + 1 :], "cwd": cwd, "env": dict(env)}
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.write((json.dumps(order) + "\n").encode())
+        proc.stdin.close()
+
+
+@contextlib.contextmanager
+def agents(count: int, env: Mapping[str, str]) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``count`` waiting agents; any still waiting when the block ends is sent away."""
+    procs = [start(env) for _ in range(count)]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.stdin is not None and not proc.stdin.closed:
+                _dismiss(proc)
+
+
+def _dismiss(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _serve(stdin: IO[str]) -> int:
+    from torch.distributed import run as torchrun  # the slow import, overlapped with planning
+
+    line = stdin.readline()
+    if not line:
+        return 0
+    order: dict[str, Any] = json.loads(line)
+    os.chdir(order["cwd"])
+    os.environ.clear()
+    os.environ.update(order["env"])
+    sys.argv = [torchrun.__file__, *order["args"]]
+    torchrun.main(order["args"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_serve(sys.stdin))

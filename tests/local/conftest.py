@@ -1,0 +1,105 @@
+"""Harness for `sagelaunch local` tests: configs written to tmp_path, the CLI run as a subprocess.
+
+Runs go through a real `python -m sagelaunch local` with a timeout, so a hung host fails the test
+instead of the suite, and the test sees exactly what a user sees (exit code, stdout, stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import ENTRYPOINTS
+
+# Variables a launcher or a real job would set; runs start without them.
+_FOREIGN = re.compile(r"^(SM_.*|TRAINING_JOB_NAME|RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)$")
+
+# A GPT small enough that a step takes milliseconds on one CPU core.
+TINY_GPT = {
+    "model": "gpt",
+    "n_layer": 1,
+    "n_head": 2,
+    "n_embd": 32,
+    "seq_len": 16,
+    "vocab_size": 64,
+    "batch_size": 4,
+    "log_every": 1,
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not _FOREIGN.match(k)}
+    env.update({"AWS_EC2_METADATA_DISABLED": "true", "COLUMNS": "200", **extra})
+    return env
+
+
+def run_local(
+    config: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sagelaunch", "local", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=config.parent,
+        env=env or clean_env(),
+    )
+
+
+def alive(pid: int) -> bool:
+    """Running (zombies awaiting their reaper do not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in {"Z", "X"}
+
+
+@pytest.fixture
+def write_config(tmp_path: Path):
+    """Write a launch config (dict) to tmp_path/NAME; ``code`` files go to tmp_path/code/."""
+
+    def write(config: dict[str, Any], code: dict[str, str] | None = None, name: str = "job.yaml"):
+        for file, text in (code or {}).items():
+            (tmp_path / "code" / file).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / "code" / file).write_text(text)
+        path = tmp_path / name
+        path.write_text(yaml.safe_dump(config, sort_keys=False))
+        return path
+
+    return write
+
+
+def pytorch_config(**over: Any) -> dict[str, Any]:
+    """A team config with no role, region or output path: local runs must not need them."""
+    config: dict[str, Any] = {
+        "name": "local-test",
+        "framework": "pytorch",
+        "entry_point": "train_pytorch.py",
+        "source_dir": str(ENTRYPOINTS),
+        "framework_version": "2.2.0",
+        "compute": {"instance_type": "ml.g5.xlarge", "instance_count": 2},
+        "distribution": {"strategy": "torchrun"},
+        "hyperparameters": {},
+    }
+    config.update(over)
+    return config
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text())

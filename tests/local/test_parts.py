@@ -1,0 +1,171 @@
+"""The pieces of a local run, without processes: planning variant, tree files, env, launchers."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from sagelaunch.config.loader import load
+from sagelaunch.local import environment, launchers, tree, warm
+from sagelaunch.local.job import host_count
+from sagelaunch.local.variant import PLACEHOLDER_ROLE, local_variant
+from tests.local.conftest import alive, clean_env
+
+
+def test_variant_plans_without_aws_settings(make_config, monkeypatch):
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    loaded = load(
+        make_config(
+            {
+                "role": None,
+                "region": None,
+                "output_path": None,
+                "hyperparameters": {"epochs": 10, "lr": 0.1},
+                "inputs": {"train": "file:///data/train", "test": "s3://bucket/test/"},
+                "local": {"hyperparameters": {"epochs": 1}},
+            }
+        )
+    )
+    config = local_variant(loaded).config
+    assert config.role == PLACEHOLDER_ROLE and config.region == "us-east-1"
+    assert config.output_path == "s3://sagelaunch-local/output/"
+    assert config.inputs["train"].uri == "s3://sagelaunch-local/input/train/"
+    assert config.inputs["test"].uri == "s3://bucket/test/"
+    assert config.hyperparameters == {"epochs": 1, "lr": 0.1}
+    assert loaded.config.hyperparameters == {"epochs": 10, "lr": 0.1}  # the original is untouched
+
+
+def test_variant_keeps_the_configs_region(make_config):
+    assert local_variant(load(make_config({"region": "eu-west-1"}))).config.region == "eu-west-1"
+
+
+def test_input_data_config_from_the_request():
+    request = {
+        "AlgorithmSpecification": {"TrainingInputMode": "File"},
+        "InputDataConfig": [
+            {
+                "ChannelName": "train",
+                "ContentType": "text/csv",
+                "DataSource": {"S3DataSource": {"S3DataDistributionType": "ShardedByS3Key"}},
+            },
+            {
+                "ChannelName": "fsx",
+                "InputMode": "FastFile",
+                "DataSource": {"FileSystemDataSource": {"FileSystemType": "FSxLustre"}},
+            },
+        ],
+    }
+    assert tree.input_data_config(request) == {
+        "train": {
+            "ContentType": "text/csv",
+            "TrainingInputMode": "File",
+            "S3DistributionType": "ShardedByS3Key",
+            "RecordWrapperType": "None",
+        },
+        "fsx": {
+            "TrainingInputMode": "FastFile",
+            "S3DistributionType": "FullyReplicated",
+            "RecordWrapperType": "None",
+        },
+    }
+
+
+def test_resource_config_shape():
+    config = tree.resource_config("algo-2", ["algo-1", "algo-2"], "ml.p4d.24xlarge")
+    assert config["current_host"] == "algo-2" and config["network_interface_name"] == "eth0"
+    assert config["current_group_name"] == "homogeneousCluster"
+    assert config["instance_groups"] == [
+        {
+            "instance_group_name": "homogeneousCluster",
+            "instance_type": "ml.p4d.24xlarge",
+            "hosts": ["algo-1", "algo-2"],
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("config_hosts", "instance_count", "requested", "expected"),
+    [(None, 4, None, 2), (None, 1, None, 1), (3, 4, None, 3), (3, 4, 5, 5)],
+)
+def test_host_count(config_hosts, instance_count, requested, expected):
+    assert host_count(config_hosts, instance_count, requested) == expected
+
+
+def test_process_environment_never_sets_training_job_name():
+    training_env = {"current_host": "algo-1"}
+    env = environment.process_environment(
+        {"TRAINING_JOB_NAME": "x", "SM_OLD": "1", "RANK": "3", "HOME": "/home/me"},
+        container_env={"TRAINING_JOB_NAME": "y", "NCCL_DEBUG": "WARN"},
+        sm={"SM_CURRENT_HOST": "algo-1"},
+        training_env=training_env,
+        job_name="job",
+        region="us-east-1",
+        code_dir="/run/algo-1/code",
+        extra={"MASTER_ADDR": "127.0.0.1"},
+    )
+    assert "TRAINING_JOB_NAME" not in env and "SM_OLD" not in env and "RANK" not in env
+    assert env["HOME"] == "/home/me" and env["NCCL_DEBUG"] == "WARN"
+    assert env["SM_CURRENT_HOST"] == env["CURRENT_HOST"] == "algo-1"
+    assert env["PYTHONPATH"] == "/run/algo-1/code" and env["MASTER_ADDR"] == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("topology", "strategy", "kind"),
+    [
+        ("python", "none", "python"),
+        ("xgboost", "none", "python"),
+        ("torchrun", "torchrun", "torchrun"),
+        ("torchrun", "smp", "torchrun"),
+        ("mpirun", "smddp", "torchrun"),
+    ],
+)
+def test_launcher_per_strategy(topology, strategy, kind):
+    launch = launchers.choose(topology, strategy, 1)
+    assert launch.kind == kind and launch.warning is None
+
+
+def test_one_process_per_host_without_a_distributed_launcher():
+    launch = launchers.choose("python", "none", 4)
+    assert launch.processes_per_host == 1
+    assert launch.warning and "processes_per_host is ignored" in launch.warning
+
+
+def test_mpi_without_open_mpi_runs_torchrun_with_one_warning(monkeypatch):
+    monkeypatch.setattr(launchers, "open_mpi_available", lambda: False)
+    launch = launchers.choose("mpirun", "mpi", 4)
+    assert launch == launchers.Launch("torchrun", 4, launch.warning)
+    assert launch.warning and "mpirun" in launch.warning
+
+
+def test_torchrun_command_per_host():
+    launch = launchers.Launch("torchrun", 2)
+    command = launchers.host_command(
+        launch,
+        entry_point="train.py",
+        args=["--lr", "0.1"],
+        host_index=1,
+        host_count=2,
+        master_port=29999,
+    )
+    assert command == [
+        sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "2",
+        "--node_rank", "1", "--master_addr", "127.0.0.1", "--master_port", "29999",
+        "train.py", "--lr", "0.1",
+    ]  # fmt: skip
+
+
+def test_mpirun_runs_from_the_first_host_only():
+    launch = launchers.Launch("mpirun", 2)
+    kwargs = {"entry_point": "t.py", "args": [], "host_count": 3, "master_port": 1}
+    assert launchers.host_command(launch, host_index=1, **kwargs) is None
+    command = launchers.host_command(launch, host_index=0, **kwargs)
+    assert command is not None and command[0] == "mpirun" and "6" in command
+
+
+@pytest.mark.slow
+def test_warm_agents_leave_quietly_when_planning_fails():
+    with pytest.raises(RuntimeError), warm.agents(2, clean_env()) as procs:
+        raise RuntimeError("planning failed")
+    assert [proc.returncode for proc in procs] == [0, 0]
+    assert not [proc.pid for proc in procs if alive(proc.pid)]

@@ -1,0 +1,225 @@
+"""Whole local runs: torchrun across hosts, sharded XGBoost, failures, trees, --docker."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from sagelaunch.local.artifacts import members
+from tests.conftest import ENTRYPOINTS
+from tests.local.conftest import (
+    TINY_GPT,
+    alive,
+    clean_env,
+    free_port,
+    pytorch_config,
+    read_json,
+    run_local,
+)
+from tests.local.data import write_dataset
+
+HOSTS = ("algo-1", "algo-2")
+
+
+@pytest.mark.slow
+def test_torchrun_across_two_hosts_leaves_model_tar_gz(write_config, tmp_path):
+    config = write_config(
+        pytorch_config(hyperparameters={**TINY_GPT, "max_steps": 3}, local={"hosts": 2})
+    )
+    done = run_local(config, "--output", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert [h["host"] for h in result["hosts"]] == ["algo-1", "algo-2"]
+    assert all(h["exit_code"] == 0 and h["failure"] is None for h in result["hosts"])
+    assert members(Path(result["model_artifact"])) == ["model.pt"]
+    assert "[algo-1] step=3 train_loss=" in done.stderr
+    assert "world size 2" in done.stderr and "gloo" in done.stderr
+    workdir = Path(result["workdir"])
+    assert workdir.parent == tmp_path / ".sagelaunch" / "runs"
+    assert not (workdir / "algo-1").exists()  # trees go after a successful run without --keep
+
+
+@pytest.mark.slow
+def test_xgboost_on_sharded_csv(write_config, tmp_path):
+    write_dataset(tmp_path / "data", train_files=4, rows_per_file=50)
+    config = write_config(
+        {
+            "name": "xgb",
+            "framework": "xgboost",
+            "entry_point": "train_xgboost.py",
+            "source_dir": str(ENTRYPOINTS),
+            "framework_version": "1.7-1",
+            "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
+            "hyperparameters": {"objective": "reg:squarederror", "num_round": 5, "max_depth": 3},
+            "inputs": {
+                "train": {"uri": "s3://bucket/train/", "distribution": "sharded"},
+                "validation": "s3://bucket/validation/",
+            },
+            "local": {
+                "inputs": {"train": "data/train", "validation": "data/validation"},
+                "hyperparameters": {"nthread": 1, "tracker_port": free_port()},
+            },
+        }
+    )
+    run = tmp_path / "run"
+    done = run_local(config, "--workdir", str(run), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    shards = [sorted(p.name for p in (run / h / "input/data/train").iterdir()) for h in HOSTS]
+    assert shards == [["part-000.csv", "part-002.csv"], ["part-001.csv", "part-003.csv"]]
+    assert members(run / "model.tar.gz") == ["xgboost-model"]
+    config_json = read_json(run / "algo-2/input/config/inputdataconfig.json")
+    assert config_json["train"]["S3DistributionType"] == "ShardedByS3Key"
+    assert config_json["validation"]["S3DistributionType"] == "FullyReplicated"
+
+
+FAILING = """\
+import os, sys, time
+from pathlib import Path
+
+pid_dir = Path(sys.argv[sys.argv.index("--pid_dir") + 1])
+host = os.environ["SM_CURRENT_HOST"]
+(pid_dir / f"{host}-{os.getpid()}-{os.getppid()}").write_text("")
+if host == "algo-2":
+    time.sleep(1)
+    Path(os.environ["SM_OUTPUT_DIR"], "failure").write_text("ValueError: boom on algo-2")
+    print("about to fail", flush=True)
+    raise ValueError("boom on algo-2")
+time.sleep(120)
+"""
+
+
+@pytest.mark.slow
+def test_one_host_failing_stops_the_others(write_config, tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    config = write_config(
+        pytorch_config(
+            entry_point="fail.py",
+            source_dir="code",
+            hyperparameters={"pid_dir": str(pids)},
+        ),
+        code={"fail.py": FAILING},
+    )
+    started = time.monotonic()
+    done = run_local(config, "--workdir", str(tmp_path / "run"), timeout=90)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert time.monotonic() - started < 60  # algo-1's 120 s sleep was cut short
+    assert "ValueError: boom on algo-2" in done.stderr
+    assert "algo-2 failed" in done.stderr and "about to fail" in done.stderr
+    recorded = [int(p) for f in pids.iterdir() for p in f.name.split("-")[2:]]
+    assert len(recorded) == 4  # two workers and their torchrun agents
+    assert not [pid for pid in recorded if alive(pid)]
+    assert (tmp_path / "run" / "algo-1").is_dir()  # kept for a look after a failure
+
+
+CUSTOM = """\
+import argparse, json, os
+from pathlib import Path
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int)
+parser.add_argument("--note")
+args = parser.parse_args()
+model = Path(os.environ["SM_MODEL_DIR"])
+weights = {"host": os.environ["SM_CURRENT_HOST"], "epochs": args.epochs}
+(model / "weights.json").write_text(json.dumps(weights))
+print(f"{os.environ['SM_CURRENT_HOST']} cwd={os.getcwd()} note={args.note}")
+"""
+
+
+@pytest.mark.slow
+def test_someone_elses_config_with_workdir_and_keep(write_config, tmp_path):
+    config = write_config(
+        {
+            "name": "their-job",
+            "framework": "pytorch",
+            "entry_point": "train.py",
+            "source_dir": "code",
+            "framework_version": "2.1.0",
+            "role": "arn:aws:iam::111122223333:role/Theirs",
+            "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 3},
+            "hyperparameters": {"epochs": 2, "note": "hello world"},
+            "local": {"hyperparameters": {"epochs": 1}},
+        },
+        code={"train.py": CUSTOM, "helpers/util.py": "X = 1\n"},
+    )
+    run = tmp_path / "mine"
+    done = run_local(config, "--workdir", str(run), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for index in (1, 2):
+        host = run / f"algo-{index}"
+        resources = read_json(host / "input/config/resourceconfig.json")
+        assert resources["current_host"] == f"algo-{index}"
+        assert resources["hosts"] == ["algo-1", "algo-2"]
+        assert resources["current_instance_type"] == "ml.m5.xlarge"
+        hps = read_json(host / "input/config/hyperparameters.json")
+        assert hps["epochs"] == "1" and hps["note"] == '"hello world"'
+        assert hps["sagemaker_program"] == '"train.py"'
+        assert (host / "code" / "helpers" / "util.py").is_file()
+        assert read_json(host / "model/weights.json") == {"host": f"algo-{index}", "epochs": 1}
+        for folder in ("output/data", "output/intermediate", "checkpoints", "input/data"):
+            assert (host / folder).is_dir()
+        assert f"[algo-{index}] algo-{index} cwd={host / 'code'} note=hello world" in done.stderr
+    with tarfile.open(run / "model.tar.gz") as tar:
+        assert json.load(tar.extractfile("weights.json"))["host"] == "algo-1"
+
+
+def test_docker_without_docker_is_a_clear_usage_error(cli, make_config, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    result = cli("local", make_config(), "--docker")
+    assert result.exit_code == 2
+    assert "--docker needs Docker" in result.output and "not installed" in result.output
+    assert "drop --docker" in result.output
+
+
+SLEEPER = """\
+import os, sys, time
+from pathlib import Path
+
+pid_dir = Path(sys.argv[sys.argv.index("--pid_dir") + 1])
+(pid_dir / f"{os.environ['SM_CURRENT_HOST']}-{os.getpid()}").write_text("")
+time.sleep(120)
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_every_host(write_config, tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    config = write_config(
+        pytorch_config(
+            entry_point="sleep.py",
+            source_dir="code",
+            distribution={"strategy": "none"},
+            hyperparameters={"pid_dir": str(pids)},
+        ),
+        code={"sleep.py": SLEEPER},
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sagelaunch", "local", str(config)],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(list(pids.iterdir())) == 2, "the hosts did not start"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr[-2000:]
+    assert "interrupted" in stderr
+    recorded = [int(f.name.split("-")[-1]) for f in pids.iterdir()]
+    assert not [pid for pid in recorded if alive(pid)]
