@@ -7,8 +7,7 @@ import sys
 import boto3
 import sagemaker
 import sagemaker.telemetry.telemetry_logging as telemetry
-from sagemaker.inputs import TrainingInput
-from sagemaker.pytorch import PyTorch
+from sdk_baseline import INPUTS, smddp_estimator
 
 telemetry._send_telemetry_request = lambda *a, **k: None
 
@@ -23,28 +22,6 @@ session = Capture(
         region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
     )
 )
-estimator = PyTorch(
-    entry_point="train_pytorch.py",
-    source_dir="s3://sagelaunch-examples/output/code/sourcedir.tar.gz",
-    framework_version="2.2.0",
-    py_version="py310",
-    role="arn:aws:iam::111122223333:role/SageMakerRole",
-    instance_type="ml.p4d.24xlarge",
-    instance_count=2,
-    volume_size=100,
-    max_run=86400,
-    output_path="s3://sagelaunch-examples/output/",
-    environment={"NCCL_DEBUG": "WARN"},
-    disable_profiler=True,
-    debugger_hook_config=False,
-    sagemaker_session=session,
-    distribution={"smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": ""}}},
-    hyperparameters={"model": "gpt", "max_steps": 5000},
-)
-estimator.fit(
-    {"train": TrainingInput("s3://sagelaunch-examples/tokens/train/")},
-    wait=False,
-    logs=False,
-    job_name="bert-smddp-1",
-)
+estimator = smddp_estimator(session, "s3://sagelaunch-examples/output/code/sourcedir.tar.gz")
+estimator.fit(INPUTS, wait=False, logs=False, job_name="bert-smddp-1")
 json.dump(session.captured, sys.stdout)

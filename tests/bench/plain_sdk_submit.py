@@ -10,35 +10,8 @@ import sys
 
 import boto3
 import sagemaker
-from sagemaker.inputs import TrainingInput
-from sagemaker.pytorch import PyTorch
+from sdk_baseline import INPUTS, smddp_estimator
 
 session = sagemaker.session.Session(boto_session=boto3.Session(region_name="us-east-1"))
-estimator = PyTorch(
-    entry_point="train_pytorch.py",
-    source_dir=sys.argv[1],
-    framework_version="2.2.0",
-    py_version="py310",
-    role="arn:aws:iam::111122223333:role/SageMakerRole",
-    instance_type="ml.p4d.24xlarge",
-    instance_count=2,
-    volume_size=100,
-    max_run=86400,
-    output_path="s3://sagelaunch-examples/output/",
-    environment={"NCCL_DEBUG": "WARN"},
-    disable_profiler=True,
-    debugger_hook_config=False,
-    sagemaker_session=session,
-    distribution={"smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": ""}}},
-    hyperparameters={
-        "model": "gpt",
-        "n_layer": 12,
-        "n_embd": 768,
-        "n_head": 12,
-        "max_steps": 5000,
-        "batch_size": 16,
-    },
-)
-estimator.fit(
-    {"train": TrainingInput("s3://sagelaunch-examples/tokens/train/")}, wait=False, logs=False
-)
+estimator = smddp_estimator(session, sys.argv[1])
+estimator.fit(INPUTS, wait=False, logs=False)
