@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -271,9 +270,8 @@ def main(argv: Sequence[str]) -> int:
         args.precision = "bf16" if ctx.device.type == "cuda" else "fp32"
     try:
         result = train(args, env, ctx)
-        # Every rank finishes its collectives before any rank tears the group down: otherwise
-        # gloo's connection threads can be destroyed mid-flight and abort the process at exit
-        # ("terminate called without an active exception"). Not on the error path: a peer that
+        # No rank tears the group down while a peer still has a collective in flight (the exit
+        # itself is made safe by torch_dist.exit_process). Not on the error path: a peer that
         # died would leave the barrier waiting.
         torch_dist.barrier(ctx)
         return result
@@ -282,4 +280,4 @@ def main(argv: Sequence[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(smenv.run(main))
+    torch_dist.exit_process(smenv.run(main))
