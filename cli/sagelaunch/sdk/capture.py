@@ -64,5 +64,7 @@ def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str
         raise SdkRejected(f"the SageMaker SDK rejects this job: {exc}") from None
     if session.captured is None:  # pragma: no cover - the SDK changed its request path
         raise SagelaunchError("the SageMaker SDK did not build a CreateTrainingJob request")
-    validate_request("CreateTrainingJob", session.captured)
+    validate_request(
+        "CreateTrainingJob", session.captured, model=session.sagemaker_client.meta.service_model
+    )
     return session.captured
