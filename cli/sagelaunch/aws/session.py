@@ -30,6 +30,14 @@ def offline_session(region: str) -> boto3.Session:
     return boto3.Session(region_name=region, **_OFFLINE_KEYS)
 
 
+def boto3_session(region: str) -> boto3.Session:
+    """A boto3 session with the normal credential chain, for the SDK's own local mode (it may
+    download s3:// channels)."""
+    import boto3
+
+    return boto3.Session(region_name=region)
+
+
 def default_region() -> str | None:
     """The region boto3 would use: $AWS_REGION / $AWS_DEFAULT_REGION, then the profile's."""
     return botocore.session.Session().get_config_variable("region")

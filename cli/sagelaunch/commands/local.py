@@ -46,9 +46,8 @@ def local(
     """Run the job here: one /opt/ml-like tree per emulated host, the container's SM_* environment
     and launcher, logs prefixed with the host name, model.tar.gz at the end."""
     if docker:
-        from sagelaunch.local import docker as docker_mode
-
-        docker_mode.require()
+        _run_in_docker(config, overrides, hosts, workdir)
+        return
     from sagelaunch.config.validation import load_valid
     from sagelaunch.local import job
 
@@ -66,6 +65,30 @@ def local(
         _summary(result)
     if result.failed:
         _report_failure(result)
+
+
+def _run_in_docker(
+    config: Path, overrides: list[str] | None, hosts: int | None, workdir: Path | None
+) -> None:
+    """--docker: the SDK's own local mode, with the same estimator `plan` would build."""
+    from sagelaunch.config.validation import load_valid
+    from sagelaunch.local import docker as docker_mode
+    from sagelaunch.local.variant import local_variant
+
+    docker_mode.require()
+    loaded, _ = load_valid(config, overrides)
+    placeholders = local_variant(loaded).config  # role and region a laptop may not have
+    from sagelaunch.sdk import local_mode
+
+    compute = loaded.config.compute
+    spec = local_mode.local_mode_spec(
+        loaded,
+        role=str(placeholders.role),
+        region=str(placeholders.region),
+        hosts=hosts or loaded.config.local.hosts or min(compute.instance_count, 2),
+        output_dir=workdir or Path(".sagelaunch") / "docker" / loaded.config.name,
+    )
+    local_mode.run(spec, str(placeholders.region))
 
 
 def _plan(prepared: Prepared, warnings: list[Any]) -> tuple[dict[str, Any], bytes | None]:

@@ -24,14 +24,10 @@ def missing() -> str | None:
 
 
 def require() -> None:
-    """Raise a one-line UsageError unless Docker local mode could run here."""
+    """Raise a one-line UsageError unless Docker local mode can run here."""
     problem = missing()
     if problem:
         raise UsageError(f"--docker needs Docker with Docker Compose: {problem}", DEFAULT_MODE_HINT)
-    raise UsageError(
-        "--docker (the SageMaker SDK's local mode) is not supported yet in this build",
-        DEFAULT_MODE_HINT,
-    )
 
 
 def _output(command: list[str]) -> str:
