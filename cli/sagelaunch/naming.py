@@ -26,3 +26,17 @@ def idempotent(base: str, key: str, request: dict[str, Any]) -> str:
     stable["HyperParameters"] = hyperparameters
     payload = json.dumps({"key": key, "request": stable}, sort_keys=True, default=str)
     return f"{base}-{hashlib.sha256(payload.encode()).hexdigest()[:23]}"
+
+
+def with_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
+    """``request`` under another job name — equal to planning again with ``--job-name name``.
+
+    The SDK writes the name into exactly two fields: TrainingJobName and, for framework
+    estimators, the JSON-encoded `sagemaker_job_name` hyperparameter (checked against every
+    golden request and by tests/aws, which compare with `plan --job-name`). Renaming here spares a
+    second SDK run and keeps a saved plan's request otherwise byte-for-byte as reviewed."""
+    renamed = {**request, "TrainingJobName": name}
+    hyperparameters = request.get("HyperParameters")
+    if hyperparameters and "sagemaker_job_name" in hyperparameters:
+        renamed["HyperParameters"] = {**hyperparameters, "sagemaker_job_name": json.dumps(name)}
+    return renamed

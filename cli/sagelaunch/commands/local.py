@@ -94,20 +94,27 @@ def _run_in_docker(
 def _plan(prepared: Prepared, warnings: list[Any]) -> tuple[dict[str, Any], bytes | None]:
     """The request SageMaker would get for the local variant of the config (offline)."""
     from sagelaunch import bundle, naming
+    from sagelaunch.local import plan_cache
 
     planned = prepared.planned
+    code = bundle.build(planned.source_dir)
+    job_name = naming.timestamped(planned.config.name)
+    key = plan_cache.cache_key(planned)
+    cached = plan_cache.load(plan_cache.CACHE_DIR, key)
+    if cached is not None:
+        return plan_cache.retarget(cached, job_name, code, [str(w) for w in warnings]), code.data
     with stderr.status("planning the request with the SageMaker SDK (offline)…"):
         from sagelaunch.sdk.plan import build_plan
 
-        code = bundle.build(planned.source_dir)
         plan = build_plan(
             planned,
-            job_name=naming.timestamped(planned.config.name),
+            job_name=job_name,
             region=str(planned.config.region),
             role=str(planned.config.role),
             bundle=code,
             warnings=warnings,
         )
+    plan_cache.store(plan_cache.CACHE_DIR, key, plan)
     return plan, code.data
 
 

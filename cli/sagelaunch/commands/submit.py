@@ -17,7 +17,6 @@ requests are ordered so that a first submit costs no more calls than the SDK's o
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -101,12 +100,14 @@ def deliver(
     aws: Clients | None = None,
 ) -> tuple[Submission, Clients]:
     """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
+    from sagelaunch import naming
     from sagelaunch.aws.session import clients
 
     plan, bundle_data, from_file = load_plan(target, overrides, region)
     request = plan["request"]
     if key:
-        request = with_job_name(request, idempotent_name(plan["job_name"], key, request))
+        name = idempotent_name(plan["job_name"], key, request)
+        request = naming.with_job_name(request, name)
     aws = aws or clients(plan["region"])
     result = send(aws, request, plan.get("upload"), bundle_data, may_exist=from_file or bool(key))
     return result, aws
@@ -136,20 +137,6 @@ def idempotent_name(planned_name: str, key: str, request: dict[str, Any]) -> str
 
     base = _TIMESTAMP.sub("", planned_name)[: NAME_MAX - IDEMPOTENT_SUFFIX]
     return naming.idempotent(base, key, request)
-
-
-def with_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
-    """``request`` under another job name — equal to planning again with ``--job-name name``.
-
-    The SDK writes the name into exactly two fields: TrainingJobName and, for framework
-    estimators, the JSON-encoded `sagemaker_job_name` hyperparameter (checked against every
-    golden request and by tests/aws, which compare with `plan --job-name`). Renaming here spares a
-    second SDK run and keeps a saved plan's request otherwise byte-for-byte as reviewed."""
-    renamed = {**request, "TrainingJobName": name}
-    hyperparameters = request.get("HyperParameters")
-    if hyperparameters and "sagemaker_job_name" in hyperparameters:
-        renamed["HyperParameters"] = {**hyperparameters, "sagemaker_job_name": json.dumps(name)}
-    return renamed
 
 
 def send(

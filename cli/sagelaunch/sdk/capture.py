@@ -7,6 +7,7 @@ botocore's service model then validates it as the client would. No credentials, 
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from sagelaunch.aws.session import offline_session, validate_request
@@ -38,7 +39,9 @@ def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
         "sagemaker.xgboost.XGBoost": sdk.xgboost.XGBoost,
         "sagemaker.estimator.Estimator": sdk.estimator.Estimator,
     }
-    estimator = classes[spec.cls](sagemaker_session=session, **spec.kwargs)
+    # A deep copy: the SDK adds its sagemaker_* keys into the hyperparameters dict it is given,
+    # and the spec must stay what a user would pass.
+    estimator = classes[spec.cls](sagemaker_session=session, **copy.deepcopy(spec.kwargs))
     if spec.builtin_hyperparameters is not None:
         estimator.set_hyperparameters(**spec.builtin_hyperparameters)
     return estimator
