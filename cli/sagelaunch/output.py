@@ -25,6 +25,10 @@ OutputOption = Annotated[
     OutputFormat,
     typer.Option("--output", "-o", help="table for people, json (stable keys) for CI."),
 ]
+RegionOption = Annotated[
+    str | None,
+    typer.Option("--region", help="AWS region (default: config, $AWS_REGION, the profile's)."),
+]
 SetOption = Annotated[
     list[str] | None,
     typer.Option("--set", help="Override a config key: key.path=value (value parsed as YAML)."),

@@ -38,9 +38,10 @@ def boto3_session(region: str) -> boto3.Session:
     return boto3.Session(region_name=region)
 
 
-def default_region() -> str | None:
+def default_region(session: botocore.session.Session | None = None) -> str | None:
     """The region boto3 would use: $AWS_REGION / $AWS_DEFAULT_REGION, then the profile's."""
-    return botocore.session.Session().get_config_variable("region")
+    session = session or botocore.session.Session()
+    return os.environ.get("AWS_REGION") or session.get_config_variable("region")
 
 
 def validate_request(
@@ -125,7 +126,7 @@ def clients(region: str | None, profile: str | None = None) -> Clients:
 
     session = botocore.session.Session(profile=profile)
     try:
-        region = region or os.environ.get("AWS_REGION") or session.get_config_variable("region")
+        region = region or default_region(session)
     except BotoCoreError as exc:  # e.g. ProfileNotFound
         raise translate(exc) from None
     if not region:

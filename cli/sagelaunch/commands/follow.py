@@ -17,9 +17,6 @@ from sagelaunch.output import stderr
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
 
-RegionOption = Annotated[
-    str | None, typer.Option("--region", help="AWS region (default: $AWS_REGION or the profile's).")
-]
 TimeoutOption = Annotated[
     str | None,
     typer.Option("--timeout", help="Give up waiting after this long: seconds, or e.g. 90m, 2h."),

@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 
 from sagelaunch.commands.follow import (
-    RegionOption,
     TimeoutOption,
     conclude,
     connect,
@@ -21,7 +20,7 @@ from sagelaunch.commands.follow import (
     timeout_seconds,
     wait_summary,
 )
-from sagelaunch.output import OutputFormat, OutputOption, print_json, stderr, stdout
+from sagelaunch.output import OutputFormat, OutputOption, RegionOption, print_json, stderr, stdout
 
 JobArgument = Annotated[str, typer.Argument(help="Training job name.")]
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sagelaunch.output import SetOption, print_json, stderr, stdout
+from sagelaunch.output import RegionOption, SetOption, print_json, stderr, stdout
 from sagelaunch.redact import redact
 
 
@@ -16,11 +16,6 @@ class PlanFormat(str, Enum):
     table = "table"
     json = "json"
     yaml = "yaml"
-
-
-RegionOption = Annotated[
-    str | None, typer.Option("--region", help="AWS region (default: config, $AWS_REGION, profile).")
-]
 
 
 def plan(

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sagelaunch.commands.follow import (
-    RegionOption,
     TimeoutOption,
     conclude,
     console_url,
@@ -34,7 +33,15 @@ from sagelaunch.commands.follow import (
     timeout_seconds,
 )
 from sagelaunch.errors import UsageError
-from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json, stderr, stdout
+from sagelaunch.output import (
+    OutputFormat,
+    OutputOption,
+    RegionOption,
+    SetOption,
+    print_json,
+    stderr,
+    stdout,
+)
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients

@@ -21,14 +21,14 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     region = region or DEFAULT_REGION
     if facts.instance_kind(config.compute.instance_type) == "trainium":
         return _uri(table["registry"], region, table["neuronx"].get(version))
-    if config.distribution.strategy == "smddp" and not needs_no_image(config):
+    if config.distribution.strategy == "smddp" and not sdk_has_smddp_image(config):
         if version in table["smddp"]:
             return _uri(table["registry"], region, table["smddp"][version])
         return _uri(table["smddp_smp_registry"], region, table["smddp_in_smp_image"].get(version))
     return None
 
 
-def needs_no_image(config: LaunchConfig) -> bool:
+def sdk_has_smddp_image(config: LaunchConfig) -> bool:
     """True when the SDK's own image tables cover this SMDDP framework version."""
     return config.framework_version in facts.load("frameworks")["pytorch"]["smddp"]
 

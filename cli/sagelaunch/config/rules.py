@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from sagelaunch.config import facts
-from sagelaunch.config.images import needs_no_image, tool_known_image
+from sagelaunch.config.images import sdk_has_smddp_image, tool_known_image
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import Problem
@@ -199,7 +199,7 @@ def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
 @rule
 def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
-    if config.distribution.strategy != "smddp" or config.image_uri or needs_no_image(config):
+    if config.distribution.strategy != "smddp" or config.image_uri or sdk_has_smddp_image(config):
         return
     if tool_known_image(config, config.region) is None:
         yield _error(

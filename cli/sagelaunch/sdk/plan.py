@@ -16,7 +16,7 @@ from sagelaunch.sdk.runtime import SDK_WARNINGS
 
 
 def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
-    region = cli_region or loaded.config.region or os.environ.get("AWS_REGION") or default_region()
+    region = cli_region or loaded.config.region or default_region()
     if not region:
         raise loaded.error(
             ("region",), "no region: set region in the config, pass --region, or export AWS_REGION"
