@@ -1,21 +1,52 @@
-"""Training job names: timestamped like the SDK's, or derived from an idempotency key."""
+"""Training job names, in one place: SageMaker's rules, the SDK's timestamped names (with the base
+shortened exactly as `sagemaker.utils.name_from_base` does), exact names, and names derived from
+an idempotency key."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import datetime, timezone
 from typing import Any
 
+# CreateTrainingJob's TrainingJobName: 1-63 characters matching this pattern (the API model).
+JOB_NAME_PATTERN = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
+MAX_JOB_NAME = 63
+# The SDK's timestamp, "YYYY-MM-DD-HH-MM-SS-mmm": 23 characters, plus the joining "-".
+TIMESTAMP_LEN = 23
+# An idempotent name's digest: 23 hex characters, the same length as the timestamp it replaces.
+DIGEST_LEN = 23
+_TIMESTAMP_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-\d{3}$")
+
+
+def is_valid(name: str) -> bool:
+    return len(name) <= MAX_JOB_NAME and re.match(JOB_NAME_PATTERN, name) is not None
+
+
+def trimmed_base(base: str) -> str:
+    """The part of ``base`` that fits before a suffix, as `name_from_base` keeps it."""
+    return base[: MAX_JOB_NAME - TIMESTAMP_LEN - 1]
+
+
+def is_truncated(base: str) -> bool:
+    return trimmed_base(base) != base
+
 
 def timestamped(base: str, now: datetime | None = None) -> str:
-    """``base-YYYY-MM-DD-HH-MM-SS-mmm``, the SDK's `name_from_base` format (24-char suffix)."""
+    """``base-YYYY-MM-DD-HH-MM-SS-mmm``, exactly `sagemaker.utils.name_from_base(base)`."""
     now = now or datetime.now(timezone.utc)
-    return f"{base}-{now:%Y-%m-%d-%H-%M-%S}-{now.microsecond // 1000:03d}"
+    stamp = f"{now:%Y-%m-%d-%H-%M-%S}-{now.microsecond // 1000:03d}"
+    return f"{trimmed_base(base)}-{stamp}"
+
+
+def base_of(job_name: str) -> str:
+    """A planned name without its timestamp: the base an idempotent name is built on."""
+    return trimmed_base(_TIMESTAMP_SUFFIX.sub("", job_name))
 
 
 def idempotent(base: str, key: str, request: dict[str, Any]) -> str:
-    """Same key and same request -> same name; the 23-character digest fits the 24-char suffix.
+    """Same key and same request -> same name; the digest takes the timestamp's place.
 
     The request is hashed without its volatile name fields, so a retried CI step maps to the job
     it already created, while a changed config under the same key gets a new job.
@@ -25,7 +56,7 @@ def idempotent(base: str, key: str, request: dict[str, Any]) -> str:
     hyperparameters.pop("sagemaker_job_name", None)
     stable["HyperParameters"] = hyperparameters
     payload = json.dumps({"key": key, "request": stable}, sort_keys=True, default=str)
-    return f"{base}-{hashlib.sha256(payload.encode()).hexdigest()[:23]}"
+    return f"{trimmed_base(base)}-{hashlib.sha256(payload.encode()).hexdigest()[:DIGEST_LEN]}"
 
 
 def with_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ def test_validate_json_reports_errors_with_locations(cli, make_config):
     assert reports[str(good)] == {"file": str(good), "ok": True, "errors": [], "warnings": []}
     (error,) = reports[str(bad)]["errors"]
     assert error["path"] == "compute.instance_type" and error["line"] > 1
-    assert "SMDDP runs only on" in error["message"]
+    assert "the SMDDP library supports only" in error["message"]
 
 
 def test_validate_reports_warnings_but_passes(cli, make_config):

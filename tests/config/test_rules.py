@@ -31,21 +31,35 @@ XGB = {
 # rule -> (overrides that make it fire, message fragment, overrides where it stays quiet)
 CASES = {
     "entry_point_present": ({"entry_point": "missing.py"}, "missing.py not found", {}),
-    "framework_version_offered": (
+    "sdk_resolves_image": (
         {"framework_version": "2.4.1"},
-        "offered: ",
+        "has no pytorch training image for version '2.4.1'",
         {"framework_version": "2.4"},
     ),
-    "py_version_offered": ({"py_version": "py39"}, "offered: py310", {"py_version": "py310"}),
-    "strategy_for_framework": ({**XGB, "distribution": {"strategy": "mpi"}}, "own collective", XGB),
-    "smp_block_matches_strategy": (
-        {"distribution": {"strategy": "torchrun", "smp": {"version": 2}}},
-        "only with strategy: smp",
-        {"distribution": {"strategy": "torchrun"}},
+    "neuron_image_version": (
+        {"compute": TRN, "framework_version": "2.0.0", "py_version": "py38"},
+        "the job runs 1.11.0",
+        {"compute": TRN, "framework_version": "1.11.0"},
     ),
+    "xgboost_script_mode_versions": (
+        {**XGB, "py_version": "py38"},
+        "accepts only py3",
+        XGB,
+    ),
+    "image_python_end_of_life": (
+        {"framework_version": "1.7.1", "compute": {"instance_type": "ml.p3.2xlarge"}},
+        "past its end of life",
+        {},
+    ),
+    "image_without_framework_version": (
+        {"framework_version": None, "image_uri": "1.dkr.ecr/pytorch-training:2.2.0-gpu-py310"},
+        "taken as 2.2.0 from the image tag",
+        {"image_uri": "1.dkr.ecr/pytorch-training:2.2.0-gpu-py310"},
+    ),
+    "strategy_for_framework": ({**XGB, "distribution": {"strategy": "mpi"}}, "ignored", XGB),
     "smddp_instance_type": (
         {"distribution": {"strategy": "smddp"}, "compute": {"instance_type": "ml.g5.48xlarge"}},
-        "SMDDP runs only on",
+        "the SMDDP library supports only",
         {"distribution": {"strategy": "smddp"}, "compute": P4D},
     ),
     "smddp_image": (
@@ -55,17 +69,12 @@ CASES = {
     ),
     "trainium_strategy": (
         {"compute": TRN, "framework_version": "2.1.2", "distribution": {"strategy": "mpi"}},
-        "only torchrun",
+        "on Trainium, not mpi",
         {"compute": TRN, "framework_version": "2.1.2", "distribution": {"strategy": "torchrun"}},
-    ),
-    "trainium_image": (
-        {"compute": TRN, "framework_version": "2.0.0"},
-        "needs a neuronx image",
-        {"compute": TRN, "framework_version": "2.0.0", "image_uri": "1.dkr.ecr/x:y"},
     ),
     "torchrun_instance_and_version": (
         {"distribution": {"strategy": "torchrun"}, "compute": {"instance_type": "ml.c5.xlarge"}},
-        "GPU and Trainium instances only",
+        "on GPU and Trainium instances only",
         {"distribution": {"strategy": "torchrun"}},
     ),
     "torchrun_entry_point_is_python": (
@@ -73,9 +82,9 @@ CASES = {
         "must end in .py",
         {"distribution": {"strategy": "torchrun"}},
     ),
-    "smp_v2_version": (
-        {"compute": P4D, "framework_version": "2.6.0", "distribution": {"strategy": "smp"}},
-        "SMP v2 images exist",
+    "smp_v2_instance_type": (
+        {"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smp"}},
+        "the SMP v2 library supports only ml.p4d.24xlarge",
         {"compute": P4D, "distribution": {"strategy": "smp"}},
     ),
     "smp_v1_parameters": (
@@ -132,18 +141,49 @@ CASES = {
         {"inputs": {"train": "s3://bkt/t/"}},
     ),
     "s3_uris_well_formed": (
-        {"output_path": "s3://B/out"},
+        {"output_path": "gs://b/out"},
         "not an S3 URI",
         {"output_path": "s3://b-1/out/"},
     ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
-    "job_name_length": ({"name": "n" * 40}, "leave room", {"name": "n" * 39}),
+    "job_name_truncated": ({"name": "n" * 40}, "keep the first 39", {"name": "n" * 39}),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},
-        "set by the SDK",
+        "overrides it",
         {"hyperparameters": {"program": "x"}},
     ),
 }
+
+# What real users' SDK setups (from public examples) must get through validate: no errors.
+ACCEPTED_AS_THE_SDK_DOES = {
+    "pytorch 1.7.1 py3 on p3 with spot + checkpoint": {
+        "framework_version": "1.7.1",
+        "py_version": "py3",
+        "compute": {"instance_type": "ml.p3.2xlarge", "spot": {"max_wait": "2d"}},
+        "checkpoint": {"s3_uri": "s3://bkt/ckpt/"},
+    },
+    "pytorch 1.11.0 torch_distributed on trn1": {
+        "framework_version": "1.11.0",
+        "compute": TRN,
+        "distribution": {"strategy": "torchrun"},
+    },
+    "image_uri without framework_version": {
+        "framework_version": None,
+        "image_uri": "123456789012.dkr.ecr.us-east-1.amazonaws.com/my-train:latest",
+    },
+    "built-in XGBoost latest": {
+        **XGB,
+        "entry_point": None,
+        "framework_version": "latest",
+    },
+    "a 40-character base name": {"name": "a-forty-character-base-name-for-a-job-xx"},
+}
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED_AS_THE_SDK_DOES))
+def test_setups_the_sdk_accepts_validate(make_config, case):
+    problems = check(load(make_config(ACCEPTED_AS_THE_SDK_DOES[case])))
+    assert [p for p in problems if p.severity == "error"] == []
 
 
 def findings(path, rule_name):
@@ -167,6 +207,13 @@ def test_rule_fires(make_config, rule_name):
 def test_rule_stays_quiet(make_config, rule_name):
     _, _, good = CASES[rule_name]
     assert findings(make_config(good), rule_name) == []
+
+
+def test_smp_v2_on_g5_is_refused_with_the_instance_types_it_needs(make_config):
+    path = make_config({"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smp"}})
+    (problem,) = [p for p in check(load(path)) if p.severity == "error"]
+    assert problem.path == "compute.instance_type"
+    assert "ml.p5.48xlarge" in problem.message
 
 
 def test_smddp_on_g5_is_an_error_and_spot_without_checkpoint_a_warning(make_config):

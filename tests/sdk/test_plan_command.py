@@ -122,9 +122,9 @@ def test_set_overrides_reach_the_request(cli):
     [
         (
             {"distribution": {"strategy": "torchrun"}, "framework_version": "2.4.0"},
-            "torchrun on GPU needs",
+            "the SDK runs torch_distributed on gpu",
         ),
-        ({"framework_version": "2.4.1"}, "no SageMaker PyTorch training image"),
+        ({"framework_version": "2.4.1"}, "has no pytorch training image for version"),
         ({"output_path": None}, "plan/submit need output_path"),
         ({"inputs": {"train": "file:///data"}}, "use an s3:// URI"),
         ({"role": None}, "no role"),

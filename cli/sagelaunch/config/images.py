@@ -1,11 +1,230 @@
-"""Training images the SageMaker SDK cannot resolve, from the dated table in data/images.json."""
+"""Training images: the SDK's own resolution, read from its data, plus the few it cannot resolve.
+
+`sdk_training_image` follows `sagemaker.image_uris.get_training_image_uri` / `retrieve` for the
+training scope step by step (framework variant, version and alias, Python version, region,
+processor, Neuron SDK suffix, tag), over the SDK's own `image_uri_config` tables. A test holds it
+equal to the SDK's `retrieve` for every version, Python version, instance family and region the
+tables list. Images the SDK has no table for (neuronx on Trainium, SMDDP for PyTorch >= 2.3) come
+from the dated `data/images.json`.
+"""
 
 from __future__ import annotations
 
-from sagelaunch.config import facts
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.strategies import is_smp_v2
 
 DEFAULT_REGION = "us-east-1"
+_FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
+_NEURON_REPOSITORIES = ("pytorch-training-neuron", "pytorch-training-neuronx")
+
+
+class ImageUnavailable(Exception):
+    """The SDK cannot resolve a training image for these settings; ``field`` is the config key."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class TrainingImage:
+    uri: str
+    framework: str  # the SDK's config name: pytorch, pytorch-smp, pytorch-neuron, xgboost, ...
+    version: str  # as given (the SDK keeps an alias such as "2.2" in the tag)
+    table_version: str  # the versions-table key the alias resolves to
+    py_version: str | None
+    processor: str | None
+
+
+def instance_family(instance_type: str | None) -> str:
+    match = _FAMILY.match(instance_type or "")
+    return match[1] if match else ""
+
+
+def smp_container_version(version: str, instance_type: str) -> str:
+    """The CUDA suffix the SDK picks for SMP v2 images (`get_training_image_uri`)."""
+    if "2.5" in version:
+        return "cu124"
+    if "p5" in instance_type or any(v in version for v in ("2.1", "2.2", "2.3", "2.4")):
+        return "cu121"
+    return "cu118"
+
+
+def sdk_training_image(
+    framework: str,
+    region: str,
+    version: str | None,
+    py_version: str | None,
+    instance_type: str,
+    *,
+    smp_v2: bool = False,
+    smdistributed: bool = False,
+) -> TrainingImage:
+    """The image `sagemaker.image_uris.get_training_image_uri` returns, or ImageUnavailable with
+    the reason the SDK would give."""
+    container_version = None
+    if smp_v2 and framework == "pytorch":
+        framework = "pytorch-smp"
+        container_version = smp_container_version(version or "", instance_type)
+    family = instance_family(instance_type)
+    config_name, tool = _config_name(framework, family)
+    config = _scoped_config(config_name, framework, family)
+    version = _version(version, config, framework)
+    version_config = config["versions"][config.get("version_aliases", {}).get(version, version)]
+    py_version = _py_version(py_version, version_config)
+    version_config = version_config.get(py_version) or version_config
+    registry = _registry(region, version_config["registries"])
+    processor = _processor(family, config.get("processors") or version_config.get("processors"))
+    if version_config.get("container_version"):
+        container_version = version_config["container_version"][processor]
+    repository = version_config["repository"]
+    if repository == f"{framework}-inference-graviton":
+        container_version = f"{container_version}-sagemaker"
+    if repository in _NEURON_REPOSITORIES:
+        sdk = sorted(version_config["sdk_versions"], reverse=True)[0]
+        container_version = f"{sdk}-{container_version}"
+    _deprecated_instance(framework, family, version)
+    prefix = version_config.get("tag_prefix", version)
+    tag = _tag(framework, family, prefix, processor, py_version, container_version, tool)
+    if framework != "xgboost" and (family == "p4d" or smp_v2 or smdistributed):
+        tag = _cuda_suffixed(framework, tag)
+    uri = f"{registry}.dkr.{sdk_data.ecr_hostname(region)}/{repository}" + (f":{tag}" if tag else "")
+    table_version = config.get("version_aliases", {}).get(version, version)
+    return TrainingImage(uri, config_name, version, table_version, py_version, processor)
+
+
+def _config_name(framework: str, family: str) -> tuple[str, str | None]:
+    """pytorch on Trainium/Inferentia reads pytorch-neuron.json (the SDK's "inference tool")."""
+    if framework == "pytorch" and (family.startswith("trn") or family.startswith("inf")):
+        return "pytorch-neuron", "neuron"
+    if "trn" in family and framework != "pytorch":
+        raise ImageUnavailable(
+            "framework", f"the SDK supports only pytorch on Trainium instances, not {framework}"
+        )
+    return framework, None
+
+
+def _scoped_config(config_name: str, framework: str, family: str) -> dict[str, Any]:
+    graviton = family in sdk_data.fw_constant("GRAVITON_ALLOWED_TARGET_INSTANCE_FAMILY")
+    if graviton and framework in sdk_data.fw_constant("GRAVITON_ALLOWED_FRAMEWORKS"):
+        return dict(sdk_data.image_config(config_name)["inference_graviton"])
+    return sdk_data.training_config(config_name)
+
+
+def _version(version: str | None, config: dict[str, Any], framework: str) -> str:
+    available = list(config["versions"])
+    aliases = list(config.get("version_aliases", {}))
+    if len(available) == 1 and version not in aliases:
+        return available[0]  # the SDK maps any version to a table's only entry
+    if not version:
+        version = config.get("version_aliases", {}).get("latest") or available[-1]
+    if version not in available + aliases:
+        raise ImageUnavailable(
+            "framework_version",
+            f"the SDK has no {framework} training image for version {version!r}; it offers "
+            f"{', '.join(available + aliases)} (or set image_uri)",
+        )
+    return version
+
+
+def _py_version(py_version: str | None, version_config: dict[str, Any]) -> str | None:
+    if "repository" in version_config:
+        available = version_config.get("py_versions")
+    else:
+        available = list(version_config)
+    if not available:
+        return None
+    if py_version is None and len(available) == 1:
+        return str(available[0])
+    if py_version not in available:
+        raise ImageUnavailable(
+            "py_version",
+            f"the SDK's image table offers {', '.join(available)} for this version, "
+            f"not {py_version!r}",
+        )
+    return py_version
+
+
+def _registry(region: str, registries: dict[str, str]) -> str:
+    if region not in registries:
+        raise ImageUnavailable(
+            "region", f"the SDK has no image registry for region {region!r} for this framework"
+        )
+    return registries[region]
+
+
+def _processor(family: str, available: list[str] | None) -> str | None:
+    if not available:
+        return None
+    if family in available:
+        processor = family
+    elif family.startswith("inf"):
+        processor = "inf"
+    elif family.startswith("trn"):
+        processor = "trn"
+    elif family[:1] in ("g", "p"):
+        processor = "gpu"
+    else:
+        processor = "cpu"
+    if processor not in available:
+        raise ImageUnavailable(
+            "compute.instance_type",
+            f"the SDK's image for this version supports {', '.join(available)} instances only, "
+            f"not {processor}",
+        )
+    return processor
+
+
+def _deprecated_instance(framework: str, family: str, version: str) -> None:
+    if family != "p2":
+        return
+    floor = {"pytorch": (1, 13), "tensorflow": (2, 12)}.get(framework)
+    if floor and _numbers(version) >= floor:
+        raise ImageUnavailable(
+            "compute.instance_type",
+            "P2 instances are deprecated for PyTorch >= 1.13 and TensorFlow >= 2.12",
+        )
+
+
+def _tag(
+    framework: str,
+    family: str,
+    prefix: str,
+    processor: str | None,
+    py_version: str | None,
+    container_version: str | None,
+    tool: str | None,
+) -> str:
+    if framework == "xgboost" and family in sdk_data.fw_constant(
+        "GRAVITON_ALLOWED_TARGET_INSTANCE_FAMILY"
+    ):
+        arm64 = {"1.5-1": "1.5-1-arm64", "1.3-1": "1.3-1-arm64"}
+        if prefix not in arm64:
+            raise ImageUnavailable(
+                "framework_version",
+                f"the SDK has Graviton XGBoost images for {', '.join(arm64)} only",
+            )
+        return arm64[prefix]
+    parts = (prefix, tool or processor, py_version, container_version)
+    return "-".join(part for part in parts if part)
+
+
+def _cuda_suffixed(framework: str, tag: str) -> str:
+    """On p4d, or with smdistributed, the SDK appends a CUDA/OS suffix to a few old tags (a table
+    inside image_uris.py, read from there)."""
+    suffixes = sdk_data.module_literal("image_uris.py", "container_versions")
+    key = f"{framework}-{tag}"
+    return f"{tag}-{suffixes[key]}" if key in suffixes else tag
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", version)[:2])
 
 
 def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
@@ -14,10 +233,10 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     Returns None when the SDK resolves the image itself, or when nobody knows one (the caller then
     asks for ``image_uri``).
     """
-    if config.image_uri or config.framework != "pytorch":
+    if config.image_uri or config.framework != "pytorch" or not config.framework_version:
         return None
     table = facts.load("images")
-    version = facts.pytorch_version(config.framework_version)
+    version = pytorch_version(config.framework_version)
     region = region or DEFAULT_REGION
     if facts.instance_kind(config.compute.instance_type) == "trainium":
         return _uri(table["registry"], region, table["neuronx"].get(version))
@@ -29,8 +248,35 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
 
 
 def sdk_has_smddp_image(config: LaunchConfig) -> bool:
-    """True when the SDK's own image tables cover this SMDDP framework version."""
-    return config.framework_version in facts.load("frameworks")["pytorch"]["smddp"]
+    """True when the SDK's SMDDP version list covers this framework version."""
+    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")
+    return config.framework_version in supported["pytorch"]
+
+
+def pytorch_version(version: str) -> str:
+    """Resolve the SDK's short aliases ("2.2" -> "2.2.0") from its pytorch.json."""
+    aliases = sdk_data.training_config("pytorch").get("version_aliases", {})
+    return str(aliases.get(version, version))
+
+
+def default_py_version(config: LaunchConfig) -> str | None:
+    """The Python version a careful SDK user would pass: the newest the image table offers for
+    this framework version (the PyTorch estimator requires one; XGBoost's is always py3)."""
+    if config.framework == "xgboost":
+        return "py3"
+    framework = "pytorch-smp" if is_smp_v2(config) else "pytorch"
+    family = instance_family(config.compute.instance_type)
+    try:
+        config_name, _ = _config_name(framework, family)
+        table = _scoped_config(config_name, framework, family)
+        version = _version(config.framework_version, table, framework)
+    except ImageUnavailable:
+        return None
+    version_config = table["versions"][table.get("version_aliases", {}).get(version, version)]
+    offered = version_config.get("py_versions") or [
+        key for key in version_config if key.startswith("py")
+    ]
+    return str(offered[-1]) if offered else None
 
 
 def _uri(registry: str, region: str, tag: str | None) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
 from sagelaunch.config.yamlsource import Document, KeyPath, format_path, parse_text, read_document
 from sagelaunch.errors import ConfigError, Problem
 
@@ -155,16 +155,45 @@ def _validate(doc: Document) -> LaunchConfig:
 
 
 def _problem(doc: Document, error: Any) -> Problem:
-    loc: KeyPath = tuple(error["loc"])
+    loc = _without_union_tag(tuple(error["loc"]))
     kind = error["type"]
-    if kind == "extra_forbidden":
+    if not loc and kind == "value_error":
+        loc = _key_named_in(str(error["msg"]))
+    if kind == "extra_forbidden" and loc[:1] == ("distribution",) and len(loc) == 2:
+        message = _not_for_strategy(doc, str(loc[1]))
+    elif kind == "extra_forbidden":
         message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc)
+    elif kind == "union_tag_invalid":
+        message = f"strategy must be one of {', '.join(STRATEGY_MODELS)}"
+        loc = (*loc, "strategy")
     elif kind == "missing":
         message = f"missing required key {loc[-1]!r}"
     else:
         message = _pydantic_message(error)
     file, line, col = doc.position(loc)
     return Problem(file, line, col, format_path(loc), message)
+
+
+def _without_union_tag(loc: KeyPath) -> KeyPath:
+    """pydantic puts the strategy tag in the location (distribution.mpi.key); the YAML has none."""
+    if len(loc) > 1 and loc[0] == "distribution" and loc[1] in STRATEGY_MODELS:
+        return (loc[0], *loc[2:])
+    return loc
+
+
+def _key_named_in(message: str) -> KeyPath:
+    """A whole-config check names its key first ("framework_version is required")."""
+    words = message.removeprefix("Value error, ").split()
+    return (words[0],) if words and words[0] in LaunchConfig.model_fields else ()
+
+
+def _not_for_strategy(doc: Document, key: str) -> str:
+    """A distribution key that the chosen strategy does not have: say which strategies do."""
+    owners = [name for name, model in STRATEGY_MODELS.items() if key in model.model_fields]
+    strategy = doc.data.get("distribution", {}).get("strategy", "none")
+    if not owners:
+        return f"unknown key {key!r}" + _did_you_mean(("distribution", key))
+    return f"{key} applies to strategy {' or '.join(owners)}, not {strategy}"
 
 
 def _pydantic_message(error: Any) -> str:
@@ -199,9 +228,12 @@ def _did_you_mean(loc: KeyPath) -> str:
 
 
 def _model_types(annotation: Any) -> list[Any]:
-    """The member types of ``X | None`` / ``Optional[X]``, or [annotation]."""
+    """The member types of ``X | None``, of a (discriminated, Annotated) union, or [annotation]."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _model_types(typing.get_args(annotation)[0])
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        return [a for a in typing.get_args(annotation) if a is not type(None)]
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return [m for member in members for m in _model_types(member)]
     return [annotation]
 
 
@@ -211,10 +243,13 @@ def _fields_at(model: type[BaseModel], loc: KeyPath) -> list[str]:
         annotation = _step(annotation, part)
         if annotation is None:
             return []
-    for member in _model_types(annotation):
-        if isinstance(member, type) and issubclass(member, BaseModel):
-            return list(member.model_fields)
-    return []
+    fields = [
+        name
+        for member in _model_types(annotation)
+        if isinstance(member, type) and issubclass(member, BaseModel)
+        for name in member.model_fields
+    ]
+    return list(dict.fromkeys(fields))
 
 
 def _step(annotation: Any, part: str | int) -> Any:

@@ -8,17 +8,21 @@ instance × version) lives in rules.py, where each rule has a name, a test and a
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     WithJsonSchema,
     field_validator,
     model_validator,
 )
+
+from sagelaunch import naming
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 _UNIT_SECONDS = (86400, 3600, 60, 1)
@@ -64,8 +68,6 @@ _DATA_DISTRIBUTIONS = {
     "fullyreplicated": "replicated",
 }
 
-Strategy = Literal["none", "torchrun", "smddp", "smp", "mpi"]
-
 
 class Strict(BaseModel):
     """Unknown keys are errors: a typo must never be silently ignored."""
@@ -106,16 +108,81 @@ class Smp(Strict):
     )
 
 
-class Distribution(Strict):
-    strategy: Strategy = Field(
-        "none",
-        description="none | torchrun | smddp | smp | mpi (PyTorch only; XGBoost uses none).",
-    )
+class _NoMpiSettings:
+    """Strategies that start no mpirun read these as unset."""
+
+    processes_per_host: ClassVar[int | None] = None
+    custom_mpi_options: ClassVar[str] = ""
+
+
+class _NoSmp:
+    smp: ClassVar[Smp | None] = None
+
+
+class NoDistribution(_NoMpiSettings, _NoSmp, Strict):
+    """One process per host (the toolkit's ProcessRunner)."""
+
+    strategy: Literal["none"] = Field("none", description="none: one process per host.")
+
+
+class TorchrunDistribution(_NoMpiSettings, _NoSmp, Strict):
+    """torch_distributed: one torchrun per host, one process per GPU or Neuron core."""
+
+    strategy: Literal["torchrun"] = Field(description="torchrun (torch_distributed).")
+
+
+class SmddpDistribution(_NoSmp, Strict):
+    """smdistributed.dataparallel (mpirun; on p5-class instances torchrun + the smddp backend)."""
+
+    strategy: Literal["smddp"] = Field(description="smddp (smdistributed.dataparallel).")
+    custom_mpi_options: str = Field("", description="Extra mpirun options for SMDDP.")
+    processes_per_host: ClassVar[int | None] = None
+
+
+class SmpDistribution(Strict):
+    """SageMaker model parallelism: v2 (torchrun + FSDP) or v1 (mpirun pipeline)."""
+
+    strategy: Literal["smp"] = Field(description="smp (smdistributed.modelparallel).")
+    smp: Smp | None = Field(None, description="SMP version and parameters.")
     processes_per_host: int | None = Field(
-        None, ge=1, description="Processes per host for mpi and SMP v1 (default: one per GPU)."
+        None, ge=1, description="SMP v1: MPI processes per host (default: one per GPU)."
     )
-    custom_mpi_options: str = Field("", description="Extra mpirun options (mpi, smddp, SMP v1).")
-    smp: Smp | None = Field(None, description="SageMaker model parallel settings (strategy smp).")
+    custom_mpi_options: str = Field("", description="SMP v1: extra mpirun options.")
+
+
+class MpiDistribution(_NoSmp, Strict):
+    """mpirun on the first host starting every rank (Horovod-style and MPI scripts)."""
+
+    strategy: Literal["mpi"] = Field(description="mpi (Open MPI's mpirun).")
+    processes_per_host: int | None = Field(
+        None, ge=1, description="MPI processes per host (default: one per GPU)."
+    )
+    custom_mpi_options: str = Field("", description="Extra mpirun options.")
+
+
+STRATEGY_MODELS: dict[str, type[Strict]] = {
+    "none": NoDistribution,
+    "torchrun": TorchrunDistribution,
+    "smddp": SmddpDistribution,
+    "smp": SmpDistribution,
+    "mpi": MpiDistribution,
+}
+
+
+def _strategy_of(data: Any) -> str:
+    if isinstance(data, dict):
+        return str(data.get("strategy", "none"))
+    return str(getattr(data, "strategy", "none"))
+
+
+Distribution = Annotated[
+    Annotated[NoDistribution, Tag("none")]
+    | Annotated[TorchrunDistribution, Tag("torchrun")]
+    | Annotated[SmddpDistribution, Tag("smddp")]
+    | Annotated[SmpDistribution, Tag("smp")]
+    | Annotated[MpiDistribution, Tag("mpi")],
+    Discriminator(_strategy_of),
+]
 
 
 class FileSystem(Strict):
@@ -203,9 +270,17 @@ class LaunchConfig(Strict):
         None, description="Base config to deep-merge under this one (path relative to this file)."
     )
     name: str = Field(
-        pattern=r"^[A-Za-z0-9](-*[A-Za-z0-9])*$",
-        max_length=63,
-        description="Base job name: letters, digits, '-'; the tool adds a unique suffix.",
+        pattern=naming.JOB_NAME_PATTERN,
+        max_length=naming.MAX_JOB_NAME,
+        description="Base job name: letters, digits, '-'; the tool adds a timestamp (the base is "
+        "shortened like the SDK's name_from_base when both would exceed 63 characters).",
+    )
+    job_name: str | None = Field(
+        None,
+        pattern=naming.JOB_NAME_PATTERN,
+        max_length=naming.MAX_JOB_NAME,
+        description="Exact training job name (as the SDK's fit(job_name=...)); default: name + "
+        "timestamp.",
     )
     framework: Literal["pytorch", "xgboost"] = Field(description="pytorch or xgboost.")
     entry_point: str | None = Field(
@@ -217,20 +292,26 @@ class LaunchConfig(Strict):
         None,
         description="Code directory, relative to this file (default: the repo's entrypoints/).",
     )
-    framework_version: str = Field(
-        description='Framework version, e.g. pytorch "2.2.0", xgboost "1.7-1" or "3.0-5".'
+    framework_version: str | None = Field(
+        None,
+        description='Framework version, e.g. pytorch "2.2.0" or "2.2", xgboost "1.7-1" or '
+        '"latest": any version or alias the installed SDK lists. Optional with image_uri.',
     )
     py_version: str | None = Field(
         None, description="Python version of the image, e.g. py310 (default: from the version)."
     )
     image_uri: str | None = Field(None, description="Training image override.")
+    input_mode: Literal["File", "FastFile", "Pipe"] = Field(
+        "File", description="The job's default input mode (channels may override it)."
+    )
     role: str | None = Field(
         None, description="IAM role ARN for the job (default: $SAGELAUNCH_ROLE)."
     )
     region: str | None = Field(None, description="AWS region (default: --region, $AWS_REGION).")
     compute: Compute = Field(description="Instances, volume, stopping condition, spot.")
     distribution: Distribution = Field(
-        default_factory=Distribution, description="Distributed training launcher."
+        default_factory=NoDistribution,
+        description="Distributed training launcher; `strategy` picks which keys apply.",
     )
     hyperparameters: dict[str, Any] = Field(
         default_factory=dict, description="Passed to the entry point as --key value."
@@ -266,6 +347,20 @@ class LaunchConfig(Strict):
         if isinstance(value, dict):
             return {k: _yaml_scalar_text(v) for k, v in value.items()}
         return value
+
+    @model_validator(mode="after")
+    def _version_or_image(self) -> LaunchConfig:
+        # The SDK's estimators need a framework version unless an image is given (XGBoost's
+        # script-mode estimator always does).
+        needs_version = self.image_uri is None or (
+            self.framework == "xgboost" and self.entry_point is not None
+        )
+        if needs_version and not self.framework_version:
+            raise ValueError(
+                "framework_version is required"
+                + ("" if self.image_uri else " (or give image_uri)")
+            )
+        return self
 
     @property
     def is_builtin_algorithm(self) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 from sagelaunch.config import facts
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import uses_torch_distributed
+from sagelaunch.config.strategies import uses_torch_distributed
 
 
 @dataclass(frozen=True)

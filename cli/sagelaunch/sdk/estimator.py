@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sagelaunch.config import facts
-from sagelaunch.config.images import tool_known_image
+from sagelaunch.config.images import default_py_version, tool_known_image
 from sagelaunch.config.model import Channel, LaunchConfig
+from sagelaunch.config.strategies import is_smp_v2, smddp_with_torchrun
 from sagelaunch.sdk.runtime import sagemaker
 
 PYTORCH = "sagemaker.pytorch.PyTorch"
@@ -74,7 +75,8 @@ def estimator_spec(
         )
         return EstimatorSpec(ESTIMATOR, kwargs, inputs, dict(config.hyperparameters))
     kwargs.update(entry_point=config.entry_point, source_dir=code_uri)
-    kwargs["framework_version"] = config.framework_version
+    if config.framework_version:
+        kwargs["framework_version"] = config.framework_version
     kwargs["hyperparameters"] = dict(config.hyperparameters)
     metrics = _metric_definitions(config)
     if metrics is not None:
@@ -83,7 +85,8 @@ def estimator_spec(
         kwargs["py_version"] = config.py_version or "py3"
         _set_image(kwargs, config, region)
         return EstimatorSpec(XGBOOST, kwargs, inputs)
-    kwargs["py_version"] = config.py_version or _default_py_version(config)
+    if config.framework_version:  # with image_uri alone the PyTorch estimator needs neither
+        kwargs["py_version"] = config.py_version or default_py_version(config)
     _set_image(kwargs, config, region)
     distribution = pytorch_distribution(config)
     if distribution:
@@ -117,21 +120,12 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
         "volume_kms_key": config.kms.volume_key_id,
         "output_kms_key": config.kms.output_key_id,
         "disable_output_compression": True if not config.output_compression else None,
+        "input_mode": config.input_mode if config.input_mode != "File" else None,
         "disable_profiler": True if not config.profiler else None,
         "debugger_hook_config": False if not config.debugger else None,
     }
     kwargs.update({key: value for key, value in optional.items() if value is not None})
     return kwargs
-
-
-def _default_py_version(config: LaunchConfig) -> str:
-    pytorch = facts.load("frameworks")["pytorch"]
-    if config.distribution.strategy == "smp" and (
-        config.distribution.smp is None or config.distribution.smp.version == 2
-    ):
-        return str(pytorch["smp_v2"].get(config.framework_version, "py310"))
-    offered = pytorch["training_images"].get(facts.pytorch_version(config.framework_version))
-    return str(offered[-1]) if offered else "py3"
 
 
 def _set_image(kwargs: dict[str, Any], config: LaunchConfig, region: str) -> None:
@@ -150,13 +144,13 @@ def pytorch_distribution(config: LaunchConfig) -> dict[str, Any] | None:
         result: dict[str, Any] = {
             "smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": mpi_options}}
         }
-        if config.compute.instance_type in facts.load("instances")["smddp_with_torchrun"]:
+        if smddp_with_torchrun(config):
             result["torch_distributed"] = {"enabled": True}  # p5-class: torchrun + smddp backend
         return result
     if dist.strategy == "smp":
         smp = dist.smp
         model_parallel = {"enabled": True, "parameters": dict(smp.parameters) if smp else {}}
-        if smp is None or smp.version == 2:
+        if is_smp_v2(config):
             return {
                 "torch_distributed": {"enabled": True},
                 "smdistributed": {"modelparallel": model_parallel},

@@ -1,0 +1,46 @@
+"""Compatibility rules: what the service and the containers need, checked before AWS is touched.
+
+Whatever the SageMaker SDK accepts, sagelaunch accepts, unless a rule cites the service, SDK or
+container fact that makes the job fail; everything else a rule has to say is advice, reported as a
+warning (exit 0, unless `--strict`). Each rule is a small named function yielding located
+problems with the fix; `check` runs them all; tests run each one by name, once where it fires and
+once where it stays quiet. Every rule reads the same data the plan reads: the SDK's own tables
+(`config.sdk_data`) and the dated files in `data/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.errors import Problem
+
+Rule = Callable[[LoadedConfig], Iterator[Problem]]
+RULES: dict[str, Rule] = {}
+
+
+def rule(func: Rule) -> Rule:
+    RULES[func.__name__] = func
+    return func
+
+
+def check(loaded: LoadedConfig) -> list[Problem]:
+    """Every rule's findings, errors and warnings, in file order."""
+    found = [problem for func in RULES.values() for problem in func(loaded)]
+    return sorted(found, key=lambda p: (p.line, p.col, p.path))
+
+
+def error(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
+    return loaded.problem(path, message)
+
+
+def warning(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
+    return loaded.problem(path, message, severity="warning")
+
+
+def offered(values: object) -> str:
+    return ", ".join(str(v) for v in values)  # type: ignore[attr-defined]
+
+
+# Registration happens on import; the modules below use `rule` from here.
+from sagelaunch.config.rules import frameworks, parallelism, resources  # noqa: E402, F401

@@ -1,0 +1,189 @@
+"""Compute, spot, data, locations, role and job-name rules (the CreateTrainingJob API's limits)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sagelaunch import naming
+from sagelaunch.config import facts
+from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.config.rules import error, rule, warning
+from sagelaunch.errors import Problem
+
+MAX_RUN_SECONDS = 28 * 86400  # StoppingCondition.MaxRuntimeInSeconds: 28 days (service quota)
+MAX_KEEP_ALIVE = 3600  # ResourceConfig.KeepAlivePeriodInSeconds: max 3600 (API model)
+# The API's patterns (botocore's sagemaker service model).
+ROLE_ARN = re.compile(r"^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$")
+S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
+CHANNEL_NAME = re.compile(r"^[A-Za-z0-9\.\-_]{1,64}$")
+INSTANCE_TYPE = re.compile(r"^ml\.[a-z0-9-]+\.[a-z0-9-]+$")
+
+
+@rule
+def instance_type_known(loaded: LoadedConfig) -> Iterator[Problem]:
+    """SageMaker training instance types are ml.<family>.<size>; others are refused by the API.
+    Advice for a well-formed type sagelaunch has no facts for."""
+    instance_type = loaded.config.compute.instance_type
+    if not INSTANCE_TYPE.match(instance_type):
+        yield error(
+            loaded,
+            ("compute", "instance_type"),
+            f"{instance_type!r} is not a SageMaker instance type (e.g. ml.p4d.24xlarge)",
+        )
+    elif facts.instance(instance_type) is None:
+        yield warning(
+            loaded,
+            ("compute", "instance_type"),
+            f"{instance_type} is not in sagelaunch's catalog: GPUs per host, cost and limits are "
+            "not checked",
+        )
+
+
+@rule
+def run_time_ranges(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The API refuses MaxRuntimeInSeconds over 28 days and KeepAlive over 3600 s."""
+    compute = loaded.config.compute
+    if not 1 <= compute.max_run <= MAX_RUN_SECONDS:
+        yield error(loaded, ("compute", "max_run"), "must be between 1 second and 28 days")
+    if not 0 <= compute.keep_alive <= MAX_KEEP_ALIVE:
+        yield error(loaded, ("compute", "keep_alive"), "must be between 0 and 3600 seconds")
+
+
+@rule
+def spot_max_wait(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The API refuses a spot job whose MaxWaitTimeInSeconds is below MaxRuntimeInSeconds."""
+    compute = loaded.config.compute
+    if compute.spot and compute.spot.max_wait < compute.max_run:
+        yield error(
+            loaded,
+            ("compute", "spot", "max_wait"),
+            f"max_wait ({compute.spot.max_wait}s) must be >= max_run ({compute.max_run}s): "
+            "the API refuses it",
+        )
+
+
+@rule
+def spot_without_checkpoint(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Advice: an interrupted spot job without checkpoints restarts from the beginning."""
+    config = loaded.config
+    if config.compute.spot and not config.checkpoint:
+        yield warning(
+            loaded,
+            ("compute", "spot"),
+            "spot without checkpoint: an interrupted job restarts from step 0; "
+            "add checkpoint.s3_uri",
+        )
+
+
+@rule
+def sharded_single_instance(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Advice: ShardedByS3Key on one instance gives that instance everything."""
+    config = loaded.config
+    if config.compute.instance_count > 1:
+        return
+    for name, channel in config.inputs.items():
+        if channel.distribution == "sharded":
+            yield warning(
+                loaded,
+                ("inputs", name, "distribution"),
+                "sharded with one instance is the same as replicated",
+            )
+
+
+@rule
+def xgboost_dask_gpu(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The XGBoost container's Dask GPU training fails on sharded data across hosts ("Dask
+    distributed training requires FullyReplicated data") and needs a GPU."""
+    config = loaded.config
+    if str(config.hyperparameters.get("use_dask_gpu_training", "")).lower() != "true":
+        return
+    if config.compute.instance_count > 1:
+        for name, channel in config.inputs.items():
+            if channel.distribution != "replicated":
+                yield error(
+                    loaded,
+                    ("inputs", name, "distribution"),
+                    "Dask GPU training requires FullyReplicated data: use distribution: replicated",
+                )
+    if facts.instance_kind(config.compute.instance_type) != "gpu":
+        yield error(
+            loaded, ("compute", "instance_type"), "use_dask_gpu_training needs a GPU instance"
+        )
+
+
+@rule
+def channels_well_formed(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Channel names and S3 URIs as the API accepts them; FSx/EFS channels need the job in the
+    file system's VPC (the service refuses them otherwise)."""
+    config = loaded.config
+    for name, channel in config.inputs.items():
+        if not CHANNEL_NAME.match(name):
+            yield error(
+                loaded, ("inputs", name), "channel names use letters, digits, '.', '-', '_'"
+            )
+        if channel.uri and channel.uri.startswith("file://"):
+            yield warning(
+                loaded, ("inputs", name, "uri"), "file:// inputs work for local runs only"
+            )
+        elif channel.uri and not S3_URI.match(channel.uri):
+            yield error(loaded, ("inputs", name, "uri"), f"not an S3 URI: {channel.uri!r}")
+        if channel.file_system and not config.network.subnets:
+            yield error(
+                loaded,
+                ("inputs", name, "file_system"),
+                "FSx/EFS inputs need network.subnets and network.security_group_ids in its VPC",
+            )
+    for name in config.local.inputs:
+        if name not in config.inputs:
+            yield error(loaded, ("local", "inputs", name), f"no input channel named {name!r}")
+
+
+@rule
+def s3_uris_well_formed(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Output, code and checkpoint locations as the API's S3Uri pattern accepts them."""
+    config = loaded.config
+    uris = {
+        ("output_path",): config.output_path,
+        ("code_location",): config.code_location,
+        ("checkpoint", "s3_uri"): config.checkpoint.s3_uri if config.checkpoint else None,
+    }
+    for path, uri in uris.items():
+        if uri is not None and not S3_URI.match(uri):
+            yield error(loaded, path, f"not an S3 URI: {uri!r} (expected s3://bucket/prefix)")
+
+
+@rule
+def role_is_arn(loaded: LoadedConfig) -> Iterator[Problem]:
+    """CreateTrainingJob takes a role ARN. The SDK turns a bare role name into one with an IAM
+    call; an offline plan cannot, so the config must carry the ARN it will send."""
+    role = loaded.config.role
+    if role is None:
+        return
+    if role.startswith("$"):
+        yield error(
+            loaded,
+            ("role",),
+            "environment references are not expanded; leave role unset to use $SAGELAUNCH_ROLE",
+        )
+    elif not ROLE_ARN.match(role):
+        yield error(
+            loaded,
+            ("role",),
+            f"{role!r} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>): plans are "
+            "made offline and send the ARN as written",
+        )
+
+
+@rule
+def job_name_truncated(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Advice: like the SDK's name_from_base, a base too long for the timestamp is shortened."""
+    config = loaded.config
+    if config.job_name is None and naming.is_truncated(config.name):
+        kept = naming.trimmed_base(config.name)
+        yield warning(
+            loaded,
+            ("name",),
+            f"{len(config.name)} characters: job names keep the first {len(kept)} ({kept!r}) "
+            "before the 24-character timestamp, as the SDK does; set job_name for an exact name",
+        )

@@ -1,0 +1,121 @@
+"""sagelaunch's image resolution equals the SDK's own `image_uris.get_training_image_uri`, for every
+training version and alias, Python version, instance family and region the SDK's tables list
+(the whole table: a test per framework version, every combination inside it)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from sagelaunch.config import images, sdk_data
+
+# One instance type per processor the tables distinguish, plus the families with special rules.
+INSTANCE_TYPES = (
+    "ml.c5.xlarge",  # cpu
+    "ml.g5.2xlarge",  # gpu
+    "ml.p3.16xlarge",  # gpu
+    "ml.p4d.24xlarge",  # gpu + the SDK's p4d CUDA-suffix table
+    "ml.p5.48xlarge",  # gpu (SMP picks cu121 on p5)
+    "ml.trn1.32xlarge",  # Trainium -> pytorch-neuron
+    "ml.m6g.xlarge",  # Graviton -> the inference_graviton scope
+    "ml.p2.xlarge",  # deprecated for PyTorch >= 1.13
+)
+
+
+def _cases(framework: str) -> list[tuple[str, str]]:
+    config = sdk_data.training_config(framework)
+    versions = [*config["versions"], *config.get("version_aliases", {})]
+    return [(framework, version) for version in versions]
+
+
+CASES = [
+    *_cases("pytorch"),
+    *_cases("xgboost"),
+    *[("smp", v) for _, v in _cases("pytorch-smp")],
+    *[("neuron", v) for _, v in _cases("pytorch-neuron")],
+]
+
+
+@pytest.fixture(scope="module")
+def sdk_retrieve():
+    from sagelaunch.sdk.runtime import sagemaker
+
+    sdk = sagemaker()
+    # The SDK re-reads a JSON file on every call; caching the reader keeps this whole-table test
+    # quick and leaves its resolution logic untouched.
+    readers = {
+        (sdk.image_uris, "config_for_framework"): sdk.image_uris.config_for_framework,
+        (sdk.utils, "_botocore_resolver"): sdk.utils._botocore_resolver,
+    }
+    for (module, name), reader in readers.items():
+        setattr(module, name, functools.cache(reader))
+    yield sdk.image_uris.get_training_image_uri
+    for (module, name), reader in readers.items():
+        setattr(module, name, reader)
+
+
+def _py_versions(framework: str, version: str) -> list[str | None]:
+    name = {"smp": "pytorch-smp", "neuron": "pytorch-neuron"}.get(framework, framework)
+    config = sdk_data.training_config(name)
+    table = config["versions"][config.get("version_aliases", {}).get(version, version)]
+    offered = table.get("py_versions") or [k for k in table if k.startswith("py")]
+    return [*offered, None, "py27"]
+
+
+def _regions(framework: str, version: str) -> list[str]:
+    name = {"smp": "pytorch-smp", "neuron": "pytorch-neuron"}.get(framework, framework)
+    config = sdk_data.training_config(name)
+    table = config["versions"][config.get("version_aliases", {}).get(version, version)]
+    registries = table.get("registries") or next(iter(table.values()))["registries"]
+    return [*registries, "mars-east-1"]
+
+
+def _ours(framework, region, version, py, instance_type):
+    try:
+        return images.sdk_training_image(
+            "pytorch" if framework in {"smp", "neuron"} else framework,
+            region,
+            version,
+            py,
+            instance_type,
+            smp_v2=framework == "smp",
+        ).uri
+    except images.ImageUnavailable:
+        return "unavailable"
+
+
+def _sdk(retrieve, framework, region, version, py, instance_type):
+    distribution = None
+    if framework == "smp":
+        distribution = {"torch_distributed": {"enabled": True},
+                        "smdistributed": {"modelparallel": {"enabled": True}}}
+    try:
+        return retrieve(
+            region,
+            "pytorch" if framework in {"smp", "neuron"} else framework,
+            framework_version=version,
+            py_version=py,
+            distribution=distribution,
+            instance_type=instance_type,
+        )
+    except (ValueError, KeyError):
+        return "unavailable"
+
+
+@pytest.mark.parametrize(("framework", "version"), CASES, ids=[f"{f}-{v}" for f, v in CASES])
+def test_image_equals_sdk_retrieve(sdk_retrieve, framework, version):
+    instance_types = INSTANCE_TYPES
+    if framework == "neuron":
+        instance_types = ("ml.trn1.32xlarge", "ml.trn1n.32xlarge", "ml.trn2.48xlarge")
+    mismatches, resolved = [], 0
+    for region in _regions(framework, version):
+        for py in _py_versions(framework, version):
+            for instance_type in instance_types:
+                ours = _ours(framework, region, version, py, instance_type)
+                theirs = _sdk(sdk_retrieve, framework, region, version, py, instance_type)
+                resolved += theirs != "unavailable"
+                if ours != theirs:
+                    mismatches.append((region, py, instance_type, ours, theirs))
+    assert not mismatches, mismatches[:5]
+    assert resolved, "the SDK resolved no combination: the test would prove nothing"
