@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +15,16 @@ from sagelaunch import bundle
 from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import UsageError
-from sagelaunch.local import artifacts, channels, environment, launchers, supervisor, tree, warm
+from sagelaunch.local import (
+    artifacts,
+    channels,
+    environment,
+    launchers,
+    ports,
+    supervisor,
+    tree,
+    warm,
+)
 from sagelaunch.local.variant import local_variant
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
@@ -175,7 +183,7 @@ def _host_processes(
     names = [host.name for host in trees]
     instance_type = request["ResourceConfig"]["InstanceType"]
     _, user = environment.split_hyperparameters(environment.decode_hyperparameters(hyperparameters))
-    master_port = free_port()
+    master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
     specs = []
     for index, host in enumerate(trees):
@@ -220,9 +228,10 @@ def _launcher_env(
     machine: environment.Machine,
     container_env: dict[str, str],
 ) -> dict[str, str]:
-    env = {}
+    # The XGBoost entry point's tracker (a container default of 9099, TIME_WAIT after a run).
+    env = {ports.TRACKER_PORT_VARIABLE: str(ports.free_port_pair())}
     if hosts > 1 or launch.kind == "mpirun":
-        env = {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
+        env |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
     if "OMP_NUM_THREADS" not in {**os.environ, **container_env}:
         # The emulated hosts share this machine's cores; without a cap every process would start
         # one thread per core and they would fight over them (torchrun caps its workers alike).
@@ -284,9 +293,3 @@ def _say_plan(
 def _metric_patterns(request: dict[str, Any]) -> list[str]:
     definitions = request["AlgorithmSpecification"].get("MetricDefinitions", [])
     return [definition["Regex"] for definition in definitions]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((launchers.LOOPBACK, 0))
-        return int(sock.getsockname()[1])
