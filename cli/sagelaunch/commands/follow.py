@@ -38,10 +38,6 @@ def given_clients(ctx: typer.Context) -> Clients | None:
     return ctx.obj if isinstance(ctx.obj, Clients) else None
 
 
-def console_url(region: str, name: str) -> str:
-    return f"https://{region}.console.aws.amazon.com/sagemaker/home?region={region}#/jobs/{name}"
-
-
 def timeout_seconds(value: str | None) -> float | None:
     """``--timeout`` as seconds (the config's duration syntax: 3600, 90m, 2h, 1h30m)."""
     if value is None:

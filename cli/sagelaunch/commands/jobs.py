@@ -15,11 +15,11 @@ from sagelaunch.commands.follow import (
     TimeoutOption,
     conclude,
     connect,
-    console_url,
     follow,
     timeout_seconds,
     wait_summary,
 )
+from sagelaunch.links import console_url
 from sagelaunch.output import OutputFormat, OutputOption, RegionOption, print_json, stderr, stdout
 
 JobArgument = Annotated[str, typer.Argument(help="Training job name.")]
