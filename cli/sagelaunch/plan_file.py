@@ -43,7 +43,7 @@ def load(plan_path: Path) -> tuple[Plan, bytes | None]:
         raise UsageError(f"{plan_path}: not a valid sagelaunch plan: {exc}") from None
     if bundle_name is None or plan.upload is None:
         return plan, None
-    bundle_path = plan_path.parent / bundle_name
+    bundle_path = plan_path.parent / str(bundle_name)
     try:
         data = bundle_path.read_bytes()
     except OSError as exc:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sagelaunch import naming
 from sagelaunch.errors import Problem
 
-SCHEMA_VERSION = "sagelaunch-plan/2"
+SCHEMA_VERSION: Literal["sagelaunch-plan/2"] = "sagelaunch-plan/2"
 WarningSource = Literal["config", "sdk", "tool"]
 
 

@@ -74,8 +74,18 @@ def test_key_changes_with_config_code_and_versions_and_damaged_entries_are_misse
 
 def _plan_importing(config: Path, cwd: Path, *args: str) -> tuple[dict, set[str]]:
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "sagelaunch", "plan", str(config), "-o", "json"]
-        + list(args),
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "sagelaunch",
+            "plan",
+            str(config),
+            "-o",
+            "json",
+            *list(args),
+        ],
         capture_output=True,
         text=True,
         cwd=cwd,

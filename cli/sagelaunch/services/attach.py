@@ -72,13 +72,13 @@ def _compare(path: tuple[str, ...], planned: Any, existing: Any, found: list[Dif
     if isinstance(planned, dict) and isinstance(existing, dict):
         for key, value in planned.items():
             if key not in existing:
-                found.append(Difference(_dotted(path + (key,)), _shown(value), MISSING))
+                found.append(Difference(_dotted((*path, key)), _shown(value), MISSING))
             else:
-                _compare(path + (key,), value, existing[key], found)
+                _compare((*path, key), value, existing[key], found)
         return
     if isinstance(planned, list) and isinstance(existing, list) and len(planned) == len(existing):
         for index, (mine, theirs) in enumerate(zip(planned, existing, strict=True)):
-            _compare(path + (f"[{index}]",), mine, theirs, found)
+            _compare((*path, f"[{index}]"), mine, theirs, found)
         return
     if planned != existing:
         found.append(Difference(_dotted(path), _shown(planned), _shown(existing)))

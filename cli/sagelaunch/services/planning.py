@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, nullcontext, suppress
 from importlib import metadata
 from pathlib import Path
 
@@ -155,10 +155,8 @@ def load(folder: Path, key: str) -> Plan | None:
 
 def store(folder: Path, key: str, plan: Plan) -> None:
     """A cache that cannot be written is only a slower next run."""
-    try:
+    with suppress(OSError):
         atomic.write_text(folder / f"{key}.json", plan.model_dump_json(by_alias=True))
-    except OSError:
-        pass
 
 
 def retarget(
