@@ -49,8 +49,10 @@ def local(
     ] = False,
     output: OutputOption = OutputFormat.table,
 ) -> None:
-    """Run the job here: one /opt/ml-like tree per emulated host, the container's SM_* environment
-    and launcher, logs prefixed with the host name, model.tar.gz at the end."""
+    """Run the job on this machine as the SageMaker container would.
+
+    One /opt/ml-like tree per emulated host, the container's SM_* environment and launcher, logs
+    prefixed with the host name, model.tar.gz at the end."""
     from sagelaunch.services import local_run
 
     if docker:
