@@ -56,13 +56,20 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
 def require_framework(framework: str) -> None:
     """A clear install command instead of an ImportError from inside a host (nothing imported)."""
     module = FRAMEWORK_MODULES.get(framework)
-    if module is None or importlib.util.find_spec(module) is not None:
+    if module is None or _installed(module):
         return
     raise UsageError(
         f"sagelaunch local runs {framework} jobs with {module}, which is not installed in this "
         "Python environment",
         hint=f"install it: {INSTALL}  (in a sagelaunch checkout: {INSTALL_IN_CHECKOUT})",
     )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses it, a broken install
+        return False
 
 
 def local_plan(
