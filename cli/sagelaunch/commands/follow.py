@@ -13,6 +13,7 @@ import typer
 
 from sagelaunch.errors import JobFailed, JobStopped, UsageError, WaitTimeout
 from sagelaunch.output import stderr
+from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -90,11 +91,11 @@ def follow(
 def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
     """Raise what the job's end means for the exit code: Failed 1, Stopped 4, still running 5."""
     name, status = job["TrainingJobName"], job["TrainingJobStatus"]
-    if status == "Completed":
+    if status == JobStatus.Completed:
         return
-    if status == "Failed":
+    if status == JobStatus.Failed:
         raise JobFailed(f"job {name} failed: {job.get('FailureReason') or 'no reason given'}")
-    if status == "Stopped":
+    if status == JobStatus.Stopped:
         raise JobStopped(f"job {name} was stopped")
     raise WaitTimeout(
         f"job {name} is still {status} ({job.get('SecondaryStatus', '?')})"

@@ -12,18 +12,13 @@ from rich.table import Table
 from rich.text import Text
 
 from sagelaunch.output import host_style, stdout
+from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
     from sagelaunch.aws.jobs import Transition
     from sagelaunch.aws.logs import LogEvent
 
-STATUS_STYLE = {
-    "Completed": "green",
-    "Failed": "red",
-    "Stopped": "yellow",
-    "Stopping": "yellow",
-    "InProgress": "cyan",
-}
+STATUS_STYLE = STYLE
 
 
 def jsonable(value: Any) -> Any:

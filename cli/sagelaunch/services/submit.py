@@ -32,6 +32,7 @@ from sagelaunch.links import console_url
 from sagelaunch.plan_model import Plan, Upload
 from sagelaunch.services import attach
 from sagelaunch.services.planning import Progress, make_plan
+from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -139,7 +140,7 @@ def send(
     return Submission(
         job_name=name,
         arn=arn,
-        status=existing["TrainingJobStatus"] if existing else "InProgress",
+        status=existing["TrainingJobStatus"] if existing else JobStatus.InProgress.value,
         uploaded=not code_there,
         bundle_sha256=upload.sha256 if upload else None,
         console_url=console_url(aws.region, name),
