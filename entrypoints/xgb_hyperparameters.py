@@ -6,12 +6,23 @@ SageMaker passes each as ``--key value``; script-mode jobs may JSON-encode value
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import smenv
 
 Param = tuple[str, object]
+
+# The container's tracker port; `sagelaunch local` hands each run a free one in this variable, so
+# reruns and concurrent runs never find it in use. A tracker_port hyperparameter wins over both.
+DEFAULT_TRACKER_PORT = 9099
+TRACKER_PORT_VARIABLE = "SAGELAUNCH_XGBOOST_TRACKER_PORT"
+
+
+def default_tracker_port() -> int:
+    value = os.environ.get(TRACKER_PORT_VARIABLE, "")
+    return int(value) if value.isdigit() else DEFAULT_TRACKER_PORT
 
 
 @dataclass(frozen=True)
@@ -60,8 +71,9 @@ def _parser() -> smenv.ArgumentParser:
     parser.add_argument(
         "--tracker_port",
         type=integer,
-        default=9099,
-        help="Port of XGBoost's tracker on the first host; training uses the next one too.",
+        default=default_tracker_port(),
+        help="Port of XGBoost's tracker on the first host; training uses the next one too "
+        f"(default {DEFAULT_TRACKER_PORT}, or ${TRACKER_PORT_VARIABLE}).",
     )
     parser.add_argument(
         "--checkpoint_every",

@@ -1,27 +1,113 @@
-"""The `sagelaunch` command line: command registration and the one error boundary."""
+"""The `sagelaunch` command line: lazily registered commands and the one error boundary.
+
+A command's module is imported only when that command runs (or shows its own --help): the
+top-level --help is built from ``COMMANDS`` alone, so it costs no command module, no
+`rich.markdown` and no `rich.traceback`. A test checks the table against each command's own
+docstring.
+"""
 
 from __future__ import annotations
 
-import traceback
-from typing import Annotated, Any
+import importlib
+from typing import Annotated, Any, NamedTuple
 
 import typer
 from typer.core import TyperGroup
 
 from sagelaunch import __version__
-from sagelaunch.commands import init, jobs, local, plan, recommend, schema, submit, validate
-from sagelaunch.errors import ConfigError, SagelaunchError
+from sagelaunch.errors import ConfigError, ExitCode, SagelaunchError
 from sagelaunch.output import stderr
 
-INTERNAL_ERROR = 70  # a bug in sagelaunch, not in the user's config or AWS
+
+class Entry(NamedTuple):
+    module: str  # under sagelaunch.commands
+    function: str
+    summary: str  # the first line of the function's docstring (tested)
 
 
-class _ErrorBoundary(TyperGroup):
-    """Turns SagelaunchError into a clean message and its exit code (SPEC §4).
+COMMANDS: dict[str, Entry] = {
+    "validate": Entry(
+        "validate",
+        "validate",
+        "Load and check launch configs (schema and compatibility rules); no AWS calls.",
+    ),
+    "init": Entry(
+        "init",
+        "init",
+        "Write a starter launch config from a template (one per distributed strategy).",
+    ),
+    "schema": Entry(
+        "schema",
+        "schema",
+        "Print the launch-config JSON schema (editors use it for completion and hover docs).",
+    ),
+    "recommend": Entry(
+        "recommend",
+        "recommend",
+        "Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model.",
+    ),
+    "plan": Entry(
+        "plan",
+        "plan",
+        "Show exactly what submit would send: estimator, request, cost, topology, upload.",
+    ),
+    "submit": Entry(
+        "submit",
+        "submit",
+        "Upload the code (unless unchanged) and create the training job, or attach to it.",
+    ),
+    "status": Entry(
+        "jobs",
+        "status",
+        "Show a job: status, secondary status, failure reason, timings, transitions.",
+    ),
+    "wait": Entry(
+        "jobs", "wait", "Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out."
+    ),
+    "logs": Entry(
+        "jobs",
+        "logs",
+        "Print a job's logs: every host, interleaved in time order, each line prefixed algo-N.",
+    ),
+    "stop": Entry("jobs", "stop", "Ask SageMaker to stop a job (it goes Stopping, then Stopped)."),
+    "list": Entry("jobs", "list_jobs", "List training jobs, newest first."),
+    "local": Entry(
+        "local",
+        "local",
+        "Run the job on this machine as the SageMaker container would.",
+    ),
+}
+
+
+class _LazyGroup(TyperGroup):
+    """Commands from ``COMMANDS``, each built on first use; the boundary that turns
+    SagelaunchError into a clean message and its exit code.
 
     Living in the group (rather than around `app()`) keeps the boundary in force under Typer's
     CliRunner too, so tests see exactly what users see.
     """
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = _build(cmd_name, entry)
+        return self.commands[cmd_name]
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        """Plain help from the static table: no command module, no Rich help renderer."""
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        self.format_options(ctx, formatter)  # the group's options, then format_commands
+        self.format_epilog(ctx, formatter)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.summary) for name, entry in COMMANDS.items()])
 
     def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
         debug = bool(ctx.params.get("debug"))
@@ -29,34 +115,51 @@ class _ErrorBoundary(TyperGroup):
             return super().invoke(ctx)
         except SagelaunchError as exc:
             if debug:
-                stderr.print(traceback.format_exc(), markup=False)
+                _print_traceback()
             _report(exc)
             raise typer.Exit(exc.exit_code) from None
         except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits
             raise
         except KeyboardInterrupt:
             stderr.print("[red]interrupted[/red]")
-            raise typer.Exit(130) from None
+            raise typer.Exit(ExitCode.INTERRUPTED) from None
         except Exception as exc:
-            stderr.print(traceback.format_exc() if debug else "", markup=False, end="")
+            if debug:
+                _print_traceback()
             stderr.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc}", markup=True)
             if not debug:
                 stderr.print("rerun with --debug for the traceback, and please report it")
-            raise typer.Exit(INTERNAL_ERROR) from None
+            raise typer.Exit(ExitCode.INTERNAL) from None
+
+
+def _build(name: str, entry: Entry) -> Any:
+    """The click command of one entry: its module imported now, and only now."""
+    module = importlib.import_module(f"sagelaunch.commands.{entry.module}")
+    single = typer.Typer(add_completion=False, rich_markup_mode="rich")
+    single.command(name)(getattr(module, entry.function))
+    return typer.main.get_command(single)
+
+
+def _print_traceback() -> None:
+    import traceback
+
+    stderr.print(traceback.format_exc(), markup=False)
 
 
 def _report(exc: SagelaunchError) -> None:
+    from rich.markup import escape
+
     if isinstance(exc, ConfigError):
         for problem in exc.problems:
-            stderr.print(f"[red]error:[/red] {problem}", markup=True, highlight=False)
+            stderr.print(f"[red]error:[/red] {escape(str(problem))}", markup=True, highlight=False)
     else:
-        stderr.print(f"[red]error:[/red] {exc.message}", markup=True, highlight=False)
+        stderr.print(f"[red]error:[/red] {escape(exc.message)}", markup=True, highlight=False)
     if exc.hint:
-        stderr.print(f"[dim]hint:[/dim] {exc.hint}", markup=True)
+        stderr.print(f"[dim]hint:[/dim] {escape(exc.hint)}", markup=True)
 
 
 app = typer.Typer(
-    cls=_ErrorBoundary,
+    cls=_LazyGroup,
     name="sagelaunch",
     help="Validate, plan, submit, follow and locally run SageMaker training jobs "
     "from one YAML launch config.",
@@ -82,20 +185,6 @@ def _main(
     ] = False,
 ) -> None:
     """sagelaunch: SageMaker training jobs from one YAML launch config."""
-
-
-app.command("validate")(validate.validate)
-app.command("init")(init.init)
-app.command("schema")(schema.schema)
-app.command("recommend")(recommend.recommend)
-app.command("plan")(plan.plan)
-app.command("submit")(submit.submit)
-app.command("status")(jobs.status)
-app.command("wait")(jobs.wait)
-app.command("logs")(jobs.logs)
-app.command("stop")(jobs.stop)
-app.command("list")(jobs.list_jobs)
-app.command("local")(local.local)
 
 
 def main() -> None:

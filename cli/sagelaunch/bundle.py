@@ -14,8 +14,12 @@ import io
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pathspec
+
+if TYPE_CHECKING:
+    from sagelaunch.config.model import LaunchConfig
 
 IGNORE_FILE = ".sagelaunchignore"
 # Always excluded, whatever .sagelaunchignore says (gitignore syntax).
@@ -71,6 +75,11 @@ class Bundle:
             "compressed_bytes": len(self.data),
             "sha256": self.sha256,
         }
+
+
+def code_prefix(config: LaunchConfig) -> str:
+    """Where this config's code bundles go (each content-addressed below it)."""
+    return config.code_location or str(config.output_path)
 
 
 def bundled_files(source_dir: Path) -> list[Path]:

@@ -1,5 +1,5 @@
-"""The one error family that crosses layers. The app's error boundary turns each into a clean
-message and its exit code (SPEC §4): no tracebacks for user errors unless --debug."""
+"""The one error family that crosses layers, and the exit codes. The app's error boundary turns
+each error into a clean message and its exit code: no tracebacks for user errors unless --debug."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ class ExitCode:
     AWS = 3
     JOB_STOPPED = 4
     WAIT_TIMEOUT = 5
+    INTERRUPTED = 130  # Ctrl-C
+    INTERNAL = 70  # a bug in sagelaunch, not in the user's config or AWS
 
 
 @dataclass(frozen=True)
@@ -73,3 +75,18 @@ class JobStopped(SagelaunchError):
 
 class WaitTimeout(SagelaunchError):
     exit_code = ExitCode.WAIT_TIMEOUT
+
+
+class AttachRefused(SagelaunchError):
+    """A job of the planned name exists but runs a different request (exit 2)."""
+
+    def __init__(self, job_name: str, differences: list[str]) -> None:
+        lines = "\n".join(f"  {line}" for line in differences)
+        super().__init__(
+            f"a training job named {job_name!r} already exists with a different request; "
+            f"not attaching to it:\n{lines}",
+            hint="submit under a new name (plan again, or plan --job-name NEW), or pass "
+            "--idempotency-key KEY: a key names the job after the request",
+        )
+        self.job_name = job_name
+        self.differences = differences

@@ -16,6 +16,15 @@ stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+# One colour per emulated host or job host, in host order (local runs and job logs alike).
+HOST_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red")
+
+
+def host_style(index: int) -> str:
+    """The style of the host at ``index`` (0 for algo-1)."""
+    return HOST_STYLES[index % len(HOST_STYLES)]
+
+
 class OutputFormat(str, Enum):
     table = "table"
     json = "json"

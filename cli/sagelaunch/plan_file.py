@@ -1,7 +1,8 @@
 """Saved plans (`plan --out plan.json`): the reviewed request plus its code bundle beside it.
 
 Terraform's plan/apply pattern: review the file in a pull request, `submit plan.json` on merge.
-The bundle's sha256 is recorded, so a bundle that changed after review is refused.
+The bundle's sha256 is recorded, so a bundle that changed after review is refused. The file is
+``Plan.as_json()`` (with its ``schema_version``) plus ``bundle_path``.
 """
 
 from __future__ import annotations
@@ -9,44 +10,66 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
+from pydantic import ValidationError
+
+from sagelaunch import atomic
 from sagelaunch.errors import UsageError
+from sagelaunch.plan_model import SCHEMA_VERSION, Plan
 
-FORMAT = "sagelaunch-plan/1"
+OLD_FORMAT = "sagelaunch-plan/1"
 
 
 def bundle_path_for(plan_path: Path) -> Path:
     return plan_path.with_name(plan_path.stem + ".sourcedir.tar.gz")
 
 
-def save(plan_path: Path, plan: dict[str, Any], bundle_data: bytes | None) -> None:
-    document = {"format": FORMAT, **plan}
+def save(plan_path: Path, plan: Plan, bundle_data: bytes | None) -> None:
+    document = plan.as_json()
     if bundle_data is not None:
         bundle_path = bundle_path_for(plan_path)
-        bundle_path.write_bytes(bundle_data)
+        atomic.write_bytes(bundle_path, bundle_data)
         document["bundle_path"] = bundle_path.name
-    plan_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    atomic.write_text(plan_path, json.dumps(document, indent=2) + "\n")
 
 
-def load(plan_path: Path) -> tuple[dict[str, Any], bytes | None]:
+def load(plan_path: Path) -> tuple[Plan, bytes | None]:
     """A saved plan and its bundle bytes, verified against the recorded sha256."""
+    document = _document(plan_path)
+    bundle_name = document.pop("bundle_path", None)
     try:
-        document = json.loads(plan_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise UsageError(f"{plan_path}: not a readable plan file: {exc}") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise UsageError(f"{plan_path}: not a sagelaunch plan (expected format {FORMAT})")
-    if "bundle_path" not in document:
-        return document, None
-    bundle_path = plan_path.parent / document["bundle_path"]
+        plan = Plan.model_validate(document)
+    except ValidationError as exc:
+        raise UsageError(f"{plan_path}: not a valid sagelaunch plan: {exc}") from None
+    if bundle_name is None or plan.upload is None:
+        return plan, None
+    bundle_path = plan_path.parent / str(bundle_name)
     try:
         data = bundle_path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{plan_path}: its bundle {bundle_path} is missing: {exc}") from None
-    if hashlib.sha256(data).hexdigest() != document["upload"]["sha256"]:
+    if hashlib.sha256(data).hexdigest() != plan.upload.sha256:
         raise UsageError(
             f"{bundle_path} changed after the plan was made (sha256 mismatch)",
             hint="make a new plan: sagelaunch plan CONFIG --out " + plan_path.name,
         )
-    return document, data
+    return plan, data
+
+
+def _document(plan_path: Path) -> dict[str, object]:
+    try:
+        document = json.loads(plan_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{plan_path}: not a readable plan file: {exc}") from None
+    if not isinstance(document, dict):
+        raise UsageError(f"{plan_path}: not a sagelaunch plan (expected {SCHEMA_VERSION})")
+    version = document.get("schema_version", document.get("format"))
+    if version == OLD_FORMAT:
+        raise UsageError(
+            f"{plan_path} was saved by an older sagelaunch ({OLD_FORMAT}); this one reads "
+            f"{SCHEMA_VERSION}",
+            hint=f"make the plan again: sagelaunch plan CONFIG --out {plan_path.name}",
+        )
+    if version != SCHEMA_VERSION:
+        raise UsageError(f"{plan_path}: not a sagelaunch plan (expected {SCHEMA_VERSION})")
+    return document

@@ -23,7 +23,7 @@ SUBMITS = 20
 def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_copy):
     """Twenty CI steps at once, each submitting the plan with its own idempotency key (in
     threads: the same `deliver` the command runs, each with its own clients)."""
-    from sagelaunch.commands.submit import deliver
+    from sagelaunch.services.submit import deliver
 
     proxy.fault_rate = 0.30
     with ThreadPoolExecutor(max_workers=SUBMITS) as pool:

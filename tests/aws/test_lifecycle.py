@@ -215,9 +215,13 @@ def test_a_retried_create_that_already_exists_attaches(cli, moto, plan_copy, cod
     """The first create landed but its answer was lost; the retry is refused as a duplicate."""
     from sagelaunch import plan_file
     from sagelaunch.aws.session import Clients
+    from sagelaunch.services.attach import COMPARED
+    from sagelaunch.services.submit import idempotent_name
 
     plan, _ = plan_file.load(plan_copy)
-    name, arn = plan["job_name"], f"arn:aws:sagemaker:{REGION}:123456789012:training-job/x"
+    name = idempotent_name(plan.job_name, "lost-answer", plan.request)
+    request = plan.renamed(name).request
+    arn = f"arn:aws:sagemaker:{REGION}:123456789012:training-job/x"
     client, stubber = stubbed_sagemaker()
     # The bundle is not in S3 yet, so no describe comes first: upload (to moto), then create.
     stubber.add_client_error("create_training_job", code, message)
@@ -228,11 +232,10 @@ def test_a_retried_create_that_already_exists_attaches(cli, moto, plan_copy, cod
             "TrainingJobArn": arn,
             "TrainingJobStatus": "InProgress",
             "SecondaryStatus": "Starting",
-            "AlgorithmSpecification": {"TrainingInputMode": "File"},
             "ModelArtifacts": {"S3ModelArtifacts": ""},
-            "ResourceConfig": {"VolumeSizeInGB": 1},
-            "StoppingCondition": {},
             "CreationTime": "2024-01-01T00:00:00Z",
+            # the job our lost create made: the planned request, as described
+            **{field: request[field] for field in COMPARED if field in request},
         },
     )
     aws = Clients(REGION, sagemaker=client, s3=boto_client("s3"))

@@ -51,7 +51,7 @@ def test_plan_display_is_redacted_but_the_saved_plan_is_not(cli, make_config, tm
     assert shown["request"]["Environment"] == {"HF_TOKEN": MASK, "NCCL_DEBUG": "INFO"}
     assert shown["estimator"]["kwargs"]["environment"]["HF_TOKEN"] == MASK
     saved, _ = plan_file.load(out)
-    assert saved["request"]["Environment"]["HF_TOKEN"] == "hf_secret_value"
+    assert saved.request["Environment"]["HF_TOKEN"] == "hf_secret_value"
     for output in ("table", "yaml"):
         result = cli("plan", config, "-o", output)
         assert result.exit_code == 0 and "hf_secret_value" not in result.stdout

@@ -65,12 +65,12 @@ def test_same_plan_file_twice_is_one_job(cli, moto, plan_copy):
     plan, _ = plan_file.load(plan_copy)
     first = submitted(cli("submit", plan_copy, "-o", "json"))
     second = submitted(cli("submit", plan_copy, "-o", "json"))
-    assert first["job_name"] == second["job_name"] == plan["job_name"]
+    assert first["job_name"] == second["job_name"] == plan.job_name
     assert (first["attached"], second["attached"], second["uploaded"]) == (False, True, False)
     jobs = boto_client("sagemaker").list_training_jobs()["TrainingJobSummaries"]
     assert len(jobs) == 1
-    sent = boto_client("sagemaker").describe_training_job(TrainingJobName=plan["job_name"])
-    assert sent["HyperParameters"] == plan["request"]["HyperParameters"]
+    sent = boto_client("sagemaker").describe_training_job(TrainingJobName=plan.job_name)
+    assert sent["HyperParameters"] == plan.request["HyperParameters"]
 
 
 def test_requests_per_submit_counted_at_the_proxy(cli, proxy, plan_copy):
@@ -135,3 +135,38 @@ def test_saved_plan_submits_without_importing_the_sdk(moto, plan_copy):
     (heavy,) = [line for line in proc.stderr.splitlines() if line.startswith("HEAVY=")]
     assert heavy == "HEAVY="
     assert json.loads(proc.stdout)["uploaded"] is True
+
+
+def test_a_changed_plan_file_is_refused_with_a_diff(cli, moto, plan_copy):
+    """Edited after a first submit, the same job name would run something else: no attach."""
+    first = submitted(cli("submit", plan_copy, "-o", "json"))
+    document = json.loads(plan_copy.read_text())
+    document["request"]["HyperParameters"]["max_steps"] = "10"
+    document["request"]["ResourceConfig"]["InstanceCount"] = 4
+    plan_copy.write_text(json.dumps(document))
+    refused = cli("submit", plan_copy, "-o", "json")
+    assert refused.exit_code == 2, refused.output
+    assert f"named {first['job_name']!r} already exists with a different request" in (
+        refused.output
+    )
+    assert 'HyperParameters.max_steps: planned "10", existing job has "5000"' in refused.output
+    assert "ResourceConfig.InstanceCount: planned 4, existing job has 2" in refused.output
+    assert "--idempotency-key" in refused.output and "Traceback" not in refused.output
+    assert refused.stdout == ""  # no submission reported
+    jobs = boto_client("sagemaker").list_training_jobs()["TrainingJobSummaries"]
+    assert len(jobs) == 1
+
+
+def test_two_plans_sharing_a_job_name_do_not_attach(cli, moto, tmp_path):
+    """A second, different plan under the first one's name: refused when create finds it."""
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert cli("plan", SMDDP, "--job-name", "shared-name", "--out", one).exit_code == 0
+    changed = ["--set", "compute.instance_count=4", "--set", "hyperparameters.max_steps=7"]
+    assert cli("plan", SMDDP, *changed, "--job-name", "shared-name", "--out", two).exit_code == 0
+    assert submitted(cli("submit", one, "-o", "json"))["attached"] is False
+    refused = cli("submit", two)
+    assert refused.exit_code == 2
+    assert "ResourceConfig.InstanceCount: planned 4, existing job has 2" in refused.output
+    assert 'HyperParameters.max_steps: planned "7"' in refused.output
+    again = submitted(cli("submit", one, "-o", "json"))  # the same plan still attaches
+    assert again["attached"] is True and again["job_name"] == "shared-name"

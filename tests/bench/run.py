@@ -31,7 +31,34 @@ def main(selected: list[str]) -> int:
         print(f"== {name}", file=sys.stderr, flush=True)
         results[name] = module.run()
         print(json.dumps(results[name], indent=2), flush=True)
+    print(table(results))
     return 0
+
+
+# (bench, key, what, target, unit): each figure a ratio (or seconds) measured in this one run.
+ROWS = [
+    ("bench_cli", "help_vs_import", "--help / import sagemaker", 0.05, "x"),
+    ("bench_cli", "validate_vs_import", "validate / import sagemaker", 0.05, "x"),
+    ("bench_plan", "cached_vs_first", "cached re-plan / first plan", 0.15, "x"),
+    ("bench_plan", "ratio", "first plan / plain SDK script", 1.0, "x"),
+    ("bench_submit", "submit_plan_file_s", "submit plan.json (whole command)", 0.5, "s"),
+    ("bench_local", "smoke_run.ratio", "local 20 steps / torchrun by hand", 1.15, "x"),
+    ("bench_local", "ratio", "local 300 steps / torchrun by hand", 1.15, "x"),
+]
+
+
+def table(results: dict) -> str:
+    lines = [f"{'measure':<38} {'value':>8} {'target':>8}  ok", "-" * 62]
+    for bench, key, what, target, unit in ROWS:
+        value = results.get(bench, {})
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            lines.append(f"{what:<38} {'-':>8} {target:>7}{unit}  not run")
+            continue
+        ok = "yes" if value <= target else "NO"
+        lines.append(f"{what:<38} {value:>7}{unit} {target:>7}{unit}  {ok}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -142,6 +142,16 @@ def test_hyperparameters_are_typed_and_passed_through(entrypoints):
     ]
 
 
+def test_tracker_port_is_9099_unless_the_local_run_hands_one(entrypoints, monkeypatch):
+    from xgb_hyperparameters import TRACKER_PORT_VARIABLE, parse_hyperparameters
+
+    monkeypatch.delenv(TRACKER_PORT_VARIABLE, raising=False)
+    assert parse_hyperparameters([]).tracker_port == 9099  # the container's
+    monkeypatch.setenv(TRACKER_PORT_VARIABLE, "41000")
+    assert parse_hyperparameters([]).tracker_port == 41000
+    assert parse_hyperparameters(["--tracker_port", "9200"]).tracker_port == 9200
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -24,7 +24,7 @@ def golden_plan(config: Path) -> dict:
     code = None if loaded.config.is_builtin_algorithm else bundle.build(GOLDEN / "source")
     return build_plan(
         loaded, job_name=JOB_NAME, region="us-east-1", role=ROLE, bundle=code, warnings=warnings
-    )
+    ).as_json()
 
 
 def text(plan: dict) -> str:

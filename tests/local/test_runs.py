@@ -18,7 +18,6 @@ from tests.local.conftest import (
     TINY_GPT,
     alive,
     clean_env,
-    free_port,
     pytorch_config,
     read_json,
     run_local,
@@ -46,28 +45,32 @@ def test_torchrun_across_two_hosts_leaves_model_tar_gz(write_config, tmp_path):
     assert not (workdir / "algo-1").exists()  # trees go after a successful run without --keep
 
 
+def xgboost_config(**local: object) -> dict[str, object]:
+    """Sharded XGBoost on two hosts; no tracker_port: every run must pick its own."""
+    return {
+        "name": "xgb",
+        "framework": "xgboost",
+        "entry_point": "train_xgboost.py",
+        "source_dir": str(ENTRYPOINTS),
+        "framework_version": "1.7-1",
+        "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
+        "hyperparameters": {"objective": "reg:squarederror", "num_round": 5, "max_depth": 3},
+        "inputs": {
+            "train": {"uri": "s3://bucket/train/", "distribution": "sharded"},
+            "validation": "s3://bucket/validation/",
+        },
+        "local": {
+            "inputs": {"train": "data/train", "validation": "data/validation"},
+            "hyperparameters": {"nthread": 1},
+            **local,
+        },
+    }
+
+
 @pytest.mark.slow
 def test_xgboost_on_sharded_csv(write_config, tmp_path):
     write_dataset(tmp_path / "data", train_files=4, rows_per_file=50)
-    config = write_config(
-        {
-            "name": "xgb",
-            "framework": "xgboost",
-            "entry_point": "train_xgboost.py",
-            "source_dir": str(ENTRYPOINTS),
-            "framework_version": "1.7-1",
-            "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
-            "hyperparameters": {"objective": "reg:squarederror", "num_round": 5, "max_depth": 3},
-            "inputs": {
-                "train": {"uri": "s3://bucket/train/", "distribution": "sharded"},
-                "validation": "s3://bucket/validation/",
-            },
-            "local": {
-                "inputs": {"train": "data/train", "validation": "data/validation"},
-                "hyperparameters": {"nthread": 1, "tracker_port": free_port()},
-            },
-        }
-    )
+    config = write_config(xgboost_config())
     run = tmp_path / "run"
     done = run_local(config, "--workdir", str(run), "--keep")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -77,6 +80,33 @@ def test_xgboost_on_sharded_csv(write_config, tmp_path):
     config_json = read_json(run / "algo-2/input/config/inputdataconfig.json")
     assert config_json["train"]["S3DistributionType"] == "ShardedByS3Key"
     assert config_json["validation"]["S3DistributionType"] == "FullyReplicated"
+
+
+@pytest.mark.slow
+def test_xgboost_reruns_back_to_back_and_at_once_never_collide(write_config, tmp_path):
+    """A fixed tracker port stays in TIME_WAIT after a run and is wanted by concurrent runs."""
+    write_dataset(tmp_path / "data", train_files=2, rows_per_file=40)
+    config = write_config(xgboost_config())
+    first = run_local(config, "--workdir", str(tmp_path / "run-1"))
+    again = run_local(config, "--workdir", str(tmp_path / "run-2"))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert again.returncode == 0, again.stderr[-3000:]
+    together = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(run)],
+            cwd=tmp_path,
+            env=clean_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for run in (tmp_path / "run-3", tmp_path / "run-4")
+    ]
+    for proc in together:
+        _, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err[-3000:]
+    for run in ("run-1", "run-2", "run-3", "run-4"):
+        assert members(tmp_path / run / "model.tar.gz") == ["xgboost-model"]
 
 
 FAILING = """\

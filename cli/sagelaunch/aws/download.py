@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sagelaunch import s3uri
 from sagelaunch.aws.errors import translated
 from sagelaunch.aws.session import clients
 
@@ -22,10 +23,7 @@ class S3Object:
     size: int
 
 
-def split_uri(uri: str) -> tuple[str, str]:
-    """``s3://bucket/prefix`` -> (bucket, prefix)."""
-    bucket, _, prefix = uri.removeprefix("s3://").partition("/")
-    return bucket, prefix
+split_uri = s3uri.split
 
 
 def client(region: str | None = None) -> Any:

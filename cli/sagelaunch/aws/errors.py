@@ -1,7 +1,7 @@
 """botocore's exceptions as `AwsError`: one line saying what went wrong, and a hint to fix it.
 
 The `aws` functions are wrapped with `@translated`, so nothing botocore-shaped reaches the
-commands and the app's error boundary prints a clean message with exit code 3 (SPEC §4).
+commands and the app's error boundary prints a clean message with exit code 3.
 """
 
 from __future__ import annotations

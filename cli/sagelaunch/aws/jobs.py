@@ -12,8 +12,8 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
 from sagelaunch.errors import AwsError
+from sagelaunch.statuses import TERMINAL
 
-TERMINAL = ("Completed", "Failed", "Stopped")
 POLL_S = 5.0
 
 

@@ -8,17 +8,13 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from sagelaunch import s3uri
 from sagelaunch.aws.errors import error_code, translated
-from sagelaunch.errors import UsageError
 
 Progress = Callable[[int], None]  # called with the bytes sent so far (0 again on a retry)
 
 
-def split_s3_uri(uri: str) -> tuple[str, str]:
-    if not uri.startswith("s3://") or "/" not in uri[5:]:
-        raise UsageError(f"not an S3 object URI: {uri}")
-    bucket, key = uri[5:].split("/", 1)
-    return bucket, key
+split_s3_uri = s3uri.split_object
 
 
 @translated

@@ -13,6 +13,7 @@ import typer
 
 from sagelaunch.errors import JobFailed, JobStopped, UsageError, WaitTimeout
 from sagelaunch.output import stderr
+from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -36,10 +37,6 @@ def given_clients(ctx: typer.Context) -> Clients | None:
     from sagelaunch.aws.session import Clients
 
     return ctx.obj if isinstance(ctx.obj, Clients) else None
-
-
-def console_url(region: str, name: str) -> str:
-    return f"https://{region}.console.aws.amazon.com/sagemaker/home?region={region}#/jobs/{name}"
 
 
 def timeout_seconds(value: str | None) -> float | None:
@@ -94,11 +91,11 @@ def follow(
 def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
     """Raise what the job's end means for the exit code: Failed 1, Stopped 4, still running 5."""
     name, status = job["TrainingJobName"], job["TrainingJobStatus"]
-    if status == "Completed":
+    if status == JobStatus.Completed:
         return
-    if status == "Failed":
+    if status == JobStatus.Failed:
         raise JobFailed(f"job {name} failed: {job.get('FailureReason') or 'no reason given'}")
-    if status == "Stopped":
+    if status == JobStatus.Stopped:
         raise JobStopped(f"job {name} was stopped")
     raise WaitTimeout(
         f"job {name} is still {status} ({job.get('SecondaryStatus', '?')})"

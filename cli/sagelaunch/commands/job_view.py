@@ -11,20 +11,14 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 from rich.text import Text
 
-from sagelaunch.output import stdout
+from sagelaunch.output import host_style, stdout
+from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
     from sagelaunch.aws.jobs import Transition
     from sagelaunch.aws.logs import LogEvent
 
-STATUS_STYLE = {
-    "Completed": "green",
-    "Failed": "red",
-    "Stopped": "yellow",
-    "Stopping": "yellow",
-    "InProgress": "cyan",
-}
-HOST_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red")
+STATUS_STYLE = STYLE
 
 
 def jsonable(value: Any) -> Any:
@@ -165,6 +159,6 @@ def print_events(events: list[LogEvent], as_json: bool = False) -> None:
         if as_json:
             sys.stdout.write(json.dumps(event.as_json()) + "\n")
             continue
-        style = HOST_STYLES[(host_index(event.host) - 1) % len(HOST_STYLES)]
+        style = host_style(host_index(event.host) - 1)
         stdout.print(Text.assemble((f"[{event.host}]", style), " ", event.message))
     sys.stdout.flush()

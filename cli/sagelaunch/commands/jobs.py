@@ -6,7 +6,6 @@ or stable JSON with `--output json` for CI.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Annotated
 
 import typer
@@ -15,22 +14,15 @@ from sagelaunch.commands.follow import (
     TimeoutOption,
     conclude,
     connect,
-    console_url,
     follow,
     timeout_seconds,
     wait_summary,
 )
+from sagelaunch.links import console_url
 from sagelaunch.output import OutputFormat, OutputOption, RegionOption, print_json, stderr, stdout
+from sagelaunch.statuses import JobStatus
 
 JobArgument = Annotated[str, typer.Argument(help="Training job name.")]
-
-
-class JobStatus(str, Enum):
-    InProgress = "InProgress"
-    Completed = "Completed"
-    Failed = "Failed"
-    Stopping = "Stopping"
-    Stopped = "Stopped"
 
 
 def status(
@@ -113,7 +105,7 @@ def stop(
 
     jobs.stop(connect(ctx, region).sagemaker, job)
     if output is OutputFormat.json:
-        print_json({"job_name": job, "status": "Stopping"})
+        print_json({"job_name": job, "status": JobStatus.Stopping.value})
     else:
         stdout.print(f"stopping {job}; follow it with: sagelaunch wait {job}")
 

@@ -8,12 +8,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json, stderr, stdout
+from sagelaunch.output import (
+    OutputFormat,
+    OutputOption,
+    SetOption,
+    host_style,
+    print_json,
+    stderr,
+    stdout,
+)
 
 if TYPE_CHECKING:
-    from sagelaunch.local.job import Prepared, Result
-
-HOST_STYLES = ("cyan", "magenta", "green", "yellow", "blue", "red")
+    from sagelaunch.local.job import Result
 
 
 def local(
@@ -43,79 +49,31 @@ def local(
     ] = False,
     output: OutputOption = OutputFormat.table,
 ) -> None:
-    """Run the job here: one /opt/ml-like tree per emulated host, the container's SM_* environment
-    and launcher, logs prefixed with the host name, model.tar.gz at the end."""
-    if docker:
-        _run_in_docker(config, overrides, hosts, workdir)
-        return
-    from sagelaunch.config.validation import load_valid
-    from sagelaunch.local import job
+    """Run the job on this machine as the SageMaker container would.
 
-    loaded, warnings = load_valid(config, overrides)
-    options = job.Options(hosts, procs_per_host, workdir, keep)
-    prepared = job.prepare(loaded, options)
-    with job.warm_start(prepared) as agents:
-        plan, code = _plan(prepared, warnings)
-        for warning in plan["warnings"]:
-            stderr.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-        result = job.run(prepared, plan, code, options, _printer(), _say, agents)
+    One /opt/ml-like tree per emulated host, the container's SM_* environment and launcher, logs
+    prefixed with the host name, model.tar.gz at the end."""
+    from sagelaunch.services import local_run
+
+    if docker:
+        local_run.run_in_docker(config, overrides, hosts, workdir)
+        return
+    from sagelaunch.local.job import Options
+
+    display = local_run.Display(
+        printer=_printer(),
+        say=_say,
+        progress=lambda: stderr.status("planning the request with the SageMaker SDK (offline)…"),
+    )
+    result = local_run.run(
+        config, overrides, Options(hosts, procs_per_host, workdir, keep), display
+    )
     if output is OutputFormat.json:
         print_json(result.as_json())
     else:
         _summary(result)
     if result.failed:
         _report_failure(result)
-
-
-def _run_in_docker(
-    config: Path, overrides: list[str] | None, hosts: int | None, workdir: Path | None
-) -> None:
-    """--docker: the SDK's own local mode, with the same estimator `plan` would build."""
-    from sagelaunch.config.validation import load_valid
-    from sagelaunch.local import docker as docker_mode
-    from sagelaunch.local.variant import local_variant
-
-    docker_mode.require()
-    loaded, _ = load_valid(config, overrides)
-    placeholders = local_variant(loaded).config  # role and region a laptop may not have
-    from sagelaunch.sdk import local_mode
-
-    compute = loaded.config.compute
-    spec = local_mode.local_mode_spec(
-        loaded,
-        role=str(placeholders.role),
-        region=str(placeholders.region),
-        hosts=hosts or loaded.config.local.hosts or min(compute.instance_count, 2),
-        output_dir=workdir or Path(".sagelaunch") / "docker" / loaded.config.name,
-    )
-    local_mode.run(spec, str(placeholders.region))
-
-
-def _plan(prepared: Prepared, warnings: list[Any]) -> tuple[dict[str, Any], bytes | None]:
-    """The request SageMaker would get for the local variant of the config (offline)."""
-    from sagelaunch import bundle, naming
-    from sagelaunch.local import plan_cache
-
-    planned = prepared.planned
-    code = bundle.build(planned.source_dir)
-    job_name = naming.timestamped(planned.config.name)
-    key = plan_cache.cache_key(planned)
-    cached = plan_cache.load(plan_cache.CACHE_DIR, key)
-    if cached is not None:
-        return plan_cache.retarget(cached, job_name, code, [str(w) for w in warnings]), code.data
-    with stderr.status("planning the request with the SageMaker SDK (offline)…"):
-        from sagelaunch.sdk.plan import build_plan
-
-        plan = build_plan(
-            planned,
-            job_name=job_name,
-            region=str(planned.config.region),
-            role=str(planned.config.role),
-            bundle=code,
-            warnings=warnings,
-        )
-    plan_cache.store(plan_cache.CACHE_DIR, key, plan)
-    return plan, code.data
 
 
 def _printer() -> Any:
@@ -125,7 +83,7 @@ def _printer() -> Any:
     styles: dict[str, str] = {}
 
     def print_line(host: str, line: str) -> None:
-        style = styles.setdefault(host, HOST_STYLES[len(styles) % len(HOST_STYLES)])
+        style = styles.setdefault(host, host_style(len(styles)))
         with lock:
             stderr.print(Text.assemble((f"[{host}] ", style), line), highlight=False)
 

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from sagelaunch.output import RegionOption, SetOption, print_json, stderr, stdout
-from sagelaunch.redact import redact
 
 
 class PlanFormat(str, Enum):
@@ -18,12 +17,21 @@ class PlanFormat(str, Enum):
     yaml = "yaml"
 
 
+OUTPUT_HELP = (
+    "table for people; json or yaml with the keys: schema_version, job_name, region, "
+    "estimator (the SDK class and its kwargs), request (CreateTrainingJob parameters as sent), "
+    "cost (instance_type, instance_count, hourly_usd, max_usd, spot, prices_as_of), topology "
+    "(hosts, processes_per_host, world_size, launcher), upload (the code bundle: files, bytes, "
+    "sha256, s3_uri; null for built-in algorithms) and warnings (source, message, file/line)."
+)
+
+
 def plan(
     config: Annotated[Path, typer.Argument(help="Launch config (YAML).")],
     overrides: SetOption = None,
-    output: Annotated[
-        PlanFormat, typer.Option("--output", "-o", help="table, json (SPEC keys) or yaml.")
-    ] = PlanFormat.table,
+    output: Annotated[PlanFormat, typer.Option("--output", "-o", help=OUTPUT_HELP)] = (
+        PlanFormat.table
+    ),
     out: Annotated[
         Path | None, typer.Option("--out", help="Save the plan (and its code bundle) for submit.")
     ] = None,
@@ -32,45 +40,33 @@ def plan(
         str | None, typer.Option("--job-name", help="Exact job name (default: NAME-timestamp).")
     ] = None,
 ) -> None:
-    """Show exactly what submit would send: estimator, request, cost, topology, upload."""
-    result, bundle_data = make_plan(config, overrides, region, job_name)
+    """Show exactly what submit would send: estimator, request, cost, topology, upload.
+
+    An unchanged config (same content, code, sagelaunch and SDK versions) is answered from
+    .sagelaunch/cache/plans without running the SDK again."""
+    from sagelaunch.services.planning import make_plan
+
+    result, bundle_data = make_plan(
+        config,
+        overrides,
+        region,
+        job_name,
+        progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
+    )
     if out:
         from sagelaunch import plan_file
 
         plan_file.save(out, result, bundle_data)
         stderr.print(f"saved plan to [bold]{out}[/bold]; submit it with: sagelaunch submit {out}")
-    shown = redact(result)  # secret-looking environment values: the display only, not the file
+    shown = result.redacted()  # secret-looking environment values: the display only
     if output is PlanFormat.json:
-        print_json(shown)
+        print_json(shown.as_json())
     elif output is PlanFormat.yaml:
-        _print_yaml(shown)
+        _print_yaml(shown.as_json())
     else:
         from sagelaunch.commands.plan_view import render
 
         render(shown)
-
-
-def make_plan(
-    config: Path, overrides: list[str] | None, region: str | None, job_name: str | None
-) -> tuple[dict[str, Any], bytes | None]:
-    """Load, check, bundle and capture: shared by `plan` and `submit CONFIG`."""
-    from sagelaunch import bundle, naming
-    from sagelaunch.config.validation import load_valid
-
-    loaded, warnings = load_valid(config, overrides)
-    with stderr.status("building the request with the SageMaker SDK (offline)…"):
-        from sagelaunch.sdk.plan import build_plan, resolve_region, resolve_role
-
-        code = None if loaded.config.is_builtin_algorithm else bundle.build(loaded.source_dir)
-        result = build_plan(
-            loaded,
-            job_name=job_name or naming.timestamped(loaded.config.name),
-            region=resolve_region(loaded, region),
-            role=resolve_role(loaded),
-            bundle=code,
-            warnings=warnings,
-        )
-    return result, code.data if code else None
 
 
 def _print_yaml(data: dict[str, Any]) -> None:

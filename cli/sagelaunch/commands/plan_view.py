@@ -9,17 +9,18 @@ from rich.table import Table
 from rich.tree import Tree
 
 from sagelaunch.output import stdout
+from sagelaunch.plan_model import Cost, Plan, Topology, Upload
 
 MAX_HOSTS_SHOWN = 4
 
 
-def render(plan: dict[str, Any]) -> None:
-    request = plan["request"]
+def render(plan: Plan) -> None:
+    request = plan.request
     spec = request["AlgorithmSpecification"]
-    stdout.print(f"[bold]job[/bold]    {plan['job_name']}  ({plan['region']})")
-    stdout.print(f"[bold]class[/bold]  {plan['estimator']['class']}")
+    stdout.print(f"[bold]job[/bold]    {plan.job_name}  ({plan.region})")
+    stdout.print(f"[bold]class[/bold]  {plan.estimator.class_name}")
     stdout.print(f"[bold]image[/bold]  {spec['TrainingImage']}")
-    stdout.print(_topology_tree(plan["topology"], request["ResourceConfig"]))
+    stdout.print(_topology_tree(plan.topology, request["ResourceConfig"]))
     stdout.print(_hyperparameters(request.get("HyperParameters", {})))
     if request.get("InputDataConfig"):
         stdout.print(_channels(request["InputDataConfig"]))
@@ -27,17 +28,17 @@ def render(plan: dict[str, Any]) -> None:
         environment = ", ".join(f"{k}={v}" for k, v in request["Environment"].items())
         stdout.print(f"[bold]env[/bold]    {escape(environment)}", highlight=False)
     _stopping(request)
-    _cost(plan["cost"])
-    _upload(plan.get("upload"))
-    for warning in plan["warnings"]:
-        stdout.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    _cost(plan.cost)
+    _upload(plan.upload)
+    for warning in plan.warnings:
+        stdout.print(f"[yellow]warning:[/yellow] {escape(str(warning))}", highlight=False)
 
 
-def _topology_tree(topology: dict[str, Any], resources: dict[str, Any]) -> Tree:
-    hosts, per_host = topology["hosts"], topology["processes_per_host"]
+def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
+    hosts, per_host = topology.hosts, topology.processes_per_host
     tree = Tree(
-        f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology['launcher']} · "
-        f"{hosts} hosts × {per_host} processes = world size {topology['world_size']}"
+        f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
+        f"{hosts} hosts × {per_host} processes = world size {topology.world_size}"
     )
     for index in range(min(hosts, MAX_HOSTS_SHOWN)):
         first = index * per_host
@@ -93,25 +94,25 @@ def _stopping(request: dict[str, Any]) -> None:
     stdout.print(line, highlight=False)
 
 
-def _cost(cost: dict[str, Any]) -> None:
-    if cost["hourly_usd"] is None:
+def _cost(cost: Cost) -> None:
+    if cost.hourly_usd is None:
         text = "unknown"
     else:
         text = (
-            f"${cost['hourly_usd']}/h × {cost['instance_count']} = at most "
-            f"${cost['max_usd']} for max_run (prices as of {cost['prices_as_of']})"
+            f"${cost.hourly_usd}/h × {cost.instance_count} = at most "
+            f"${cost.max_usd} for max_run (prices as of {cost.prices_as_of})"
         )
     stdout.print(f"[bold]cost[/bold]   {text}", highlight=False)
-    if cost.get("note"):
-        stdout.print(f"       [dim]{cost['note']}[/dim]", highlight=False)
+    if cost.note:
+        stdout.print(f"       [dim]{cost.note}[/dim]", highlight=False)
 
 
-def _upload(upload: dict[str, Any] | None) -> None:
+def _upload(upload: Upload | None) -> None:
     if not upload:
         stdout.print("[bold]upload[/bold] nothing (built-in algorithm)")
         return
     stdout.print(
-        f"[bold]upload[/bold] {len(upload['files'])} files, {upload['bytes']:,} bytes "
-        f"({upload['compressed_bytes']:,} compressed) → {upload['s3_uri']}",
+        f"[bold]upload[/bold] {len(upload.files)} files, {upload.bytes:,} bytes "
+        f"({upload.compressed_bytes:,} compressed) → {upload.s3_uri}",
         highlight=False,
     )

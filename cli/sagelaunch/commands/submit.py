@@ -1,38 +1,20 @@
-"""`sagelaunch submit CONFIG|plan.json`: plan (or load the reviewed plan), upload, create — once.
-
-Submit is plan + upload + `create_training_job(**request)`: what `plan` showed is what is sent.
-A saved plan is sent as is, without importing the SageMaker SDK.
-
-Idempotency (SPEC §4): with `--idempotency-key K` the job name is derived from K and the request,
-so a retried CI step computes the same name and attaches to the job it already created. The
-requests are ordered so that a first submit costs no more calls than the SDK's own `fit()`:
-
-1. HeadObject on the bundle's content-addressed key (skipped for built-in algorithms).
-2. DescribeTrainingJob, only when the name may already exist (a key or a saved plan's fixed name)
-   and the bundle is already in S3: we upload before we create, so a job of ours with this
-   request cannot exist while its bundle is missing.
-3. PutObject when the bundle is missing (the key carries its sha256: present means identical).
-4. CreateTrainingJob; a retried create that is refused as "already exists" attaches (aws.jobs).
-"""
+"""`sagelaunch submit CONFIG|plan.json`: options and rendering; the work is `services.submit`."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sagelaunch.commands.follow import (
     TimeoutOption,
     conclude,
-    console_url,
     follow,
     given_clients,
     timeout_seconds,
 )
-from sagelaunch.errors import UsageError
 from sagelaunch.output import (
     OutputFormat,
     OutputOption,
@@ -45,23 +27,7 @@ from sagelaunch.output import (
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-
-NAME_MAX = 63
-IDEMPOTENT_SUFFIX = 24  # "-" + 23 hex characters (naming.idempotent)
-_TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-\d{3}$")
-
-
-@dataclass
-class Submission:
-    """`submit --output json` (stable keys)."""
-
-    job_name: str
-    arn: str
-    status: str  # InProgress for a job just created; described when attached; final with --wait
-    uploaded: bool  # bytes were sent to S3 (False: the bundle was there, or nothing to upload)
-    bundle_sha256: str | None
-    console_url: str
-    attached: bool  # the job already existed (same key and request, or same plan file)
+    from sagelaunch.services.submit import Submission
 
 
 def submit(
@@ -75,7 +41,9 @@ def submit(
         typer.Option(
             "--idempotency-key",
             envvar="SAGELAUNCH_IDEMPOTENCY_KEY",
-            help="Same key + same request = same job: a retry attaches instead of resubmitting.",
+            help="Same key + same request = same job: a retry attaches instead of resubmitting. "
+            "Without a key, an existing job of the planned name is attached to only when it runs "
+            "exactly the planned request.",
         ),
     ] = None,
     wait: Annotated[
@@ -88,7 +56,17 @@ def submit(
 ) -> None:
     """Upload the code (unless unchanged) and create the training job, or attach to it."""
     timeout_s = timeout_seconds(timeout)
-    result, aws = deliver(target, overrides, idempotency_key, region, given_clients(ctx))
+    from sagelaunch.services.submit import deliver
+
+    result, aws = deliver(
+        target,
+        overrides,
+        idempotency_key,
+        region,
+        given_clients(ctx),
+        uploader=_upload,
+        progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
+    )
     final = None
     if wait or logs:
         _report(result, output, done=False)
@@ -97,85 +75,6 @@ def submit(
     _report(result, output, done=True)
     if final is not None:
         conclude(final, timeout_s)
-
-
-def deliver(
-    target: Path,
-    overrides: list[str] | None,
-    key: str | None,
-    region: str | None,
-    aws: Clients | None = None,
-) -> tuple[Submission, Clients]:
-    """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
-    from sagelaunch import naming
-    from sagelaunch.aws.session import clients
-
-    plan, bundle_data, from_file = load_plan(target, overrides, region)
-    request = plan["request"]
-    if key:
-        name = idempotent_name(plan["job_name"], key, request)
-        request = naming.with_job_name(request, name)
-    aws = aws or clients(plan["region"])
-    result = send(aws, request, plan.get("upload"), bundle_data, may_exist=from_file or bool(key))
-    return result, aws
-
-
-def load_plan(
-    target: Path, overrides: list[str] | None, region: str | None
-) -> tuple[dict[str, Any], bytes | None, bool]:
-    """The plan and its bundle bytes, and whether it came from a saved plan file."""
-    if target.suffix != ".json":
-        from sagelaunch.commands.plan import make_plan
-
-        return (*make_plan(target, overrides, region, None), False)
-    from sagelaunch import plan_file
-
-    if overrides:
-        raise UsageError("--set cannot change a saved plan", hint="make a new plan with --set")
-    plan, data = plan_file.load(target)
-    if region and region != plan["region"]:
-        raise UsageError(f"{target} was planned for {plan['region']}, not {region}")
-    return plan, data, True
-
-
-def idempotent_name(planned_name: str, key: str, request: dict[str, Any]) -> str:
-    """The job name for ``key``: the planned name's base (without its timestamp) + a digest."""
-    from sagelaunch import naming
-
-    base = _TIMESTAMP.sub("", planned_name)[: NAME_MAX - IDEMPOTENT_SUFFIX]
-    return naming.idempotent(base, key, request)
-
-
-def send(
-    aws: Clients,
-    request: dict[str, Any],
-    upload: dict[str, Any] | None,
-    data: bytes | None,
-    may_exist: bool,
-) -> Submission:
-    """Upload and create, or attach (the order is explained in the module docstring)."""
-    from sagelaunch.aws import jobs
-    from sagelaunch.aws.upload import exists
-
-    name = request["TrainingJobName"]
-    code_there = upload is None or exists(aws.s3, upload["s3_uri"])
-    existing = jobs.describe(aws.sagemaker, name) if may_exist and code_there else None
-    if existing is None:
-        if not code_there:
-            assert upload is not None and data is not None  # plan_file/make_plan pair them
-            _upload(aws, upload["s3_uri"], data)
-        arn, existing = jobs.create(aws.sagemaker, request)
-    else:
-        arn = existing["TrainingJobArn"]
-    return Submission(
-        job_name=name,
-        arn=arn,
-        status=existing["TrainingJobStatus"] if existing else "InProgress",
-        uploaded=not code_there,
-        bundle_sha256=upload["sha256"] if upload else None,
-        console_url=console_url(aws.region, name),
-        attached=existing is not None,
-    )
 
 
 def _upload(aws: Clients, uri: str, data: bytes) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,8 +15,18 @@ from sagelaunch import bundle
 from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import UsageError
-from sagelaunch.local import artifacts, channels, environment, launchers, supervisor, tree, warm
+from sagelaunch.local import (
+    artifacts,
+    channels,
+    environment,
+    launchers,
+    ports,
+    supervisor,
+    tree,
+    warm,
+)
 from sagelaunch.local.variant import local_variant
+from sagelaunch.plan_model import Plan
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
 MAX_DEFAULT_HOSTS = 2
@@ -85,7 +94,7 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
         )
     count = host_count(config.local.hosts, config.compute.instance_count, options.hosts)
     launch = launchers.choose(
-        topology.topology(config).launcher,  # what plan["topology"] will say
+        topology.topology(config).launcher,  # what plan.topology will say
         config.distribution.strategy,
         options.processes_per_host or config.local.processes_per_host,
     )
@@ -110,7 +119,7 @@ def host_count(config_hosts: int | None, instance_count: int, requested: int | N
 
 def run(
     prepared: Prepared,
-    plan: dict[str, Any],
+    plan: Plan,
     code: bytes | None,
     options: Options,
     printer: supervisor.Printer,
@@ -119,20 +128,20 @@ def run(
 ) -> Result:
     """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
     launch = prepared.launch
-    workdir = (options.workdir or RUNS_DIR / plan["job_name"]).resolve()
-    trees = _build_trees(workdir, prepared.hosts, plan["request"], code)
+    workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
+    trees = _build_trees(workdir, prepared.hosts, plan.request, code)
     warnings = [launch.warning] if launch.warning else []
     if (trees[0].code / "requirements.txt").is_file():
         warnings.append("requirements.txt is not installed by local runs: install it yourself")
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
     counts = channels.populate(
-        trees, prepared.sources, workdir / ".cache", lambda: channels.S3Store(plan["region"])
+        trees, prepared.sources, workdir / ".cache", lambda: channels.S3Store(plan.region)
     )
-    _say_plan(say, plan["job_name"], workdir, launch, len(trees), counts)
+    _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
     specs = _host_processes(prepared, plan, trees, agents or [])
-    outcomes = supervisor.run(specs, _metric_patterns(plan["request"]), printer)
-    result = Result(plan["job_name"], workdir, launch.kind, _with_waiting(outcomes, trees))
+    outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
+    result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings = warnings
     if not result.failed:
         _finish(result, trees[0], keep=options.keep)
@@ -160,12 +169,12 @@ def _build_trees(
 
 def _host_processes(
     prepared: Prepared,
-    plan: dict[str, Any],
+    plan: Plan,
     trees: list[tree.HostTree],
     agents: list[subprocess.Popen[bytes]],
 ) -> list[supervisor.HostProcess]:
     config, launch = prepared.loaded.config, prepared.launch
-    request = plan["request"]
+    request = plan.request
     container_env = {
         **request.get("Environment", {}),
         "SAGEMAKER_TRAINING_MODULE": environment.TRAINING_MODULES[config.framework],
@@ -175,7 +184,7 @@ def _host_processes(
     names = [host.name for host in trees]
     instance_type = request["ResourceConfig"]["InstanceType"]
     _, user = environment.split_hyperparameters(environment.decode_hyperparameters(hyperparameters))
-    master_port = free_port()
+    master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
     specs = []
     for index, host in enumerate(trees):
@@ -202,8 +211,8 @@ def _host_processes(
             container_env=container_env,
             sm=environment.sm_variables(training_env),
             training_env=training_env,
-            job_name=plan["job_name"],
-            region=plan["region"],
+            job_name=plan.job_name,
+            region=plan.region,
             code_dir=str(host.code),
             extra=extra,
         )
@@ -220,9 +229,10 @@ def _launcher_env(
     machine: environment.Machine,
     container_env: dict[str, str],
 ) -> dict[str, str]:
-    env = {}
+    # The XGBoost entry point's tracker (a container default of 9099, TIME_WAIT after a run).
+    env = {ports.TRACKER_PORT_VARIABLE: str(ports.free_port_pair())}
     if hosts > 1 or launch.kind == "mpirun":
-        env = {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
+        env |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
     if "OMP_NUM_THREADS" not in {**os.environ, **container_env}:
         # The emulated hosts share this machine's cores; without a cap every process would start
         # one thread per core and they would fight over them (torchrun caps its workers alike).
@@ -284,9 +294,3 @@ def _say_plan(
 def _metric_patterns(request: dict[str, Any]) -> list[str]:
     definitions = request["AlgorithmSpecification"].get("MetricDefinitions", [])
     return [definition["Regex"] for definition in definitions]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((launchers.LOOPBACK, 0))
-        return int(sock.getsockname()[1])

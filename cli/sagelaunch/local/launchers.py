@@ -28,7 +28,7 @@ class Launch:
 
 
 def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> Launch:
-    """The launcher for the planned topology (plan["topology"]["launcher"])."""
+    """The launcher for the planned topology (plan.topology.launcher)."""
     if topology_launcher in {"python", "xgboost"}:
         ignored = f"{strategy} runs one process per host; processes_per_host is ignored"
         return Launch("python", 1, ignored if processes_per_host > 1 else None)

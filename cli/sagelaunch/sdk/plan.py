@@ -1,36 +1,15 @@
-"""The plan: estimator kwargs, exact request, cost, topology, upload and warnings (SPEC §4)."""
+"""The plan: the SDK's estimator and exact request, with cost, topology, upload and warnings."""
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 from sagelaunch import bundle as bundles
-from sagelaunch.aws.session import default_region
 from sagelaunch.config import cost, topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.plan_model import Cost, EstimatorInfo, Plan, PlanWarning, Topology, Upload
 from sagelaunch.sdk.capture import SdkRejected, capture_request
 from sagelaunch.sdk.estimator import estimator_spec
 from sagelaunch.sdk.runtime import SDK_WARNINGS
-
-
-def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
-    region = cli_region or loaded.config.region or default_region()
-    if not region:
-        raise loaded.error(
-            ("region",), "no region: set region in the config, pass --region, or export AWS_REGION"
-        )
-    return region
-
-
-def resolve_role(loaded: LoadedConfig) -> str:
-    role = loaded.config.role or os.environ.get("SAGELAUNCH_ROLE")
-    if not role:
-        raise loaded.error(
-            ("role",), "no role: set role to an IAM role ARN or export SAGELAUNCH_ROLE"
-        )
-    return role
 
 
 def require_plannable(loaded: LoadedConfig) -> None:
@@ -65,28 +44,26 @@ def build_plan(
     role: str,
     bundle: bundles.Bundle | None,
     warnings: list[Problem] | None = None,
-) -> dict[str, Any]:
-    """Everything `plan` shows and `submit` sends. Volatile inputs (name, bundle) are passed in."""
+) -> Plan:
+    """Everything `plan` shows and `submit` sends. Volatile inputs (name, bundle) are passed in;
+    ``warnings`` are the config's (the rules'), carried with their place in the file."""
     config = loaded.config
     require_plannable(loaded)
-    code_uri = None
-    if bundle is not None:
-        code_uri = bundle.s3_uri(config.code_location or str(config.output_path))
+    code_uri = bundle.s3_uri(bundles.code_prefix(config)) if bundle is not None else None
     spec = estimator_spec(config, role=role, region=region, code_uri=code_uri)
     SDK_WARNINGS.messages.clear()
     try:
         request = capture_request(spec, region, job_name)
     except SdkRejected as exc:
         raise loaded.error(("framework",), exc.message) from None
-    upload = {**bundle.summary(), "s3_uri": code_uri} if bundle else None
-    return {
-        "job_name": job_name,
-        "region": region,
-        "estimator": spec.as_json(),
-        "request": request,
-        "cost": cost.estimate(config),
-        "topology": topology.topology(config).as_json(),
-        "upload": upload,
-        "warnings": [str(w) for w in warnings or []]
-        + [f"sagemaker SDK: {message}" for message in SDK_WARNINGS.messages],
-    }
+    return Plan(
+        job_name=job_name,
+        region=region,
+        estimator=EstimatorInfo.model_validate(spec.as_json()),
+        request=request,
+        cost=Cost.model_validate(cost.estimate(config)),
+        topology=Topology.model_validate(topology.topology(config).as_json()),
+        upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
+        warnings=[PlanWarning.from_problem(w) for w in warnings or []]
+        + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages],
+    )

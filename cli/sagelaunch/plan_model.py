@@ -1,0 +1,126 @@
+"""The plan as one typed value: produced by `sagelaunch.sdk`, read by commands, services, `aws`,
+`local` and the plan file. ``Plan.as_json()`` is what `plan --output json` prints.
+
+The request stays the AWS CreateTrainingJob parameters verbatim (a dict): it *is* the API's shape,
+and botocore's service model validates it. Everything around it is typed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sagelaunch import naming
+from sagelaunch.errors import Problem
+
+SCHEMA_VERSION: Literal["sagelaunch-plan/2"] = "sagelaunch-plan/2"
+WarningSource = Literal["config", "sdk", "tool"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class EstimatorInfo(_Model):
+    """The SageMaker SDK estimator that produced the request, as a user would construct it."""
+
+    class_name: str = Field(alias="class")
+    kwargs: dict[str, Any]
+    set_hyperparameters: dict[str, Any] | None = None
+    fit_inputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class Cost(_Model):
+    instance_type: str
+    instance_count: int
+    hourly_usd: float | None
+    max_usd: float | None
+    spot: bool
+    prices_as_of: str
+    price_region: str
+    note: str | None = None
+    max_wait_s: int | None = None
+
+
+class Topology(_Model):
+    hosts: int
+    processes_per_host: int
+    launcher: str
+    world_size: int
+
+
+class Upload(_Model):
+    """The code bundle: what goes to S3, and its content-addressed S3 location."""
+
+    files: list[str]
+    bytes: int
+    compressed_bytes: int
+    sha256: str
+    s3_uri: str
+
+
+class PlanWarning(_Model):
+    """A warning and who raised it: the config's rules (with its place), the SDK, or sagelaunch."""
+
+    source: WarningSource
+    message: str
+    file: str | None = None
+    line: int | None = None
+    col: int | None = None
+    path: str | None = None
+
+    @classmethod
+    def from_problem(cls, problem: Problem) -> PlanWarning:
+        return cls(
+            source="config",
+            message=problem.message,
+            file=problem.file,
+            line=problem.line,
+            col=problem.col,
+            path=problem.path or None,
+        )
+
+    def __str__(self) -> str:
+        if self.source == "sdk":
+            return f"sagemaker SDK: {self.message}"
+        if self.file is None:
+            return self.message
+        where = f"{self.file}:{self.line}:{self.col}"
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+class Plan(_Model):
+    """Everything `plan` shows and `submit` sends."""
+
+    schema_version: Literal["sagelaunch-plan/2"] = SCHEMA_VERSION
+    job_name: str
+    region: str
+    estimator: EstimatorInfo
+    request: dict[str, Any]
+    cost: Cost
+    topology: Topology
+    upload: Upload | None = None
+    warnings: list[PlanWarning] = Field(default_factory=list)
+
+    def renamed(self, job_name: str) -> Plan:
+        """This plan under another job name (equal to planning again with that name)."""
+        request = naming.with_job_name(self.request, job_name)
+        return self.model_copy(update={"job_name": job_name, "request": request})
+
+    @property
+    def sdk_warnings(self) -> list[PlanWarning]:
+        return [w for w in self.warnings if w.source == "sdk"]
+
+    def redacted(self) -> Plan:
+        """For display: secret-looking environment values masked (the file and AWS get them)."""
+        from sagelaunch.redact import redact
+
+        return Plan.model_validate(redact(self.as_json()))
+
+    def as_json(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json", by_alias=True)
+        data["estimator"] = {k: v for k, v in data["estimator"].items() if v is not None}
+        data["cost"] = {k: v for k, v in data["cost"].items() if v is not None or "usd" in k}
+        data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]
+        return data

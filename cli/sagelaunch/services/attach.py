@@ -1,0 +1,93 @@
+"""Safe attach: is the existing job of this name the job this plan describes?
+
+`submit` attaches to an existing job of the same name (a retried CI step, a saved plan submitted
+twice) only when its DescribeTrainingJob matches the plan's CreateTrainingJob request. Compared:
+
+- every top-level field of the request that DescribeTrainingJob returns (``COMPARED``), when the
+  description has it (Tags, for one, are never described);
+- inside them, every key the request has. Keys only the description has are defaults AWS filled
+  in (``OutputDataConfig.KmsKeyId: ""``, ``CompressionType``, ``RecordWrapperType``): equal to
+  leaving them out. Lists must match element by element.
+
+Not compared: ``AlgorithmSpecification.MetricDefinitions``, which AWS rewrites for built-in
+algorithms and moto replaces with its own; the metrics scraped do not change what runs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+COMPARED = (
+    "AlgorithmSpecification",
+    "HyperParameters",
+    "RoleArn",
+    "InputDataConfig",
+    "OutputDataConfig",
+    "ResourceConfig",
+    "StoppingCondition",
+    "VpcConfig",
+    "CheckpointConfig",
+    "EnableNetworkIsolation",
+    "EnableInterContainerTrafficEncryption",
+    "EnableManagedSpotTraining",
+    "Environment",
+    "RetryStrategy",
+    "DebugHookConfig",
+    "DebugRuleConfigurations",
+    "TensorBoardOutputConfig",
+    "ProfilerConfig",
+    "ProfilerRuleConfigurations",
+    "ExperimentConfig",
+    "RemoteDebugConfig",
+    "InfraCheckConfig",
+)
+NOT_COMPARED = {("AlgorithmSpecification", "MetricDefinitions")}
+MISSING = "(absent)"
+
+
+@dataclass(frozen=True)
+class Difference:
+    path: str  # e.g. ResourceConfig.InstanceCount, HyperParameters.epochs
+    planned: str
+    existing: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: planned {self.planned}, existing job has {self.existing}"
+
+
+def differences(request: dict[str, Any], described: dict[str, Any]) -> list[Difference]:
+    """Where the existing job differs from ``request`` (empty: it is the same job)."""
+    found: list[Difference] = []
+    for field in COMPARED:
+        if field in request and field in described:
+            _compare((field,), request[field], described[field], found)
+    return found
+
+
+def _compare(path: tuple[str, ...], planned: Any, existing: Any, found: list[Difference]) -> None:
+    if path in NOT_COMPARED:
+        return
+    if isinstance(planned, dict) and isinstance(existing, dict):
+        for key, value in planned.items():
+            if key not in existing:
+                found.append(Difference(_dotted((*path, key)), _shown(value), MISSING))
+            else:
+                _compare((*path, key), value, existing[key], found)
+        return
+    if isinstance(planned, list) and isinstance(existing, list) and len(planned) == len(existing):
+        for index, (mine, theirs) in enumerate(zip(planned, existing, strict=True)):
+            _compare((*path, f"[{index}]"), mine, theirs, found)
+        return
+    if planned != existing:
+        found.append(Difference(_dotted(path), _shown(planned), _shown(existing)))
+
+
+def _dotted(path: tuple[str, ...]) -> str:
+    return ".".join(path).replace(".[", "[")
+
+
+def _shown(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

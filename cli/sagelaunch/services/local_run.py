@@ -1,0 +1,122 @@
+"""A local run end to end: check, prepare, plan (cached), run the hosts; and the --docker path.
+
+The command hands in how to show things (host lines, messages, a spinner); everything else is
+here and in `sagelaunch.local`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sagelaunch.errors import UsageError
+from sagelaunch.services.planning import Progress
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sagelaunch.config.loader import LoadedConfig
+    from sagelaunch.errors import Problem
+    from sagelaunch.local.job import Options, Prepared, Result
+    from sagelaunch.local.supervisor import Printer
+    from sagelaunch.plan_model import Plan
+
+# What each framework's entry points import, and what installs it.
+FRAMEWORK_MODULES = {"pytorch": "torch", "xgboost": "xgboost", "tensorflow": "tensorflow"}
+INSTALL = "pip install 'sagelaunch[local]'"
+INSTALL_IN_CHECKOUT = "make setup"
+
+
+@dataclass(frozen=True)
+class Display:
+    """How the command shows a run: host output lines, messages, a spinner while planning."""
+
+    printer: Printer
+    say: Callable[[str], None]
+    progress: Progress
+
+
+def run(config: Path, overrides: list[str] | None, options: Options, display: Display) -> Result:
+    """Run ``config`` here as SageMaker would, one emulated host per process tree."""
+    from sagelaunch.config.validation import load_valid
+    from sagelaunch.local import job
+
+    loaded, warnings = load_valid(config, overrides)
+    require_framework(loaded.config.framework)
+    prepared = job.prepare(loaded, options)
+    with job.warm_start(prepared) as agents:
+        plan, code = local_plan(prepared, warnings, display.progress)
+        for warning in plan.warnings:
+            display.say(f"[yellow]warning:[/yellow] {warning}")
+        return job.run(prepared, plan, code, options, display.printer, display.say, agents)
+
+
+def require_framework(framework: str) -> None:
+    """A clear install command instead of an ImportError from inside a host (nothing imported)."""
+    module = FRAMEWORK_MODULES.get(framework)
+    if module is None or _installed(module):
+        return
+    raise UsageError(
+        f"sagelaunch local runs {framework} jobs with {module}, which is not installed in this "
+        "Python environment",
+        hint=f"install it: {INSTALL}  (in a sagelaunch checkout: {INSTALL_IN_CHECKOUT})",
+    )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses it, a broken install
+        return False
+
+
+def local_plan(
+    prepared: Prepared, warnings: list[Problem], progress: Progress
+) -> tuple[Plan, bytes | None]:
+    """The request SageMaker would get for the local variant of the config (offline, cached)."""
+    from sagelaunch import bundle, naming
+    from sagelaunch.services import planning
+
+    planned = prepared.planned
+    code = bundle.build(planned.source_dir)
+    plan = planning.planned(
+        planned,
+        job_name=naming.timestamped(planned.config.name),
+        region=str(planned.config.region),
+        role=str(planned.config.role),
+        code=code,
+        warnings=warnings,
+        code_in_key=False,  # edited scripts re-run without the SDK: the code URI is moved
+        progress=progress,
+    )
+    return plan, code.data
+
+
+def run_in_docker(
+    config: Path, overrides: list[str] | None, hosts: int | None, workdir: Path | None
+) -> None:
+    """--docker: the SDK's own local mode, with the same estimator `plan` would build."""
+    from sagelaunch.config.validation import load_valid
+    from sagelaunch.local import docker as docker_mode
+
+    docker_mode.require()
+    loaded, _ = load_valid(config, overrides)
+    _run_sdk_local_mode(loaded, hosts, workdir)
+
+
+def _run_sdk_local_mode(loaded: LoadedConfig, hosts: int | None, workdir: Path | None) -> None:
+    from sagelaunch.local.variant import local_variant
+    from sagelaunch.sdk import local_mode
+
+    placeholders = local_variant(loaded).config  # role and region a laptop may not have
+    compute = loaded.config.compute
+    spec = local_mode.local_mode_spec(
+        loaded,
+        role=str(placeholders.role),
+        region=str(placeholders.region),
+        hosts=hosts or loaded.config.local.hosts or min(compute.instance_count, 2),
+        output_dir=workdir or Path(".sagelaunch") / "docker" / loaded.config.name,
+    )
+    local_mode.run(spec, str(placeholders.region))

@@ -1,0 +1,189 @@
+"""Plans, and the cache that spares the SageMaker SDK import when nothing it reads has changed.
+
+Planning costs an SDK import (seconds). A plan is cached under a key made of everything the SDK's
+answer depends on: the config as planned (`model_dump`), its source folder, region, role, the
+sagelaunch and sagemaker versions (read from package metadata, no import) and, for `plan` and
+`submit`, the code bundle's sha256. The job name is not in the key: a cached plan is renamed
+(`Plan.renamed`, which is what planning again under that name gives). Local runs leave the code
+out of the key too, and move the cached request to this run's bundle, since the request depends on
+the code only through its content-addressed location. Tests compare both with planning again.
+
+Entries are JSON files under `.sagelaunch/cache/plans/`, written atomically: concurrent runs each
+write a whole entry; a damaged or unreadable entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext, suppress
+from importlib import metadata
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from sagelaunch import __version__, atomic, naming
+from sagelaunch import bundle as bundles
+from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.errors import Problem
+from sagelaunch.plan_model import Plan, PlanWarning, Upload
+
+CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
+Progress = Callable[[], AbstractContextManager[object]]
+
+
+def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
+    """--region, the config's, $AWS_REGION / $AWS_DEFAULT_REGION, then the profile's (botocore is
+    asked only in that last case, so a cached plan never imports it)."""
+    region = (
+        cli_region
+        or loaded.config.region
+        or os.environ.get("AWS_REGION")
+        or os.environ.get("AWS_DEFAULT_REGION")
+        or _profile_region()
+    )
+    if not region:
+        raise loaded.error(
+            ("region",), "no region: set region in the config, pass --region, or export AWS_REGION"
+        )
+    return region
+
+
+def _profile_region() -> str | None:
+    from sagelaunch.aws.session import default_region
+
+    return default_region()
+
+
+def resolve_role(loaded: LoadedConfig) -> str:
+    role = loaded.config.role or os.environ.get("SAGELAUNCH_ROLE")
+    if not role:
+        raise loaded.error(
+            ("role",), "no role: set role to an IAM role ARN or export SAGELAUNCH_ROLE"
+        )
+    return role
+
+
+def make_plan(
+    config: Path,
+    overrides: list[str] | None,
+    region: str | None,
+    job_name: str | None,
+    progress: Progress = nullcontext,
+    cache_dir: Path = CACHE_DIR,
+) -> tuple[Plan, bytes | None]:
+    """Load, check, bundle and plan (from the cache when unchanged): `plan` and `submit CONFIG`."""
+    from sagelaunch.config.validation import load_valid
+
+    loaded, warnings = load_valid(config, overrides)
+    code = None if loaded.config.is_builtin_algorithm else bundles.build(loaded.source_dir)
+    plan = planned(
+        loaded,
+        job_name=job_name or naming.timestamped(loaded.config.name),
+        region=resolve_region(loaded, region),
+        role=resolve_role(loaded),
+        code=code,
+        warnings=warnings,
+        code_in_key=True,
+        progress=progress,
+        cache_dir=cache_dir,
+    )
+    return plan, code.data if code else None
+
+
+def planned(
+    loaded: LoadedConfig,
+    *,
+    job_name: str,
+    region: str,
+    role: str,
+    code: bundles.Bundle | None,
+    warnings: list[Problem],
+    code_in_key: bool,
+    progress: Progress = nullcontext,
+    cache_dir: Path = CACHE_DIR,
+) -> Plan:
+    """The plan for ``loaded``: cached when the SDK would answer the same, else built (and
+    stored). ``progress`` wraps the SDK run (a spinner)."""
+    keyed_code = code.sha256 if code is not None and code_in_key else None
+    key = cache_key(loaded, region=region, role=role, code_sha256=keyed_code)
+    cached = load(cache_dir, key)
+    if cached is not None:
+        return retarget(cached, loaded, job_name, code, warnings)
+    with progress():
+        from sagelaunch.sdk.plan import build_plan
+
+        plan = build_plan(
+            loaded, job_name=job_name, region=region, role=role, bundle=code, warnings=warnings
+        )
+    store(cache_dir, key, plan)
+    return plan
+
+
+def installed_versions() -> dict[str, str]:
+    """The versions a plan depends on, from package metadata (importing nothing)."""
+    return {"sagemaker": metadata.version("sagemaker"), "sagelaunch": __version__}
+
+
+def cache_key(
+    loaded: LoadedConfig,
+    *,
+    region: str,
+    role: str,
+    code_sha256: str | None = None,
+    versions: dict[str, str] | None = None,
+) -> str:
+    payload = {
+        "config": loaded.config.model_dump(mode="json"),
+        "source_dir": str(loaded.source_dir),
+        "region": region,
+        "role": role,
+        "code": code_sha256,
+        "versions": versions or installed_versions(),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def load(folder: Path, key: str) -> Plan | None:
+    try:
+        return Plan.model_validate_json((folder / f"{key}.json").read_bytes())
+    except (OSError, ValueError, ValidationError):
+        return None  # a miss, a damaged entry or an unreadable cache: plan again
+
+
+def store(folder: Path, key: str, plan: Plan) -> None:
+    """A cache that cannot be written is only a slower next run."""
+    with suppress(OSError):
+        atomic.write_text(folder / f"{key}.json", plan.model_dump_json(by_alias=True))
+
+
+def retarget(
+    plan: Plan,
+    loaded: LoadedConfig,
+    job_name: str,
+    code: bundles.Bundle | None,
+    warnings: list[Problem],
+) -> Plan:
+    """The cached plan for this run: its job name, its code bundle, today's config warnings."""
+    plan = plan.renamed(job_name)
+    if code is not None and plan.upload is not None:
+        plan = _relocated(plan, code, code.s3_uri(bundles.code_prefix(loaded.config)))
+    config_warnings = [PlanWarning.from_problem(w) for w in warnings]
+    return plan.model_copy(update={"warnings": config_warnings + plan.sdk_warnings})
+
+
+def _relocated(plan: Plan, code: bundles.Bundle, uri: str) -> Plan:
+    """``plan`` with its code at ``uri``: the SDK writes the location in exactly two places, the
+    `sagemaker_submit_directory` hyperparameter (JSON-encoded) and the estimator's source_dir."""
+    request = dict(plan.request)
+    hyperparameters = request.get("HyperParameters", {})
+    if "sagemaker_submit_directory" in hyperparameters:
+        hyperparameters = {**hyperparameters, "sagemaker_submit_directory": json.dumps(uri)}
+        request["HyperParameters"] = hyperparameters
+    estimator = plan.estimator.model_copy(
+        update={"kwargs": {**plan.estimator.kwargs, "source_dir": uri}}
+    )
+    upload = Upload.model_validate({**code.summary(), "s3_uri": uri})
+    return plan.model_copy(update={"request": request, "estimator": estimator, "upload": upload})

@@ -1,0 +1,161 @@
+"""Submit: plan (or load the reviewed plan), name, upload, create — once — or attach safely.
+
+Submit is plan + upload + `create_training_job(**request)`: what `plan` showed is what is sent.
+A saved plan is sent as is, without importing the SageMaker SDK.
+
+With an idempotency key the job name is derived from the key and the request, so a retried CI step
+computes the same name and attaches to the job it already created. The requests are ordered so
+that a first submit costs no more calls than the SDK's own `fit()`:
+
+1. HeadObject on the bundle's content-addressed key (skipped for built-in algorithms).
+2. DescribeTrainingJob, only when the name may already exist (a key or a saved plan's fixed name)
+   and the bundle is already in S3: we upload before we create, so a job of ours with this
+   request cannot exist while its bundle is missing.
+3. PutObject when the bundle is missing (the key carries its sha256: present means identical).
+4. CreateTrainingJob; a retried create that is refused as "already exists" attaches (aws.jobs).
+
+Every attach (steps 2 and 4) first checks that the existing job runs this plan's request
+(`services.attach`); a job of the same name running something else is refused with the
+differences, never attached to.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sagelaunch.errors import AttachRefused, UsageError
+from sagelaunch.links import console_url
+from sagelaunch.plan_model import Plan, Upload
+from sagelaunch.services import attach
+from sagelaunch.services.planning import Progress, make_plan
+from sagelaunch.statuses import JobStatus
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+
+NAME_MAX = 63
+IDEMPOTENT_SUFFIX = 24  # "-" + 23 hex characters (naming.idempotent)
+_TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-\d{3}$")
+# Sends the bundle: (clients, s3 uri, bytes). The command passes one that draws a progress bar.
+Uploader = Callable[["Clients", str, bytes], None]
+
+
+@dataclass
+class Submission:
+    """`submit --output json` (stable keys)."""
+
+    job_name: str
+    arn: str
+    status: str  # InProgress for a job just created; described when attached; final with --wait
+    uploaded: bool  # bytes were sent to S3 (False: the bundle was there, or nothing to upload)
+    bundle_sha256: str | None
+    console_url: str
+    attached: bool  # the job already existed, running this very request
+
+
+def deliver(
+    target: Path,
+    overrides: list[str] | None,
+    key: str | None,
+    region: str | None,
+    aws: Clients | None = None,
+    uploader: Uploader | None = None,
+    progress: Progress | None = None,
+) -> tuple[Submission, Clients]:
+    """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
+    plan, bundle_data, from_file = load_plan(target, overrides, region, progress)
+    if key:
+        plan = plan.renamed(idempotent_name(plan.job_name, key, plan.request))
+    if aws is None:
+        from sagelaunch.aws.session import clients
+
+        aws = clients(plan.region)
+    result = send(
+        aws,
+        plan.request,
+        plan.upload,
+        bundle_data,
+        may_exist=from_file or bool(key),
+        uploader=uploader or _put,
+    )
+    return result, aws
+
+
+def load_plan(
+    target: Path,
+    overrides: list[str] | None,
+    region: str | None,
+    progress: Progress | None = None,
+) -> tuple[Plan, bytes | None, bool]:
+    """The plan and its bundle bytes, and whether it came from a saved plan file."""
+    if target.suffix != ".json":
+        kwargs = {"progress": progress} if progress else {}
+        return (*make_plan(target, overrides, region, None, **kwargs), False)
+    from sagelaunch import plan_file
+
+    if overrides:
+        raise UsageError("--set cannot change a saved plan", hint="make a new plan with --set")
+    plan, data = plan_file.load(target)
+    if region and region != plan.region:
+        raise UsageError(f"{target} was planned for {plan.region}, not {region}")
+    return plan, data, True
+
+
+def idempotent_name(planned_name: str, key: str, request: dict[str, Any]) -> str:
+    """The job name for ``key``: the planned name's base (without its timestamp) + a digest."""
+    from sagelaunch import naming
+
+    base = _TIMESTAMP.sub("", planned_name)[: NAME_MAX - IDEMPOTENT_SUFFIX]
+    return naming.idempotent(base, key, request)
+
+
+def send(
+    aws: Clients,
+    request: dict[str, Any],
+    upload: Upload | None,
+    data: bytes | None,
+    may_exist: bool,
+    uploader: Uploader | None = None,
+) -> Submission:
+    """Upload and create, or attach (the order is explained in the module docstring)."""
+    from sagelaunch.aws import jobs
+    from sagelaunch.aws.upload import exists
+
+    name = request["TrainingJobName"]
+    code_there = upload is None or exists(aws.s3, upload.s3_uri)
+    existing = jobs.describe(aws.sagemaker, name) if may_exist and code_there else None
+    if existing is None:
+        if not code_there:
+            assert upload is not None and data is not None  # plan_file/make_plan pair them
+            (uploader or _put)(aws, upload.s3_uri, data)
+        arn, existing = jobs.create(aws.sagemaker, request)
+    else:
+        arn = existing["TrainingJobArn"]
+    if existing is not None:
+        require_same_job(request, existing)
+    return Submission(
+        job_name=name,
+        arn=arn,
+        status=existing["TrainingJobStatus"] if existing else JobStatus.InProgress.value,
+        uploaded=not code_there,
+        bundle_sha256=upload.sha256 if upload else None,
+        console_url=console_url(aws.region, name),
+        attached=existing is not None,
+    )
+
+
+def require_same_job(request: dict[str, Any], existing: dict[str, Any]) -> None:
+    """Refuse to attach to a job of this name that runs something else."""
+    found = attach.differences(request, existing)
+    if found:
+        raise AttachRefused(request["TrainingJobName"], [str(d) for d in found])
+
+
+def _put(aws: Clients, uri: str, data: bytes) -> None:
+    from sagelaunch.aws.upload import put
+
+    put(aws.s3, uri, data)

@@ -1,0 +1,43 @@
+"""`sagelaunch local` without the job's framework installed prints the install command, exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.conftest import EXAMPLES
+
+# A fresh interpreter in which `torch` and `xgboost` cannot be found, as in a plain install.
+WITHOUT = textwrap.dedent("""
+    import sys
+    class Missing:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in {"torch", "xgboost"}:
+                raise ModuleNotFoundError(name)
+            return None
+    sys.meta_path.insert(0, Missing())
+    sys.argv = ["sagelaunch", *sys.argv[1:]]
+    from sagelaunch.app import main
+    main()
+""")
+
+
+@pytest.mark.parametrize(
+    ("config", "module"), [("cpu-local.yaml", "torch"), ("xgboost-local.yaml", "xgboost")]
+)
+def test_local_without_the_framework_prints_the_install_command(tmp_path, config, module):
+    proc = subprocess.run(
+        [sys.executable, "-c", WITHOUT, "local", str(EXAMPLES / config)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert f"with {module}, which is not installed" in proc.stderr
+    assert "pip install 'sagelaunch[local]'" in proc.stderr and "make setup" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / ".sagelaunch" / "runs").exists()  # nothing started

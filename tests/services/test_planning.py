@@ -1,0 +1,120 @@
+"""The plan cache gives exactly what planning again would, and only when nothing it depends on
+changed: same request under a new job name (and, for local runs, a new code location), today's
+config warnings; a cached `plan` never imports the SageMaker SDK."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sagelaunch import bundle
+from sagelaunch.config.validation import load_valid
+from sagelaunch.local.variant import local_variant
+from sagelaunch.sdk.plan import build_plan
+from sagelaunch.services import planning
+from tests.conftest import EXAMPLES
+
+
+def plan_for(planned, job_name, code):
+    return build_plan(
+        planned,
+        job_name=job_name,
+        region="us-east-1",
+        role=str(planned.config.role),
+        bundle=code,
+        warnings=[],
+    )
+
+
+def test_retargeted_cache_entry_equals_a_fresh_plan(tmp_path):
+    loaded, _ = load_valid(EXAMPLES / "cpu-local.yaml")
+    planned = local_variant(loaded)
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v2").mkdir()
+    (tmp_path / "v1" / "train_pytorch.py").write_text("print(1)\n")
+    (tmp_path / "v2" / "train_pytorch.py").write_text("print(2)\n")
+    first, second = bundle.build(tmp_path / "v1"), bundle.build(tmp_path / "v2")
+    assert first.sha256 != second.sha256
+
+    key = planning.cache_key(planned, region="us-east-1", role=str(planned.config.role))
+    planning.store(tmp_path / "cache", key, plan_for(planned, "run-1", first))
+    cached = planning.load(tmp_path / "cache", key)
+    assert cached is not None
+
+    warning = loaded.problem(("name",), "a config warning", severity="warning")
+    retargeted = planning.retarget(cached, planned, "run-2", second, [warning])
+    fresh = plan_for(planned, "run-2", second)
+    assert retargeted.request == fresh.request
+    assert retargeted.estimator == fresh.estimator
+    assert retargeted.upload == fresh.upload
+    assert [(w.source, w.message) for w in retargeted.warnings] == [("config", "a config warning")]
+
+
+def test_key_changes_with_config_code_and_versions_and_damaged_entries_are_misses(tmp_path):
+    loaded, _ = load_valid(EXAMPLES / "cpu-local.yaml")
+    other, _ = load_valid(EXAMPLES / "cpu-local.yaml", ["hyperparameters.n_layer=3"])
+    key = planning.cache_key
+    base = {"region": "us-east-1", "role": "arn:aws:iam::1:role/R"}
+    keys = {
+        key(loaded, **base),
+        key(other, **base),
+        key(loaded, **base, code_sha256="0" * 64),
+        key(loaded, **base, versions={**planning.installed_versions(), "sagemaker": "0.0"}),
+        key(loaded, **base, versions={**planning.installed_versions(), "sagelaunch": "0.0"}),
+        key(loaded, region="eu-west-1", role=base["role"]),
+    }
+    assert len(keys) == 6
+    assert key(loaded, **base) == key(load_valid(EXAMPLES / "cpu-local.yaml")[0], **base)
+    (tmp_path / "bad.json").write_text("{not json")
+    assert planning.load(tmp_path, "bad") is None
+    assert planning.load(tmp_path, "absent") is None
+
+
+def _plan_importing(config: Path, cwd: Path, *args: str) -> tuple[dict, set[str]]:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "sagelaunch",
+            "plan",
+            str(config),
+            "-o",
+            "json",
+            *list(args),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    modules = {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    return json.loads(proc.stdout), modules
+
+
+def test_unchanged_plan_comes_from_the_cache_without_the_sdk(tmp_path):
+    config = tmp_path / "job.yaml"
+    config.write_text(f"extends: {EXAMPLES / 'smddp-p4d.yaml'}\n")
+    first, first_modules = _plan_importing(config, tmp_path, "--job-name", "one")
+    assert "sagemaker" in first_modules
+    again, again_modules = _plan_importing(config, tmp_path, "--job-name", "two")
+    assert not again_modules & {"sagemaker", "boto3", "botocore"}
+    assert again["request"]["TrainingJobName"] == "two"
+    assert json.loads(again["request"]["HyperParameters"]["sagemaker_job_name"]) == "two"
+    renamed = {**first["request"], "TrainingJobName": "two"}
+    renamed["HyperParameters"] = {**renamed["HyperParameters"], "sagemaker_job_name": '"two"'}
+    assert again["request"] == renamed
+    assert again["upload"] == first["upload"] and again["estimator"] == first["estimator"]
+
+    config.write_text(config.read_text() + "hyperparameters: {max_steps: 7}\n")
+    changed, changed_modules = _plan_importing(config, tmp_path, "--job-name", "three")
+    assert "sagemaker" in changed_modules
+    assert changed["request"]["HyperParameters"]["max_steps"] == "7"
