@@ -247,12 +247,15 @@ def barrier(ctx: DistContext) -> None:
         dist.barrier()
 
 
-def mean_across_ranks(value: float, ctx: DistContext) -> float:
+def mean_across_ranks(value: float, ctx: DistContext, weight: float = 1.0) -> float:
+    """The weighted mean of every rank's value (weight 0: this rank holds no value, e.g. a
+    pipeline stage before the last)."""
     if not ctx.has_group or ctx.world_size == 1:
         return value
-    tensor = torch.tensor([value], dtype=torch.float64, device=_collective_device(ctx))
+    pair = [value * weight, weight]
+    tensor = torch.tensor(pair, dtype=torch.float64, device=_collective_device(ctx))
     dist.all_reduce(tensor)
-    return float(tensor.item()) / ctx.world_size
+    return float(tensor[0].item()) / float(tensor[1].item())
 
 
 def broadcast_from_main(obj: Any, ctx: DistContext) -> Any:
