@@ -42,6 +42,7 @@ class DistContext:
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     mp_parameters: dict[str, Any] | None = None
     xm: ModuleType | None = None  # torch_xla.core.xla_model on Neuron
+    owns_group: bool = True  # False when the caller made the process group before main()
 
     @property
     def is_main(self) -> bool:
@@ -180,7 +181,11 @@ def setup(
     launch = launch_from_env(env.environ)
     ctx = DistContext(kind=kind, backend=None, mp_parameters=mp_params)
     ctx.device = _device(kind, launch.local_rank, ctx)
-    if launch.multi_process or need_group or kind == "smp":
+    if dist.is_available() and dist.is_initialized():
+        # Called from a program that made the group already (a test driving several runs):
+        # use it, and leave tearing it down to its owner.
+        ctx.backend, ctx.owns_group = dist.get_backend(), False
+    elif launch.multi_process or need_group or kind == "smp":
         ctx.backend = process_group_backend(kind)
         _init_group(ctx.backend, launch)
         if kind == "smp":
@@ -238,7 +243,7 @@ def exit_process(code: int) -> NoReturn:
 
 
 def teardown(ctx: DistContext) -> None:
-    if ctx.has_group:
+    if ctx.has_group and ctx.owns_group:
         dist.destroy_process_group()
 
 

@@ -243,18 +243,21 @@ def _local(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def clip_gradients(par: Parallel, max_norm: float) -> torch.Tensor:
-    """clip_grad_norm_ over the whole model: DTensor and plain gradients (TP leaves norms and
-    embeddings whole) each normed, then the pipeline stages' norms combined."""
+    """clip_grad_norm_ over the whole model: the gradients on each mesh (TP leaves norms and
+    embeddings off its mesh) normed apart and combined, pipeline stages' norms included."""
     from torch.distributed.tensor import DTensor
 
     params = [p for p in par.model.parameters() if p.grad is not None]
+    groups: dict[Any, list[torch.Tensor]] = {}
+    for param in params:
+        grad = param.grad
+        assert grad is not None
+        groups.setdefault(grad.device_mesh if isinstance(grad, DTensor) else None, []).append(grad)
     squares = torch.zeros((), dtype=torch.float32, device=par.ctx.device)
-    for wanted in (True, False):
-        grads = [p.grad for p in params if isinstance(p.grad, DTensor) == wanted]
-        if grads:
-            norm = torch.nn.utils.get_total_norm(grads)  # type: ignore[arg-type]
-            norm = norm.full_tensor() if isinstance(norm, DTensor) else norm
-            squares = squares + norm.float() ** 2
+    for grads in groups.values():  # one norm per mesh: TP+FSDP blocks, FSDP-only embeddings
+        norm = torch.nn.utils.get_total_norm(grads)
+        norm = norm.full_tensor() if isinstance(norm, DTensor) else norm
+        squares = squares + norm.float() ** 2
     if par.pipeline is not None:
         dist.all_reduce(squares, group=par.mesh["pp"].get_group())
     total = squares.sqrt()

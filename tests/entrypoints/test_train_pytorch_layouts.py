@@ -1,0 +1,173 @@
+"""Every 4-process layout (TP, PP, DDP, FSDP, HSDP, ZeRO-1 and their mixes) trains the same model
+as one process on the same global batch, resumes bit-identically, and reshards.
+
+All layouts run in ONE torchrun job of 4 gloo ranks (tests/entrypoints/layout_driver.py), which
+shares its process group across runs; the single-process references run in this process.
+
+Tolerance: per-step losses agree with the single-process run to rel 1e-4 and the final weights to
+rtol 1e-4 / atol 1e-5. Every layout computes the same fp32 maths, but sums in another order: TP
+adds partial matmul products across ranks (RowwiseParallel's all-reduce), DP averages gradients
+by all-reduce / reduce-scatter, PP averages micro-batch gradients. Each reorder changes results by
+a few fp32 ulps (~1e-7 relative); Adam's update divides by sqrt(v), which amplifies tiny gradient
+differences early on, so after 10 steps weights differ by ~1e-6. The tolerances leave 10-100×
+headroom over that and are still far below what any wrong gradient (a missed all-reduce, a
+dropped micro-batch, a stage off by one) produces: those move the loss by >1e-2 within a step.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.entrypoints.conftest import (
+    ENTRYPOINTS,
+    STEP_LINE,
+    TorchJob,
+    assert_same_weights,
+    free_port,
+    model_at,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("layouts")]
+
+DRIVER = Path(__file__).with_name("layout_driver.py")
+STEPS = 10
+# 4 layers (so 2 ranks × 2 stages can interleave), 4 heads (so TP can split them 4 ways).
+MODEL = [
+    *("--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "32"),
+    *("--seq_len", "16", "--vocab_size", "64", "--log_every", "1", "--lr", "3e-3"),
+    *("--max_steps", str(STEPS), "--checkpoint_every", "5"),
+]
+TP, PP = "--tensor_parallel_degree", "--pipeline_parallel_degree"
+# name -> hyperparameters; --batch_size is per data-parallel rank, so the global batch is 8 always.
+LAYOUTS = {
+    "tp4": [TP, "4", "--batch_size", "8"],
+    "tp2_ddp2": [TP, "2", "--batch_size", "4"],
+    "tp2_fsdp2": [TP, "2", "--parallel", "fsdp", "--batch_size", "4"],
+    "pp2_dp2_gpipe": [PP, "2", "--pipeline_schedule", "gpipe", "--microbatches", "2",
+                      "--batch_size", "4"],
+    "pp2_dp2_1f1b": [PP, "2", "--microbatches", "2", "--batch_size", "4"],
+    "pp2_interleaved_dp2": [PP, "2", "--pipeline_schedule", "interleaved_1f1b",
+                            "--stages_per_rank", "2", "--microbatches", "2", "--batch_size", "4"],
+    "pp2_tp2": [PP, "2", TP, "2", "--microbatches", "4", "--batch_size", "8"],
+    "pp2_fsdp2": [PP, "2", "--parallel", "fsdp", "--microbatches", "2", "--batch_size", "4"],
+    "fsdp4": ["--parallel", "fsdp", "--batch_size", "2"],
+    "hsdp2x2": ["--parallel", "fsdp", "--dp_replicate", "2", "--batch_size", "2"],
+    "zero1x4": ["--zero1", "--batch_size", "2"],
+}
+# ZeRO-1 resumes with the same losses to 6 digits but not yet to the bit (the consolidated
+# optimizer state it reloads rounds somewhere); a known gap.
+NOT_YET_BIT_IDENTICAL = {"zero1x4"}
+# Resume a layout's step-5 checkpoint under another layout and train on to step 10.
+RESHARD = {"tp2_fsdp2->fsdp4": ("tp2_fsdp2", "fsdp4"), "pp2_tp2->tp2_fsdp2": ("pp2_tp2", "tp2_fsdp2")}
+
+
+def losses(root: Path) -> dict[int, float]:
+    found = (STEP_LINE.match(line) for line in (root / "stdout.txt").read_text().splitlines())
+    return {int(m.group(1)): float(m.group(2)) for m in found if m}
+
+
+def assert_close_losses(actual: dict[int, float], expected: dict[int, float]) -> None:
+    assert actual.keys() == expected.keys()
+    for step, loss in expected.items():
+        assert actual[step] == pytest.approx(loss, rel=1e-4), f"step {step}"
+
+
+def assert_close_weights(actual: dict, expected: dict) -> None:
+    assert actual.keys() == expected.keys()
+    for name, tensor in expected.items():
+        torch.testing.assert_close(actual[name], tensor, rtol=1e-4, atol=1e-5, msg=name)
+
+
+def step5(root: Path) -> Path:
+    return root / "checkpoints" / "step_000005"
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory) -> Path:
+    """Every layout for 10 steps, each resumed from its own step 5, and the reshards: one job."""
+    base = tmp_path_factory.mktemp("layouts")
+    runs = [{"root": str(base / name), "argv": [*MODEL, *argv]} for name, argv in LAYOUTS.items()]
+    runs += [
+        {"root": str(base / f"{name}.resumed"), "argv": [*MODEL, *argv],
+         "resume_from": str(step5(base / name))}
+        for name, argv in LAYOUTS.items()
+    ]
+    runs += [
+        {"root": str(base / name), "argv": [*MODEL, *LAYOUTS[target]],
+         "resume_from": str(step5(base / source))}
+        for name, (source, target) in RESHARD.items()
+    ]
+    (base / "runs.json").write_text(json.dumps(runs))
+    job = TorchJob(base / "env")
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "4"]
+    rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
+    proc = subprocess.run(
+        [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
+        cwd=ENTRYPOINTS, env=job.env(), capture_output=True, text=True, timeout=600,
+    )
+    failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
+    assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
+    return base
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """One process, global batch 8, the same steps and checkpoints."""
+    root = tmp_path_factory.mktemp("single")
+    job = TorchJob(root)
+    (root / "stdout.txt").write_text(job.run_ok(*MODEL, "--batch_size", "8").stdout)
+    return root
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_layout_matches_one_process_and_resumes_bit_identical(layouts, reference, name):
+    run = layouts / name
+    assert_close_losses(losses(run), losses(reference))
+    assert sorted(losses(reference)) == list(range(1, STEPS + 1))
+    assert_close_weights(model_at(run), model_at(reference))
+    # Resumed from its own step-5 checkpoint, the layout ends bit-identical to its full run.
+    resumed = layouts / f"{name}.resumed"
+    assert "resuming at step 5 of 10" in (resumed / "stdout.txt").read_text()
+    if name in NOT_YET_BIT_IDENTICAL:
+        assert_close_weights(model_at(resumed), model_at(run))
+    else:
+        assert_same_weights(model_at(resumed), model_at(run))
+
+
+def test_metrics_name_the_mesh(layouts):
+    metrics = json.loads((layouts / "pp2_tp2" / "output" / "data" / "metrics.json").read_text())
+    assert metrics["mesh"] == {"dp_replicate": 1, "dp_shard": 1, "pp": 2, "tp": 2}
+    assert metrics["global_batch_size"] == 8
+    hsdp = json.loads((layouts / "hsdp2x2" / "output" / "data" / "metrics.json").read_text())
+    assert hsdp["mesh"] == {"dp_replicate": 2, "dp_shard": 2, "pp": 1, "tp": 1}
+    shards = {p.name for p in step5(layouts / "tp2_fsdp2").iterdir()}
+    assert {".metadata", "COMPLETE", "extra.pt", "__3_0.distcp"} <= shards
+
+
+@pytest.mark.parametrize("name", list(RESHARD))
+def test_checkpoint_reshards_to_another_layout(layouts, name):
+    source, _ = RESHARD[name]
+    run = layouts / name
+    assert "resuming at step 5 of 10" in (run / "stdout.txt").read_text()
+    expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
+    assert_close_losses(losses(run), expected)
+    assert_close_weights(model_at(run), model_at(layouts / source))
+
+
+@pytest.mark.parametrize("source", ["tp2_fsdp2", "pp2_dp2_1f1b"])
+def test_sharded_checkpoint_resumes_in_one_process(layouts, train_pytorch_main, tmp_path, source):
+    root = tmp_path / "single"
+    shutil.copytree(step5(layouts / source), root / "checkpoints" / "step_000005")
+    status, result, _ = train_pytorch_main(*MODEL, "--batch_size", "8", root=root)
+    assert status == 0
+    assert "resuming at step 5 of 10" in result.stdout
+    expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
+    assert_close_losses(result.steps(), expected)
+    assert_close_weights(model_at(root), model_at(layouts / source))
