@@ -106,7 +106,9 @@ def resolve_layout(cfg: TrainConfig, world_size: int, hybrid_shard: int) -> Layo
     errors = _model_errors(cfg) + _pipeline_errors(cfg) + _mode_errors(cfg)
     tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
     layout = Layout()
-    if world_size % (tp * pp):
+    if tp < 1 or pp < 1:
+        pass  # reported by _model_errors
+    elif world_size % (tp * pp):
         errors.append(
             f"--tensor_parallel_degree {tp} × --pipeline_parallel_degree {pp} = {tp * pp} does "
             f"not divide the world size {world_size}; pick degrees whose product divides it"
@@ -127,8 +129,10 @@ def _replicas(cfg: TrainConfig, dp: int, hybrid_shard: int, errors: list[str]) -
     if not replicate and cfg.sharding == "hybrid":
         replicate = max(dp // hybrid_shard, 1) if dp % hybrid_shard == 0 else 0
         if not replicate:
-            errors.append(f"--sharding hybrid needs {dp} data-parallel ranks divisible by "
-                          f"{hybrid_shard} (one host); set --dp_replicate instead")
+            errors.append(
+                f"--sharding hybrid needs {dp} data-parallel ranks divisible by "
+                f"{hybrid_shard} (one host); set --dp_replicate instead"
+            )
             return 1
     replicate = replicate or 1
     if dp % replicate:
@@ -144,8 +148,11 @@ def _model_errors(cfg: TrainConfig) -> list[str]:
     tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
     errors = [
         f"--{name} must be at least 1, got {value}"
-        for name, value in (("tensor_parallel_degree", tp), ("pipeline_parallel_degree", pp),
-                            ("stages_per_rank", cfg.stages_per_rank))
+        for name, value in (
+            ("tensor_parallel_degree", tp),
+            ("pipeline_parallel_degree", pp),
+            ("stages_per_rank", cfg.stages_per_rank),
+        )
         if value < 1
     ]
     if cfg.dp_replicate < 0 or cfg.microbatches < 0:
@@ -167,16 +174,22 @@ def _pipeline_errors(cfg: TrainConfig) -> list[str]:
     errors = []
     interleaved = cfg.pipeline_schedule == "interleaved_1f1b"
     if interleaved != (per_rank > 1):
-        errors.append("--pipeline_schedule interleaved_1f1b goes with --stages_per_rank 2 or "
-                      "more, the other schedules with 1")
+        errors.append(
+            "--pipeline_schedule interleaved_1f1b goes with --stages_per_rank 2 or "
+            "more, the other schedules with 1"
+        )
     if cfg.n_layer < pp * per_rank:
-        errors.append(f"--n_layer {cfg.n_layer} is fewer than the {pp * per_rank} pipeline "
-                      "stages (--pipeline_parallel_degree × --stages_per_rank)")
+        errors.append(
+            f"--n_layer {cfg.n_layer} is fewer than the {pp * per_rank} pipeline "
+            "stages (--pipeline_parallel_degree × --stages_per_rank)"
+        )
     if micro < 1 or cfg.batch_size % micro:
         errors.append(f"--batch_size {cfg.batch_size} must split into --microbatches {micro}")
     if micro < pp or (interleaved and micro % pp):
-        errors.append(f"--microbatches {micro} must be at least (interleaved: a multiple of) "
-                      f"--pipeline_parallel_degree {pp}")
+        errors.append(
+            f"--microbatches {micro} must be at least (interleaved: a multiple of) "
+            f"--pipeline_parallel_degree {pp}"
+        )
     if cfg.grad_accum != 1:
         errors.append("--grad_accum with a pipeline: raise --microbatches instead")
     return errors
@@ -185,8 +198,10 @@ def _pipeline_errors(cfg: TrainConfig) -> list[str]:
 def _mode_errors(cfg: TrainConfig) -> list[str]:
     errors = []
     if cfg.zero1 and (cfg.parallel != "ddp" or cfg.tensor_parallel_degree > 1 or cfg.pipelined):
-        errors.append("--zero1 shards optimizer state under plain --parallel ddp; drop it, or "
-                      "use --parallel fsdp (which shards it already)")
+        errors.append(
+            "--zero1 shards optimizer state under plain --parallel ddp; drop it, or "
+            "use --parallel fsdp (which shards it already)"
+        )
     if cfg.dp_replicate and cfg.parallel != "fsdp":
         errors.append("--dp_replicate sets HSDP replicas; add --parallel fsdp")
     return errors

@@ -90,8 +90,13 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("seed", _integer, 0, "seed for weights, data and dropout")
     opt("parallel", _text, "ddp", "data parallelism", choices=torch_parallel.PARALLEL_MODES)
     opt("sharding", _text, "full", "FSDP sharding", choices=torch_parallel.SHARDING_MODES)
-    opt("dp_replicate", _integer, 0, "FSDP: HSDP replica groups (0: 1, or one per host with "
-        "--sharding hybrid); the rest of the data-parallel ranks shard")
+    opt(
+        "dp_replicate",
+        _integer,
+        0,
+        "FSDP: HSDP replica groups (0: 1, or one per host with "
+        "--sharding hybrid); the rest of the data-parallel ranks shard",
+    )
     flag("zero1", "DDP: shard the optimizer state (ZeroRedundancyOptimizer)")
     opt("tensor_parallel_degree", _integer, 1, "ranks splitting each attention and MLP (TP)")
     opt("pipeline_parallel_degree", _integer, 1, "pipeline stages the GPT is cut into (PP)")

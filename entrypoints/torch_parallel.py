@@ -76,7 +76,11 @@ def parallelize(
         return _plain_ddp(model, ctx, cfg, layout)
     mesh = build_mesh(ctx, layout)
     model.to(ctx.device)
-    pipe = torch_pipeline.split(model, cfg, int(mesh["pp"].get_local_rank())) if cfg.pipelined else None
+    pipe = (
+        torch_pipeline.split(model, cfg, int(mesh["pp"].get_local_rank()))
+        if cfg.pipelined
+        else None
+    )
     holder: nn.Module = pipe.holder if pipe else model
     if layout.tp > 1:
         apply_tensor_parallel(holder, mesh["tp"])
@@ -335,7 +339,7 @@ def full_cpu_state_dict(par: Parallel) -> dict[str, torch.Tensor]:
     # Each stage's full tensors (gathered across its dp and tp ranks), then every stage's to
     # rank 0 from the first rank of each stage.
     full = get_model_state_dict(par.model, options=StateDictOptions(full_state_dict=True))
-    mine = {k: v.detach().cpu() for k, v in full.items()}
+    mine = {k: v.detach().cpu() for k, v in full.items() if isinstance(v, torch.Tensor)}
     lead = par.dp_rank == 0 and par.local_rank_in("tp") == 0
     parts: list[Any] = [None] * par.ctx.world_size if par.ctx.is_main else []
     dist.gather_object(mine if lead else {}, parts if par.ctx.is_main else None, dst=0)

@@ -78,7 +78,7 @@ def build_schedule(
         ScheduleInterleaved1F1B,
     )
 
-    stages = [
+    stages: list[Any] = [
         PipelineStage(part, sid, pipe.n_stages, device, group=group)
         for part, sid in zip(pipe.parts, pipe.stage_ids, strict=True)
     ]

@@ -59,9 +59,7 @@ def model_config(cfg: torch_config.TrainConfig) -> torch_models.ModelConfig:
 
 def make_dataset(cfg: torch_config.TrainConfig, env: smenv.SageMakerEnv) -> torch_data.TokenDataset:
     if cfg.data == "synthetic":
-        return torch_data.SyntheticTokens(
-            cfg.seed, cfg.num_samples, cfg.seq_len, cfg.vocab_size
-        )
+        return torch_data.SyntheticTokens(cfg.seed, cfg.num_samples, cfg.seq_len, cfg.vocab_size)
     channel = env.channel(cfg.channel)
     if channel is None:
         raise smenv.UsageError(f"--data channel needs SM_CHANNEL_{cfg.channel.upper()}")
@@ -119,10 +117,9 @@ def train_step(
     total = torch.zeros((), device=par.ctx.device)
     for micro in range(cfg.grad_accum):
         inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, micro))
-        with torch_parallel.grad_sync(par, micro == cfg.grad_accum - 1):
-            with compute(par, cfg):
-                loss = torch_parallel.loss_fn(par.forward(inputs), targets)
-                (loss / cfg.grad_accum).backward()
+        with torch_parallel.grad_sync(par, micro == cfg.grad_accum - 1), compute(par, cfg):
+            loss = torch_parallel.loss_fn(par.forward(inputs), targets)
+            (loss / cfg.grad_accum).backward()
         total += loss.detach() / cfg.grad_accum
     torch_parallel.step(par, optimizer, cfg.max_grad_norm)
     return total, 1.0
@@ -164,7 +161,11 @@ def train(
 
 
 def describe(
-    cfg: torch_config.TrainConfig, par: torch_parallel.Parallel, n_params: int, start: int, steps: int
+    cfg: torch_config.TrainConfig,
+    par: torch_parallel.Parallel,
+    n_params: int,
+    start: int,
+    steps: int,
 ) -> str:
     where = f"resuming at step {start}" if start else "starting at step 0"
     return (
@@ -215,7 +216,9 @@ def _loop(
     return result
 
 
-def _benchmark(cfg: torch_config.TrainConfig, bench: torch_perf.Meter, start: int, steps: int) -> dict:
+def _benchmark(
+    cfg: torch_config.TrainConfig, bench: torch_perf.Meter, start: int, steps: int
+) -> dict:
     if steps - start <= cfg.warmup_steps:
         torch_dist.warn(
             f"--benchmark needs more than --warmup_steps {cfg.warmup_steps} steps to measure"
@@ -296,8 +299,7 @@ def main(argv: Sequence[str]) -> int:
     need_group = cfg.parallel == "fsdp" or not layout.is_data_parallel_only
     ctx = torch_dist.setup(env, mp_params, need_group=need_group, warn=torch_dist.warn)
     if cfg.precision is None:
-        precision = "bf16" if ctx.device.type == "cuda" else "fp32"
-        cfg = dataclasses.replace(cfg, precision=precision)
+        cfg = dataclasses.replace(cfg, precision="bf16" if ctx.device.type == "cuda" else "fp32")
     try:
         result = train(cfg, layout, env, ctx)
         # No rank tears the group down while a peer still has a collective in flight (the exit

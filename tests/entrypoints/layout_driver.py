@@ -40,7 +40,9 @@ def run_one(spec: dict) -> int:
     os.environ["SM_OUTPUT_DIR"] = str(root / "output")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        status = smenv.run(train_pytorch.main, ["--checkpoint_dir", str(checkpoints), *spec["argv"]])
+        status = smenv.run(
+            train_pytorch.main, ["--checkpoint_dir", str(checkpoints), *spec["argv"]]
+        )
     if dist.get_rank() == 0:
         (root / "stdout.txt").write_text(out.getvalue())
     return status

@@ -50,11 +50,29 @@ LAYOUTS = {
     "tp4": [TP, "4", "--batch_size", "8"],
     "tp2_ddp2": [TP, "2", "--batch_size", "4"],
     "tp2_fsdp2": [TP, "2", "--parallel", "fsdp", "--batch_size", "4"],
-    "pp2_dp2_gpipe": [PP, "2", "--pipeline_schedule", "gpipe", "--microbatches", "2",
-                      "--batch_size", "4"],
+    "pp2_dp2_gpipe": [
+        PP,
+        "2",
+        "--pipeline_schedule",
+        "gpipe",
+        "--microbatches",
+        "2",
+        "--batch_size",
+        "4",
+    ],
     "pp2_dp2_1f1b": [PP, "2", "--microbatches", "2", "--batch_size", "4"],
-    "pp2_interleaved_dp2": [PP, "2", "--pipeline_schedule", "interleaved_1f1b",
-                            "--stages_per_rank", "2", "--microbatches", "2", "--batch_size", "4"],
+    "pp2_interleaved_dp2": [
+        PP,
+        "2",
+        "--pipeline_schedule",
+        "interleaved_1f1b",
+        "--stages_per_rank",
+        "2",
+        "--microbatches",
+        "2",
+        "--batch_size",
+        "4",
+    ],
     "pp2_tp2": [PP, "2", TP, "2", "--microbatches", "4", "--batch_size", "8"],
     "pp2_fsdp2": [PP, "2", "--parallel", "fsdp", "--microbatches", "2", "--batch_size", "4"],
     "fsdp4": ["--parallel", "fsdp", "--batch_size", "2"],
@@ -65,7 +83,10 @@ LAYOUTS = {
 # optimizer state it reloads rounds somewhere); a known gap.
 NOT_YET_BIT_IDENTICAL = {"zero1x4"}
 # Resume a layout's step-5 checkpoint under another layout and train on to step 10.
-RESHARD = {"tp2_fsdp2->fsdp4": ("tp2_fsdp2", "fsdp4"), "pp2_tp2->tp2_fsdp2": ("pp2_tp2", "tp2_fsdp2")}
+RESHARD = {
+    "tp2_fsdp2->fsdp4": ("tp2_fsdp2", "fsdp4"),
+    "pp2_tp2->tp2_fsdp2": ("pp2_tp2", "tp2_fsdp2"),
+}
 
 
 def losses(root: Path) -> dict[int, float]:
@@ -95,13 +116,19 @@ def layouts(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("layouts")
     runs = [{"root": str(base / name), "argv": [*MODEL, *argv]} for name, argv in LAYOUTS.items()]
     runs += [
-        {"root": str(base / f"{name}.resumed"), "argv": [*MODEL, *argv],
-         "resume_from": str(step5(base / name))}
+        {
+            "root": str(base / f"{name}.resumed"),
+            "argv": [*MODEL, *argv],
+            "resume_from": str(step5(base / name)),
+        }
         for name, argv in LAYOUTS.items()
     ]
     runs += [
-        {"root": str(base / name), "argv": [*MODEL, *LAYOUTS[target]],
-         "resume_from": str(step5(base / source))}
+        {
+            "root": str(base / name),
+            "argv": [*MODEL, *LAYOUTS[target]],
+            "resume_from": str(step5(base / source)),
+        }
         for name, (source, target) in RESHARD.items()
     ]
     (base / "runs.json").write_text(json.dumps(runs))
@@ -110,7 +137,11 @@ def layouts(tmp_path_factory) -> Path:
     rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
     proc = subprocess.run(
         [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
-        cwd=ENTRYPOINTS, env=job.env(), capture_output=True, text=True, timeout=600,
+        cwd=ENTRYPOINTS,
+        env=job.env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
     assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
