@@ -47,8 +47,11 @@ def _degree(hps: Mapping[str, object], key: str, default: int, errors: list[str]
     value = _value(hps.get(key, default))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
-        value == 0 and key != "dp_replicate"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < 0
+        or (value == 0 and key != "dp_replicate")
     ):
         errors.append(f"hyperparameter {key} must be a positive integer, got {value!r}")
         return 1
