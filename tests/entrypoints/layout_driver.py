@@ -38,6 +38,7 @@ def run_one(spec: dict) -> int:
     dist.barrier()
     os.environ["SM_MODEL_DIR"] = str(root / "model")
     os.environ["SM_OUTPUT_DIR"] = str(root / "output")
+    os.environ["SM_OUTPUT_DATA_DIR"] = str(root / "output" / "data")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         status = smenv.run(

@@ -17,6 +17,7 @@ dropped micro-batch, a stage off by one) produces: those move the loss by >1e-2 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -202,3 +203,19 @@ def test_sharded_checkpoint_resumes_in_one_process(layouts, train_pytorch_main, 
     expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
     assert_close_losses(result.steps(), expected)
     assert_close_weights(model_at(root), model_at(layouts / source))
+
+
+def test_pp2_tp2_killed_and_restarted_ends_bit_identical(torch_job):
+    # Dropout on, so the restored per-rank RNG streams matter; a DCP checkpoint every step.
+    args = [*MODEL, *LAYOUTS["pp2_tp2"], "--dropout", "0.1", "--checkpoint_every", "1"]
+    args += ["--max_steps", "30"]
+    reference = torch_job("reference")
+    reference.run_ok(*args, nproc=4)
+    job = torch_job("killed")
+    killed = job.kill_after_step(4, *args, nproc=4)
+    assert killed.returncode == -9
+    assert not (job.model_dir / "model.pt").exists()
+    result = job.run_ok(*args, nproc=4)
+    resumed = int(re.search(r"resuming at step (\d+) of", result.stdout).group(1))
+    assert 3 <= resumed < 30
+    assert_same_weights(job.model(), reference.model())
