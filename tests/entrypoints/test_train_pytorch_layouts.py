@@ -113,7 +113,7 @@ def step5(root: Path) -> Path:
     return root / "checkpoints" / "step_000005"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one job even when xdist interleaves other modules
 def layouts(tmp_path_factory) -> Path:
     """Every layout for 10 steps, each resumed from its own step 5, and the reshards: one job."""
     base = tmp_path_factory.mktemp("layouts")
@@ -151,7 +151,7 @@ def layouts(tmp_path_factory) -> Path:
     return base
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one job even when xdist interleaves other modules
 def reference(tmp_path_factory) -> Path:
     """One process, global batch 8, the same steps and checkpoints."""
     root = tmp_path_factory.mktemp("single")
