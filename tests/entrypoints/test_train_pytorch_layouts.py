@@ -16,11 +16,15 @@ dropped micro-batch, a stage off by one) produces: those move the loss by >1e-2 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -113,10 +117,32 @@ def step5(root: Path) -> Path:
     return root / "checkpoints" / "step_000005"
 
 
-@pytest.fixture(scope="session")  # one job even when xdist interleaves other modules
-def layouts(tmp_path_factory) -> Path:
+@contextlib.contextmanager
+def shared_dir(tmp_path_factory, name: str) -> Iterator[tuple[Path, bool]]:
+    """A directory every xdist worker of this session shares, locked while one fills it; yields
+    (dir, already filled). One 4-process job for all workers, however xdist schedules the tests."""
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        base = root / name
+        done = base / "done"
+        yield base, done.exists()
+        base.mkdir(exist_ok=True)
+        done.touch()
+
+
+@pytest.fixture(scope="session")
+def layouts(tmp_path_factory) -> Iterator[Path]:
     """Every layout for 10 steps, each resumed from its own step 5, and the reshards: one job."""
-    base = tmp_path_factory.mktemp("layouts")
+    with shared_dir(tmp_path_factory, "layouts") as (base, done):
+        if not done:
+            _run_layouts(base)
+    yield base
+
+
+def _run_layouts(base: Path) -> None:
+    base.mkdir(parents=True, exist_ok=True)
     runs = [{"root": str(base / name), "argv": [*MODEL, *argv]} for name, argv in LAYOUTS.items()]
     runs += [
         {
@@ -148,16 +174,17 @@ def layouts(tmp_path_factory) -> Path:
     )
     failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
     assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
-    return base
 
 
-@pytest.fixture(scope="session")  # one job even when xdist interleaves other modules
-def reference(tmp_path_factory) -> Path:
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory) -> Iterator[Path]:
     """One process, global batch 8, the same steps and checkpoints."""
-    root = tmp_path_factory.mktemp("single")
-    job = TorchJob(root)
-    (root / "stdout.txt").write_text(job.run_ok(*MODEL, "--batch_size", "8").stdout)
-    return root
+    with shared_dir(tmp_path_factory, "single") as (root, done):
+        if not done:
+            job = TorchJob(root)
+            result = job.run_ok(*MODEL, "--batch_size", "8")
+            (root / "stdout.txt").write_text(result.stdout)
+    yield root
 
 
 @pytest.mark.parametrize("name", list(LAYOUTS))
