@@ -4,9 +4,13 @@ Layout under the checkpoint dir (SageMaker syncs it to S3 as it changes)::
 
     step_000120/COMPLETE    JSON manifest, written last: file sizes (and sha256 where cheap)
     step_000120/state.pt    DDP / single process: model, optimizer, RNG states, data position
-    step_000120/extra.pt    FSDP: RNG states and data position beside ...
+    step_000120/extra.pt    FSDP, TP, PP: RNG states and data position beside ...
     step_000120/.metadata, __<rank>_0.distcp   ... torch.distributed.checkpoint shards
     step_000130.tmp/        being written; never read, removed on the next start
+
+Shards are named by the whole model's parameter names (optimizer state flattened the same way),
+so a checkpoint written under one layout (say tp2 × fsdp2) resumes under another (fsdp4, pp2 × dp2,
+one process): torch.distributed.checkpoint reshards on load.
 
 Each checkpoint is written into ``<name>.tmp``, every file fsync'ed, the manifest added, and the
 directory renamed into place: a reader sees all of a checkpoint or none of it. Anything that
@@ -177,7 +181,7 @@ class Checkpointer:
 
     @property
     def sharded(self) -> bool:
-        return self.par.mode == "fsdp"
+        return self.par.uses_dcp
 
     @property
     def committer(self) -> bool:
@@ -218,10 +222,10 @@ class Checkpointer:
 
             dcp.save(torch_parallel.sharded_state(self.par, self.optimizer), checkpoint_id=temp)
             return {EXTRA_FILE: save_file(extra, temp / EXTRA_FILE)} if self.ctx.is_main else {}
-        if not self.ctx.is_main:
+        local = torch_parallel.local_state(self.par, self.optimizer)  # every rank (ZeRO-1)
+        if local is None:
             return {}
-        state = {**torch_parallel.local_state(self.par, self.optimizer), "extra": extra}
-        return {STATE_FILE: save_file(state, temp / STATE_FILE)}
+        return {STATE_FILE: save_file({**local, "extra": extra}, temp / STATE_FILE)}
 
     def _commit(self, temp: Path, final: Path, step: int, hashes: dict[str, str]) -> None:
         try:
@@ -293,7 +297,14 @@ class Checkpointer:
 
     def _load(self, path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
         files = manifest["files"]
-        if not self.sharded:
+        # The format the checkpoint was written in, not this run's: shards written under one
+        # layout load into any other (DCP reshards), a single-process run included.
+        if manifest.get("format") != "dcp":
+            if self.sharded:
+                raise smenv.UsageError(
+                    f"checkpoint {path} holds one rank's full state; resume it with the layout "
+                    "that wrote it (--parallel ddp, no TP or PP), or use a fresh --checkpoint_dir"
+                )
             state = load_verified(path / STATE_FILE, files[STATE_FILE]["sha256"])
             self._check_signature(path, state["extra"])
             torch_parallel.load_local_state(self.par, self.optimizer, state)

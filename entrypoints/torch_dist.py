@@ -42,6 +42,7 @@ class DistContext:
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     mp_parameters: dict[str, Any] | None = None
     xm: ModuleType | None = None  # torch_xla.core.xla_model on Neuron
+    owns_group: bool = True  # False when the caller made the process group before main()
 
     @property
     def is_main(self) -> bool:
@@ -180,7 +181,11 @@ def setup(
     launch = launch_from_env(env.environ)
     ctx = DistContext(kind=kind, backend=None, mp_parameters=mp_params)
     ctx.device = _device(kind, launch.local_rank, ctx)
-    if launch.multi_process or need_group or kind == "smp":
+    if dist.is_available() and dist.is_initialized():
+        # Called from a program that made the group already (a test driving several runs):
+        # use it, and leave tearing it down to its owner.
+        ctx.backend, ctx.owns_group = dist.get_backend(), False
+    elif launch.multi_process or need_group or kind == "smp":
         ctx.backend = process_group_backend(kind)
         _init_group(ctx.backend, launch)
         if kind == "smp":
@@ -238,7 +243,7 @@ def exit_process(code: int) -> NoReturn:
 
 
 def teardown(ctx: DistContext) -> None:
-    if ctx.has_group:
+    if ctx.has_group and ctx.owns_group:
         dist.destroy_process_group()
 
 
@@ -247,12 +252,15 @@ def barrier(ctx: DistContext) -> None:
         dist.barrier()
 
 
-def mean_across_ranks(value: float, ctx: DistContext) -> float:
+def mean_across_ranks(value: float, ctx: DistContext, weight: float = 1.0) -> float:
+    """The weighted mean of every rank's value (weight 0: this rank holds no value, e.g. a
+    pipeline stage before the last)."""
     if not ctx.has_group or ctx.world_size == 1:
         return value
-    tensor = torch.tensor([value], dtype=torch.float64, device=_collective_device(ctx))
+    pair = [value * weight, weight]
+    tensor = torch.tensor(pair, dtype=torch.float64, device=_collective_device(ctx))
     dist.all_reduce(tensor)
-    return float(tensor.item()) / ctx.world_size
+    return float(tensor[0].item()) / float(tensor[1].item())
 
 
 def broadcast_from_main(obj: Any, ctx: DistContext) -> Any:

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import smenv
+import torch_config
 import torch_dist
 import torch_models
 import torch_parallel
 
 DATA_KINDS = ("synthetic", "channel")
 PRECISIONS = ("bf16", "fp32")
+SCHEDULES = ("gpipe", "1f1b", "interleaved_1f1b")
 
 
 def _text(raw: str) -> str:
@@ -88,8 +90,22 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("seed", _integer, 0, "seed for weights, data and dropout")
     opt("parallel", _text, "ddp", "data parallelism", choices=torch_parallel.PARALLEL_MODES)
     opt("sharding", _text, "full", "FSDP sharding", choices=torch_parallel.SHARDING_MODES)
+    opt(
+        "dp_replicate",
+        _integer,
+        0,
+        "FSDP: HSDP replica groups (0: 1, or one per host with "
+        "--sharding hybrid); the rest of the data-parallel ranks shard",
+    )
+    flag("zero1", "DDP: shard the optimizer state (ZeroRedundancyOptimizer)")
+    opt("tensor_parallel_degree", _integer, 1, "ranks splitting each attention and MLP (TP)")
+    opt("pipeline_parallel_degree", _integer, 1, "pipeline stages the GPT is cut into (PP)")
+    opt("pipeline_schedule", _text, "1f1b", "PP schedule", choices=SCHEDULES)
+    opt("microbatches", _integer, 0, "PP: micro-batches per step (0: one per stage)")
+    opt("stages_per_rank", _integer, 1, "PP: stages per rank (interleaved_1f1b: 2 or more)")
     opt("precision", _text, None, "bf16 or fp32 (default: bf16 on CUDA)", choices=PRECISIONS)
     flag("activation_checkpointing", "recompute activations in the backward pass")
+    flag("activation_offload", "keep saved activations in CPU memory (save_on_cpu)")
     flag("compile", "torch.compile the model")
     opt("log_every", _integer, 10, "steps between log lines")
     flag("benchmark", "report steady-state throughput (and MFU on CUDA)")
@@ -108,13 +124,13 @@ POSITIVE = (
 NON_NEGATIVE = ("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay")
 
 
-def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> argparse.Namespace:
+def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> torch_config.TrainConfig:
     args, unknown = build_parser(env).parse_known_args(list(argv))
     ignored = [item for item in unknown if item.startswith("--")]
     if ignored:
         torch_dist.warn(f"ignoring unknown hyperparameters: {' '.join(ignored)}")
     validate(args)
-    return args
+    return torch_config.TrainConfig(**vars(args))
 
 
 def validate(args: argparse.Namespace) -> None:

@@ -7,6 +7,7 @@ real runs scale them with ``--n_layer --n_head --n_embd --seq_len --vocab_size``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -55,21 +56,27 @@ class TokenMLP(nn.Module):
 class CausalSelfAttention(nn.Module):
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
-        self.n_head = cfg.n_head
+        self.head_dim = cfg.n_embd // cfg.n_head
+        # Separate q, k and v so tensor parallelism can split each by heads (column-wise).
         # No bias: softmax ignores a key bias, so its gradient is pure rounding noise that Adam
         # would amplify into weights that differ between otherwise identical runs.
-        self.qkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=False)
+        self.q = nn.Linear(cfg.n_embd, cfg.n_embd, bias=False)
+        self.k = nn.Linear(cfg.n_embd, cfg.n_embd, bias=False)
+        self.v = nn.Linear(cfg.n_embd, cfg.n_embd, bias=False)
         self.proj = nn.Linear(cfg.n_embd, cfg.n_embd)
         self.dropout = cfg.dropout
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        batch, seq, width = x.shape
-        q, k, v = self.qkv(x).split(width, dim=2)
-        # (B, T, C) -> (B, heads, T, C/heads), the layout scaled_dot_product_attention expects.
-        q, k, v = (t.view(batch, seq, self.n_head, -1).transpose(1, 2) for t in (q, k, v))
+        batch, seq, _ = x.shape
+        # (B, T, C) -> (B, heads, T, C/heads), the layout scaled_dot_product_attention expects;
+        # under TP each rank holds only its heads, hence -1.
+        q, k, v = (
+            lin(x).view(batch, seq, -1, self.head_dim).transpose(1, 2)
+            for lin in (self.q, self.k, self.v)
+        )
         drop = self.dropout if self.training else 0.0
         y = F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
-        return self.proj(y.transpose(1, 2).reshape(batch, seq, width))
+        return self.proj(y.transpose(1, 2).reshape(batch, seq, -1))
 
 
 class Block(nn.Module):
@@ -93,7 +100,16 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    """A small GPT-2-style decoder (learned positions, pre-norm, untied head)."""
+    """A small GPT-2-style decoder (learned positions, pre-norm, untied head).
+
+    A pipeline stage is a GPT holding only some of these parts (see ``part``): the parts it
+    lacks are None, and state-dict names stay those of the whole model.
+    """
+
+    tok_emb: nn.Embedding | None
+    pos_emb: nn.Embedding | None
+    ln_f: nn.LayerNorm | None
+    head: nn.Linear | None
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
@@ -101,18 +117,37 @@ class GPT(nn.Module):
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.n_embd)
         self.pos_emb = nn.Embedding(cfg.seq_len, cfg.n_embd)
         self.drop = nn.Dropout(cfg.dropout)
-        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        # A dict keyed "0", "1", ...: the same names as a list, and they survive a stage dropping
+        # the blocks it does not run.
+        self.blocks = nn.ModuleDict({str(i): Block(cfg) for i in range(cfg.n_layer)})
         self.ln_f = nn.LayerNorm(cfg.n_embd)
         # Untied from tok_emb: tied weights complicate FSDP sharding and DCP for no gain here.
         self.head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
 
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        positions = torch.arange(idx.shape[1], device=idx.device)
-        x = self.drop(self.tok_emb(idx) + self.pos_emb(positions))
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.tok_emb is not None and self.pos_emb is not None:
+            positions = torch.arange(x.shape[1], device=x.device)
+            x = self.drop(self.tok_emb(x) + self.pos_emb(positions))
         recompute = self.cfg.activation_checkpointing and self.training
-        for block in self.blocks:
+        for block in self.blocks.values():
             x = _maybe_checkpoint(block, x, recompute)
-        return self.head(self.ln_f(x))
+        if self.ln_f is not None and self.head is not None:
+            x = self.head(self.ln_f(x))
+        return x
+
+    def part(self, block_ids: Sequence[int], first: bool, last: bool) -> GPT:
+        """A GPT sharing this one's modules, holding only the named blocks, the embeddings when
+        ``first`` and the final norm and head when ``last``."""
+        view = GPT.__new__(GPT)
+        nn.Module.__init__(view)
+        view.cfg = self.cfg
+        view.tok_emb = self.tok_emb if first else None
+        view.pos_emb = self.pos_emb if first else None
+        view.drop = self.drop
+        view.blocks = nn.ModuleDict({str(i): self.blocks[str(i)] for i in block_ids})
+        view.ln_f = self.ln_f if last else None
+        view.head = self.head if last else None
+        return view
 
 
 def _maybe_checkpoint(module: nn.Module, x: torch.Tensor, recompute: bool) -> torch.Tensor:
@@ -143,7 +178,7 @@ def build_model(cfg: ModelConfig) -> nn.Module:
 
 def shard_units(model: nn.Module) -> list[nn.Module]:
     """The submodules FSDP wraps one by one (the transformer blocks), before the root."""
-    return list(model.blocks) if isinstance(model, GPT) else []
+    return list(model.blocks.values()) if isinstance(model, GPT) else []
 
 
 def num_params(model: nn.Module) -> int:

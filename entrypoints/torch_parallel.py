@@ -1,4 +1,4 @@
-"""Everything that differs between DDP, FSDP and XLA data parallelism, behind one small API.
+"""Everything that differs between layouts (DDP, FSDP/HSDP, ZeRO-1, TP, PP, XLA) behind one API.
 
 The training loop calls wrap(), grad_sync(), step() and the state-dict helpers and never asks
 which mode it runs in; the checkpoint code uses the same helpers.
@@ -8,47 +8,154 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+import torch.distributed as dist
+import torch.nn.functional as F
 from torch import nn
 
 import smenv
+import torch_config
 import torch_dist
 import torch_models
+import torch_pipeline
 
 PARALLEL_MODES = ("ddp", "fsdp")
 SHARDING_MODES = ("full", "hybrid")
+MESH_ORDER = ("pp", "dp_replicate", "dp_shard", "tp")  # tp innermost: a host's fastest links
 
 
 @dataclass
 class Parallel:
-    """The model as the loop sees it: the wrapped module and the (maybe compiled) forward."""
+    """The model as the loop sees it: the wrapped module, the forward and the device mesh."""
 
-    model: nn.Module  # DDP / FSDP-sharded / plain; state dicts come from here
+    model: nn.Module  # DDP / FSDP-sharded / plain / a pipeline rank's parts; state dicts from here
     forward: Callable[[torch.Tensor], torch.Tensor]
-    mode: str  # "ddp", "fsdp", "xla" or "single"
+    mode: str  # "ddp", "fsdp", "xla" or "single": the data parallelism
     ctx: torch_dist.DistContext
+    layout: torch_config.Layout = field(default_factory=torch_config.Layout)
+    mesh: Any = None  # DeviceMesh named by MESH_ORDER, when the layout needs one
+    pipeline: torch_pipeline.Pipeline | None = None
+    dp_group: Any = None  # gradients are all-reduced here by hand (DDP beside TP or PP)
+    zero1: bool = False
+
+    @property
+    def uses_dcp(self) -> bool:
+        """Checkpoints as torch.distributed.checkpoint shards (anything with DTensors or stages)."""
+        return self.mode == "fsdp" or not self.layout.is_data_parallel_only
+
+    def local_rank_in(self, dim: str) -> int:
+        return 0 if self.mesh is None else int(self.mesh[dim].get_local_rank())
+
+    @property
+    def dp_rank(self) -> int:
+        if self.mesh is None:
+            return self.ctx.rank
+        return self.local_rank_in("dp_replicate") * self.layout.dp_shard + self.local_rank_in(
+            "dp_shard"
+        )
 
 
-def wrap(
-    model: nn.Module, ctx: torch_dist.DistContext, parallel: str, sharding: str, compile: bool
+def parallelize(
+    model: nn.Module,
+    ctx: torch_dist.DistContext,
+    cfg: torch_config.TrainConfig,
+    layout: torch_config.Layout,
 ) -> Parallel:
-    """Move the model to its device and wrap it for the chosen data parallelism."""
+    """Compose the parallelisms in torchtitan's order: PP split, TP, activation checkpointing
+    (inside the model), compile, then FSDP or DDP."""
     if ctx.kind == "xla":
-        if parallel == "fsdp":
-            raise smenv.UsageError("--parallel fsdp is not supported on Neuron; use ddp")
+        if cfg.parallel == "fsdp" or not layout.is_data_parallel_only:
+            raise smenv.UsageError("on Neuron only --parallel ddp runs; drop FSDP, TP and PP")
         # xm.reduce_gradients all-reduces across replicas, so no DDP wrapper on XLA.
-        wrapped, mode = model.to(ctx.device), "xla"
-    elif parallel == "fsdp":
-        wrapped, mode = _shard(model, ctx, sharding), "fsdp"
-    elif ctx.world_size > 1:
-        wrapped, mode = _ddp(model.to(ctx.device), ctx), "ddp"
-    else:
-        wrapped, mode = model.to(ctx.device), "single"
-    forward = torch.compile(wrapped) if compile else wrapped
-    return Parallel(model=wrapped, forward=forward, mode=mode, ctx=ctx)
+        wrapped = _compiled(model.to(ctx.device), cfg.compile)
+        return Parallel(wrapped, wrapped, "xla", ctx, layout)
+    if cfg.parallel == "ddp" and layout.is_data_parallel_only:
+        return _plain_ddp(model, ctx, cfg, layout)
+    mesh = build_mesh(ctx, layout)
+    model.to(ctx.device)
+    pipe = (
+        torch_pipeline.split(model, cfg, int(mesh["pp"].get_local_rank()))
+        if cfg.pipelined
+        else None
+    )
+    holder: nn.Module = pipe.holder if pipe else model
+    if layout.tp > 1:
+        apply_tensor_parallel(holder, mesh["tp"])
+    _compile_blocks(holder, cfg.compile)
+    par = Parallel(holder, holder, cfg.parallel, ctx, layout, mesh, pipe)
+    if cfg.parallel == "fsdp":
+        _fully_shard(holder, pipe, _dp_mesh(mesh, layout), cfg)
+    elif layout.dp > 1:
+        par.dp_group = mesh["dp_replicate"].get_group()
+    if pipe is not None:
+        torch_pipeline.build_schedule(pipe, cfg, mesh["pp"].get_group(), ctx.device, loss_fn)
+    return par
+
+
+def _plain_ddp(
+    model: nn.Module,
+    ctx: torch_dist.DistContext,
+    cfg: torch_config.TrainConfig,
+    layout: torch_config.Layout,
+) -> Parallel:
+    model = _compiled(model.to(ctx.device), cfg.compile)
+    if ctx.world_size == 1:
+        return Parallel(model, model, "single", ctx, layout)
+    wrapped = _ddp(model, ctx)
+    return Parallel(wrapped, wrapped, "ddp", ctx, layout, zero1=cfg.zero1)
+
+
+def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
+
+
+def build_mesh(ctx: torch_dist.DistContext, layout: torch_config.Layout) -> Any:
+    from torch.distributed.device_mesh import init_device_mesh
+
+    shape = tuple(getattr(layout, dim) for dim in MESH_ORDER)
+    return init_device_mesh(ctx.device.type, shape, mesh_dim_names=MESH_ORDER)
+
+
+def _dp_mesh(mesh: Any, layout: torch_config.Layout) -> Any:
+    # Replicate across groups, shard within one (HSDP): all-gathers stay inside a host's links.
+    return mesh["dp_replicate", "dp_shard"] if layout.dp_replicate > 1 else mesh["dp_shard"]
+
+
+def apply_tensor_parallel(model: nn.Module, tp_mesh: Any) -> None:
+    """Megatron-style TP per block: q, k, v and the MLP's first layer split column-wise (by
+    heads), the projections row-wise, so each block needs one all-reduce forward and backward."""
+    from torch.distributed.tensor.parallel import (
+        ColwiseParallel,
+        RowwiseParallel,
+        parallelize_module,
+    )
+
+    plan = {
+        "attn.q": ColwiseParallel(),
+        "attn.k": ColwiseParallel(),
+        "attn.v": ColwiseParallel(),
+        "attn.proj": RowwiseParallel(),
+        "mlp.0": ColwiseParallel(),
+        "mlp.2": RowwiseParallel(),
+    }
+    for block in torch_models.shard_units(model):
+        parallelize_module(block, tp_mesh, plan)  # type: ignore[arg-type]
+
+
+def _compiled(model: nn.Module, compile: bool) -> nn.Module:
+    if compile:
+        model.compile()
+    return model
+
+
+def _compile_blocks(model: nn.Module, compile: bool) -> None:
+    # Per block, as torchtitan does: FSDP's hooks stay between the compiled regions.
+    units = torch_models.shard_units(model) or [model]
+    for unit in units:
+        _compiled(unit, compile)
 
 
 def _ddp(model: nn.Module, ctx: torch_dist.DistContext) -> nn.Module:
@@ -58,24 +165,23 @@ def _ddp(model: nn.Module, ctx: torch_dist.DistContext) -> nn.Module:
     return DistributedDataParallel(model, device_ids=device_ids)
 
 
-def _shard(model: nn.Module, ctx: torch_dist.DistContext, sharding: str) -> nn.Module:
-    """FSDP2: shard each transformer block, then the root (embeddings and head)."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import fully_shard
+def _fully_shard(
+    model: nn.Module,
+    pipe: torch_pipeline.Pipeline | None,
+    mesh: Any,
+    cfg: torch_config.TrainConfig,
+) -> None:
+    """FSDP2: shard each transformer block, then each root (the model, or each pipeline stage)."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
-    model.to(ctx.device)
-    if sharding == "hybrid":
-        shard = torch_dist.hybrid_shard_degree(ctx)
-        # Replicate across groups, shard within one: all-gathers stay inside a host's fast links.
-        mesh = init_device_mesh(
-            ctx.device.type, (ctx.world_size // shard, shard), mesh_dim_names=("replicate", "shard")
-        )
-    else:
-        mesh = init_device_mesh(ctx.device.type, (ctx.world_size,))
+    policy = MixedPrecisionPolicy()
+    if cfg.precision == "bf16":
+        # bf16 parameters for compute and all-gathers (half the bytes), fp32 gradient reduction.
+        policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     for unit in torch_models.shard_units(model):
-        fully_shard(unit, mesh=mesh)
-    fully_shard(model, mesh=mesh)
-    return model
+        fully_shard(unit, mesh=mesh, mp_policy=policy)
+    for root in pipe.parts if pipe else [model]:
+        fully_shard(root, mesh=mesh, mp_policy=policy)
 
 
 @contextlib.contextmanager
@@ -85,7 +191,7 @@ def grad_sync(par: Parallel, enabled: bool) -> Iterator[None]:
         with par.model.no_sync():  # type: ignore[operator]
             yield
         return
-    if par.mode == "fsdp":
+    if par.mode == "fsdp" and par.pipeline is None:
         par.model.set_requires_gradient_sync(enabled)  # type: ignore[operator]
     yield
 
@@ -96,18 +202,73 @@ def autocast(ctx: torch_dist.DistContext, precision: str) -> contextlib.Abstract
     return torch.autocast(device_type=ctx.device.type, dtype=torch.bfloat16)
 
 
+def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.Optimizer:
+    """AdamW over this rank's parameters; with --zero1 each rank keeps only its share of its
+    state (ZeroRedundancyOptimizer updates its shard and broadcasts the new weights)."""
+    params = list(par.model.parameters())
+    if par.zero1:
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+
+        return ZeroRedundancyOptimizer(
+            params, optimizer_class=torch.optim.AdamW, lr=cfg.lr, weight_decay=cfg.weight_decay
+        )
+    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+
+
 def step(par: Parallel, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> None:
-    """Reduce (XLA), clip and apply the gradients."""
+    """Reduce (XLA, or DDP beside TP/PP), clip and apply the gradients."""
     xm = par.ctx.xm
     if par.mode == "xla" and xm is not None:
         # xm.optimizer_step() is reduce_gradients() + step(); split here so clipping sees the
         # all-reduced gradients, as DDP's clipping does.
         xm.reduce_gradients(optimizer)
+    if par.dp_group is not None:
+        _average_gradients(par)
     if max_grad_norm > 0:
-        torch.nn.utils.clip_grad_norm_(par.model.parameters(), max_grad_norm)
+        clip_gradients(par, max_grad_norm)
     optimizer.step()
     if xm is not None:
         xm.mark_step()  # cut the lazy graph here so each step compiles to the same program
+
+
+def _average_gradients(par: Parallel) -> None:
+    size = dist.get_world_size(par.dp_group)
+    for param in par.model.parameters():
+        if param.grad is not None:
+            grad = _local(param.grad)
+            dist.all_reduce(grad, group=par.dp_group)
+            grad.div_(size)
+
+
+def _local(tensor: torch.Tensor) -> torch.Tensor:
+    from torch.distributed.tensor import DTensor
+
+    return tensor.to_local() if isinstance(tensor, DTensor) else tensor
+
+
+def clip_gradients(par: Parallel, max_norm: float) -> torch.Tensor:
+    """clip_grad_norm_ over the whole model: the gradients on each mesh (TP leaves norms and
+    embeddings off its mesh) normed apart and combined, pipeline stages' norms included."""
+    from torch.distributed.tensor import DTensor
+
+    params = [p for p in par.model.parameters() if p.grad is not None]
+    groups: dict[Any, list[torch.Tensor]] = {}
+    for param in params:
+        grad = param.grad
+        assert grad is not None
+        groups.setdefault(grad.device_mesh if isinstance(grad, DTensor) else None, []).append(grad)
+    squares = torch.zeros((), dtype=torch.float32, device=par.ctx.device)
+    for grads in groups.values():  # one norm per mesh: TP+FSDP blocks, FSDP-only embeddings
+        norm = torch.nn.utils.get_total_norm(grads)
+        norm = norm.full_tensor() if isinstance(norm, DTensor) else norm
+        squares = squares + norm.float() ** 2
+    if par.pipeline is not None:
+        dist.all_reduce(squares, group=par.mesh["pp"].get_group())
+    total = squares.sqrt()
+    coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)  # as clip_grads_with_norm_ does
+    locals_ = [_local(p.grad) for p in params if p.grad is not None]
+    torch._foreach_mul_(locals_, coef)
+    return total
 
 
 def unwrapped(model: nn.Module) -> nn.Module:
@@ -116,8 +277,13 @@ def unwrapped(model: nn.Module) -> nn.Module:
     return inner
 
 
-def local_state(par: Parallel, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-    """Model and optimizer state for a rank-0 checkpoint (DDP, XLA, single process)."""
+def local_state(par: Parallel, optimizer: torch.optim.Optimizer) -> dict[str, Any] | None:
+    """Model and optimizer state for a rank-0 checkpoint (DDP, ZeRO-1, XLA, single process);
+    every rank calls (ZeRO-1 gathers its shards to rank 0), rank 0 gets it, others None."""
+    if par.zero1:
+        optimizer.consolidate_state_dict(to=0)  # type: ignore[attr-defined]
+    if not par.ctx.is_main:
+        return None
     return {
         "model": unwrapped(par.model).state_dict(),
         "optimizer": optimizer.state_dict(),
@@ -129,11 +295,23 @@ def load_local_state(par: Parallel, optimizer: torch.optim.Optimizer, state: dic
     optimizer.load_state_dict(state["optimizer"])
 
 
+def _dcp_options() -> Any:
+    from torch.distributed.checkpoint.state_dict import StateDictOptions
+
+    # Flattened optimizer state (one key per parameter and setting) has the same keys whatever
+    # the layout, so a checkpoint written by pipeline stages loads into one process and back.
+    return StateDictOptions(flatten_optimizer_state_dict=True)
+
+
 def sharded_state(par: Parallel, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-    """Model and optimizer shards for torch.distributed.checkpoint (FSDP)."""
+    """Model and optimizer state for torch.distributed.checkpoint, named as in the whole model."""
     from torch.distributed.checkpoint.state_dict import get_state_dict
 
-    model_state, optim_state = get_state_dict(par.model, optimizer)
+    if par.zero1:
+        raise smenv.UsageError("a sharded checkpoint cannot resume under --zero1; drop --zero1")
+    model_state, optim_state = get_state_dict(
+        unwrapped(par.model), optimizer, options=_dcp_options()
+    )
     return {"model": model_state, "optimizer": optim_state}
 
 
@@ -141,21 +319,28 @@ def load_sharded_state(par: Parallel, optimizer: torch.optim.Optimizer, state: d
     from torch.distributed.checkpoint.state_dict import set_state_dict
 
     set_state_dict(
-        par.model,
+        unwrapped(par.model),
         optimizer,
         model_state_dict=state["model"],
         optim_state_dict=state["optimizer"],
+        options=_dcp_options(),
     )
 
 
 def full_cpu_state_dict(par: Parallel) -> dict[str, torch.Tensor]:
-    """The whole model on the CPU for model.pt; collective under FSDP, complete on rank 0."""
-    if par.mode == "fsdp":
-        from torch.distributed.checkpoint.state_dict import (
-            StateDictOptions,
-            get_model_state_dict,
-        )
+    """The whole model on the CPU for model.pt; collective when sharded, complete on rank 0."""
+    if not par.uses_dcp:
+        return {k: v.detach().cpu() for k, v in unwrapped(par.model).state_dict().items()}
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
 
+    if par.pipeline is None:
         options = StateDictOptions(full_state_dict=True, cpu_offload=True)
         return dict(get_model_state_dict(par.model, options=options))  # type: ignore[arg-type]
-    return {k: v.detach().cpu() for k, v in unwrapped(par.model).state_dict().items()}
+    # Each stage's full tensors (gathered across its dp and tp ranks), then every stage's to
+    # rank 0 from the first rank of each stage.
+    full = get_model_state_dict(par.model, options=StateDictOptions(full_state_dict=True))
+    mine = {k: v.detach().cpu() for k, v in full.items() if isinstance(v, torch.Tensor)}
+    lead = par.dp_rank == 0 and par.local_rank_in("tp") == 0
+    parts: list[Any] = [None] * par.ctx.world_size if par.ctx.is_main else []
+    dist.gather_object(mine if lead else {}, parts if par.ctx.is_main else None, dst=0)
+    return {k: v for part in parts for k, v in (part or {}).items()}

@@ -12,24 +12,26 @@ the standard library, torch, numpy and those siblings.
 
 from __future__ import annotations
 
-import argparse
+import contextlib
+import dataclasses
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 import smenv
 import torch_ckpt
+import torch_config
 import torch_data
 import torch_dist
 import torch_hparams
 import torch_models
 import torch_parallel
 import torch_perf
+import torch_pipeline
 
 # ------------------------------------------------------------------------------------ logging
 
@@ -42,39 +44,37 @@ def log(ctx: torch_dist.DistContext, message: str) -> None:
 # ----------------------------------------------------------------------------------- training
 
 
-def model_config(args: argparse.Namespace) -> torch_models.ModelConfig:
+def model_config(cfg: torch_config.TrainConfig) -> torch_models.ModelConfig:
     return torch_models.ModelConfig(
-        name=args.model,
-        vocab_size=args.vocab_size,
-        seq_len=args.seq_len,
-        n_layer=args.n_layer,
-        n_head=args.n_head,
-        n_embd=args.n_embd,
-        dropout=args.dropout,
-        activation_checkpointing=args.activation_checkpointing,
+        name=cfg.model,
+        vocab_size=cfg.vocab_size,
+        seq_len=cfg.seq_len,
+        n_layer=cfg.n_layer,
+        n_head=cfg.n_head,
+        n_embd=cfg.n_embd,
+        dropout=cfg.dropout,
+        activation_checkpointing=cfg.activation_checkpointing,
     )
 
 
-def make_dataset(args: argparse.Namespace, env: smenv.SageMakerEnv) -> torch_data.TokenDataset:
-    if args.data == "synthetic":
-        return torch_data.SyntheticTokens(
-            args.seed, args.num_samples, args.seq_len, args.vocab_size
-        )
-    channel = env.channel(args.channel)
+def make_dataset(cfg: torch_config.TrainConfig, env: smenv.SageMakerEnv) -> torch_data.TokenDataset:
+    if cfg.data == "synthetic":
+        return torch_data.SyntheticTokens(cfg.seed, cfg.num_samples, cfg.seq_len, cfg.vocab_size)
+    channel = env.channel(cfg.channel)
     if channel is None:
-        raise smenv.UsageError(f"--data channel needs SM_CHANNEL_{args.channel.upper()}")
+        raise smenv.UsageError(f"--data channel needs SM_CHANNEL_{cfg.channel.upper()}")
     files = torch_data.token_files(channel)
-    return torch_data.ChannelTokens(files, args.seq_len, args.vocab_size)
+    return torch_data.ChannelTokens(files, cfg.seq_len, cfg.vocab_size)
 
 
-def total_steps(args: argparse.Namespace, batches: torch_data.Batches) -> int:
+def total_steps(cfg: torch_config.TrainConfig, batches: torch_data.Batches) -> int:
     per_epoch = len(batches.dataset) // batches.plan.global_batch
     if per_epoch == 0:
         raise smenv.UsageError(
             f"the data has {len(batches.dataset)} samples, fewer than one global batch "
             f"({batches.plan.global_batch}); lower --batch_size or --seq_len"
         )
-    return args.max_steps or args.epochs * per_epoch
+    return cfg.max_steps or cfg.epochs * per_epoch
 
 
 def seed_everything(seed: int, rank: int) -> None:
@@ -85,74 +85,98 @@ def seed_everything(seed: int, rank: int) -> None:
     torch.manual_seed(seed)
 
 
+@contextlib.contextmanager
+def compute(par: torch_parallel.Parallel, cfg: torch_config.TrainConfig) -> Iterator[None]:
+    """Autocast (unless FSDP2's MixedPrecisionPolicy casts already) and activation offload."""
+    with contextlib.ExitStack() as stack:
+        if par.mode != "fsdp":
+            stack.enter_context(torch_parallel.autocast(par.ctx, cfg.precision or "fp32"))
+        if cfg.activation_offload:
+            pin = par.ctx.device.type == "cuda"
+            stack.enter_context(torch.autograd.graph.save_on_cpu(pin_memory=pin))
+        yield
+
+
 def train_step(
     step: int,
     par: torch_parallel.Parallel,
     optimizer: torch.optim.Optimizer,
     batches: torch_data.Batches,
-    args: argparse.Namespace,
-) -> torch.Tensor:
-    """One optimizer step over --grad_accum micro-batches; the mean loss (not synced to host)."""
+    cfg: torch_config.TrainConfig,
+) -> tuple[torch.Tensor, float]:
+    """One optimizer step; the mean loss (not synced to host) and its weight (0 on ranks that
+    hold no loss: pipeline stages before the last)."""
     optimizer.zero_grad(set_to_none=True)
+    if par.pipeline is not None:
+        inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, 0))
+        with compute(par, cfg):
+            loss = torch_pipeline.run_step(par.pipeline, inputs, targets)
+        torch_parallel.step(par, optimizer, cfg.max_grad_norm)
+        zero = torch.zeros((), device=par.ctx.device)
+        return (zero, 0.0) if loss is None else (loss, 1.0)
     total = torch.zeros((), device=par.ctx.device)
-    for micro in range(args.grad_accum):
+    for micro in range(cfg.grad_accum):
         inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, micro))
-        with torch_parallel.grad_sync(par, micro == args.grad_accum - 1):
-            with torch_parallel.autocast(par.ctx, args.precision):
-                logits = par.forward(inputs)
-            loss = F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
-            (loss / args.grad_accum).backward()
-        total += loss.detach() / args.grad_accum
-    torch_parallel.step(par, optimizer, args.max_grad_norm)
-    return total
+        with torch_parallel.grad_sync(par, micro == cfg.grad_accum - 1), compute(par, cfg):
+            loss = torch_parallel.loss_fn(par.forward(inputs), targets)
+            (loss / cfg.grad_accum).backward()
+        total += loss.detach() / cfg.grad_accum
+    torch_parallel.step(par, optimizer, cfg.max_grad_norm)
+    return total, 1.0
 
 
-def train(args: argparse.Namespace, env: smenv.SageMakerEnv, ctx: torch_dist.DistContext) -> int:
-    seed_everything(args.seed, ctx.rank)
-    cfg = model_config(args)
-    model = torch_models.build_model(cfg)  # same seed on every rank: identical initial weights
+def train(
+    cfg: torch_config.TrainConfig,
+    layout: torch_config.Layout,
+    env: smenv.SageMakerEnv,
+    ctx: torch_dist.DistContext,
+) -> int:
+    seed_everything(cfg.seed, ctx.rank)
+    model_cfg = model_config(cfg)
+    model = torch_models.build_model(model_cfg)  # same seed on every rank: identical weights
     n_params = torch_models.num_params(model)
-    # From here each rank draws its own dropout masks.
-    torch.manual_seed(torch_data.seed_for("torch", args.seed, ctx.rank))
-    par = torch_parallel.wrap(model, ctx, args.parallel, args.sharding, args.compile)
-    optimizer = torch.optim.AdamW(
-        par.model.parameters(), lr=args.lr, weight_decay=args.weight_decay
-    )
-    plan = torch_data.BatchPlan(
-        args.seed, args.batch_size, args.grad_accum, ctx.rank, ctx.world_size
-    )
-    batches = torch_data.Batches(make_dataset(args, env), plan)
-    steps = total_steps(args, batches)
+    par = torch_parallel.parallelize(model, ctx, cfg, layout)
+    # From here each data-parallel rank and stage draws its own dropout masks; the tensor-
+    # parallel ranks of one group draw the same (rank // tp: tp is the mesh's innermost dim).
+    torch.manual_seed(torch_data.seed_for("torch", cfg.seed, ctx.rank // layout.tp))
+    optimizer = torch_parallel.make_optimizer(par, cfg)
+    plan = torch_data.BatchPlan(cfg.seed, cfg.batch_size, cfg.grad_accum, par.dp_rank, layout.dp)
+    batches = torch_data.Batches(make_dataset(cfg, env), plan)
+    steps = total_steps(cfg, batches)
     ckpt = torch_ckpt.Checkpointer(
-        args.checkpoint_dir,
-        args.keep_checkpoints,
+        cfg.checkpoint_dir,
+        cfg.keep_checkpoints,
         par,
         optimizer,
         torch_dist.warn,
-        torch_models.shape_signature(cfg),
+        torch_models.shape_signature(model_cfg),
     )
     resumed = ckpt.restore()
     start = resumed["data"]["step"] if resumed else 0
-    log(ctx, describe(args, par, n_params, start, steps))
-    result = _loop(args, par, optimizer, batches, ckpt, start, steps)
+    log(ctx, describe(cfg, par, n_params, start, steps))
+    result = _loop(cfg, par, optimizer, batches, ckpt, start, steps)
     result.setdefault("final_train_loss", (resumed or {}).get("train_loss"))
-    _save_outputs(args, env, par, cfg, n_params, start, steps, result)
+    _save_outputs(cfg, env, par, model_cfg, n_params, start, steps, result)
     return 0
 
 
 def describe(
-    args: argparse.Namespace, par: torch_parallel.Parallel, n_params: int, start: int, steps: int
+    cfg: torch_config.TrainConfig,
+    par: torch_parallel.Parallel,
+    n_params: int,
+    start: int,
+    steps: int,
 ) -> str:
     where = f"resuming at step {start}" if start else "starting at step 0"
     return (
-        f"training {args.model} ({n_params:,} parameters) with {par.ctx.kind} on "
+        f"training {cfg.model} ({n_params:,} parameters) with {par.ctx.kind} on "
         f"{par.ctx.device}, world size {par.ctx.world_size}, parallel {par.mode}, "
-        f"precision {args.precision}; {where} of {steps}"
+        f"mesh {par.layout.describe()}, precision {cfg.precision}; {where} of {steps}"
     )
 
 
 def _loop(
-    args: argparse.Namespace,
+    cfg: torch_config.TrainConfig,
     par: torch_parallel.Parallel,
     optimizer: torch.optim.Optimizer,
     batches: torch_data.Batches,
@@ -162,17 +186,17 @@ def _loop(
 ) -> dict[str, Any]:
     ctx = par.ctx
     sync = torch_perf.synchronizer(ctx)
-    meter = torch_perf.Meter(batches.plan.global_batch, args.seq_len, sync)
-    bench = torch_perf.Meter(batches.plan.global_batch, args.seq_len, sync)
+    meter = torch_perf.Meter(batches.plan.global_batch, cfg.seq_len, sync)
+    bench = torch_perf.Meter(batches.plan.global_batch, cfg.seq_len, sync)
     result: dict[str, Any] = {}
     meter.reset(start)
     for step in range(start, steps):
-        if step == start + args.warmup_steps:
+        if step == start + cfg.warmup_steps:
             bench.reset(step)  # steady state: compilation and allocator warm-up are behind us
-        loss = train_step(step, par, optimizer, batches, args)
+        loss, weight = train_step(step, par, optimizer, batches, cfg)
         done = step + 1
-        if done % args.log_every == 0 or done == steps:
-            train_loss = torch_dist.mean_across_ranks(float(loss.item()), ctx)
+        if done % cfg.log_every == 0 or done == steps:
+            train_loss = torch_dist.mean_across_ranks(float(loss.item()), ctx, weight)
             rates = meter.mark(done)
             result["final_train_loss"] = train_loss
             result.update(
@@ -184,33 +208,35 @@ def _loop(
                 f"samples_per_sec={rates.samples_per_sec:.2f} "
                 f"tokens_per_sec={rates.tokens_per_sec:.1f} epoch={batches.epoch_of(step)}",
             )
-        if args.checkpoint_every and done % args.checkpoint_every == 0:
+        if cfg.checkpoint_every and done % cfg.checkpoint_every == 0:
             position = {"step": done, "epoch": batches.epoch_of(done)}
             ckpt.save(done, {"data": position, "train_loss": result.get("final_train_loss")})
-    if args.benchmark:
-        result.update(_benchmark(args, bench, start, steps))
+    if cfg.benchmark:
+        result.update(_benchmark(cfg, bench, start, steps))
     return result
 
 
-def _benchmark(args: argparse.Namespace, bench: torch_perf.Meter, start: int, steps: int) -> dict:
-    if steps - start <= args.warmup_steps:
+def _benchmark(
+    cfg: torch_config.TrainConfig, bench: torch_perf.Meter, start: int, steps: int
+) -> dict:
+    if steps - start <= cfg.warmup_steps:
         torch_dist.warn(
-            f"--benchmark needs more than --warmup_steps {args.warmup_steps} steps to measure"
+            f"--benchmark needs more than --warmup_steps {cfg.warmup_steps} steps to measure"
         )
         return {}
     rates = bench.mark(steps)
     return {
         "steady_samples_per_sec": rates.samples_per_sec,
         "steady_tokens_per_sec": rates.tokens_per_sec,
-        "measured_steps": steps - start - args.warmup_steps,
+        "measured_steps": steps - start - cfg.warmup_steps,
     }
 
 
 def _save_outputs(
-    args: argparse.Namespace,
+    cfg: torch_config.TrainConfig,
     env: smenv.SageMakerEnv,
     par: torch_parallel.Parallel,
-    cfg: torch_models.ModelConfig,
+    model_cfg: torch_models.ModelConfig,
     n_params: int,
     start: int,
     steps: int,
@@ -229,16 +255,17 @@ def _save_outputs(
         "backend": ctx.kind,
         "process_group": ctx.backend,
         "parallel": par.mode,
-        "model": cfg.name,
+        "mesh": dataclasses.asdict(par.layout),
+        "model": model_cfg.name,
         "num_params": n_params,
-        "global_batch_size": args.batch_size * args.grad_accum * ctx.world_size,
+        "global_batch_size": cfg.batch_size * cfg.grad_accum * par.layout.dp,
         "hyperparameters": {
             k: v if isinstance(v, int | float | str) else str(v)
-            for k, v in vars(args).items()
+            for k, v in dataclasses.asdict(cfg).items()
             if v is not None
         },
     }
-    metrics.update(_utilisation(ctx, cfg, n_params, metrics.get("steady_tokens_per_sec")))
+    metrics.update(_utilisation(ctx, model_cfg, n_params, metrics.get("steady_tokens_per_sec")))
     if "steady_tokens_per_sec" in metrics:
         mfu = f" mfu={metrics['mfu']:.4f}" if "mfu" in metrics else ""
         log(ctx, f"benchmark: tokens_per_sec={metrics['steady_tokens_per_sec']:.1f}{mfu}")
@@ -263,13 +290,18 @@ def _utilisation(
 
 def main(argv: Sequence[str]) -> int:
     env = smenv.current()
-    args = torch_hparams.parse_args(argv, env)
-    mp_params = torch_dist.mp_parameters(env, args.mp_parameters)
-    ctx = torch_dist.setup(env, mp_params, need_group=args.parallel == "fsdp", warn=torch_dist.warn)
-    if args.precision is None:
-        args.precision = "bf16" if ctx.device.type == "cuda" else "fp32"
+    cfg = torch_hparams.parse_args(argv, env)
+    mp_params = torch_dist.mp_parameters(env, cfg.mp_parameters)
+    launch = torch_dist.launch_from_env(env.environ)
+    hybrid = int((mp_params or {}).get("hybrid_shard_degree") or launch.local_world_size)
+    # Every invalid combination fails here, before any process-group work.
+    layout = torch_config.resolve_layout(cfg, launch.world_size, hybrid)
+    need_group = cfg.parallel == "fsdp" or not layout.is_data_parallel_only
+    ctx = torch_dist.setup(env, mp_params, need_group=need_group, warn=torch_dist.warn)
+    if cfg.precision is None:
+        cfg = dataclasses.replace(cfg, precision="bf16" if ctx.device.type == "cuda" else "fp32")
     try:
-        result = train(args, env, ctx)
+        result = train(cfg, layout, env, ctx)
         # No rank tears the group down while a peer still has a collective in flight (the exit
         # itself is made safe by torch_dist.exit_process). Not on the error path: a peer that
         # died would leave the barrier waiting.

@@ -13,6 +13,7 @@ BENCHES = [
     "bench_cli",
     "bench_plan",
     "bench_pytorch",
+    "bench_layouts",
     "bench_xgboost",
     "bench_local",
     "bench_submit",

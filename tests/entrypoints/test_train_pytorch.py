@@ -117,6 +117,11 @@ def test_benchmark_reports_steady_state_throughput(train_pytorch_main):
         (["--parallel", "zero3"], "--parallel"),
         (["--activation_checkpointing", "maybe"], "--activation_checkpointing"),
         (["--dropout", "1.5"], "--dropout"),
+        (["--tensor_parallel_degree", "2"], "does not divide the world size 1"),
+        (["--pipeline_parallel_degree", "0"], "--pipeline_parallel_degree"),
+        (["--pipeline_schedule", "zb"], "--pipeline_schedule"),
+        (["--zero1", "--parallel", "fsdp"], "--zero1"),
+        (["--dp_replicate", "2"], "--parallel fsdp"),
     ],
 )
 def test_bad_hyperparameters_fail_fast_with_one_line(train_pytorch_main, argv, mentions):

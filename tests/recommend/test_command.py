@@ -188,3 +188,21 @@ def test_recommend_imports_no_heavy_sdk():
     modules = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in lines}
     assert "sagelaunch" in modules
     assert not modules & HEAVY, sorted(modules & HEAVY)
+
+
+def test_emit_native_tensor_parallel_config_validates(cli, tmp_path):
+    path, config = emit(
+        cli,
+        tmp_path,
+        "--params",
+        "7B",
+        "--instance-type",
+        "ml.g5.48xlarge",
+        "--instance-count",
+        "1",
+    )
+    assert_valid(path)
+    hps = config["hyperparameters"]
+    assert (hps["tensor_parallel_degree"], hps["parallel"]) == (8, "ddp")  # 8 GPUs: dp 1
+    assert config["framework_version"] == "2.8.0"
+    assert config["distribution"] == {"strategy": "torchrun"}

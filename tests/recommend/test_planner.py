@@ -118,3 +118,30 @@ def test_nothing_fits_says_how_to_shrink():
 def test_fp8_on_a100_is_flagged():
     assert any("fp8 needs" in note for note in plan(7e9, precision="fp8").notes)
     assert not any("fp8 needs" in note for note in plan(7e9, P5, precision="fp8").notes)
+
+
+def test_native_tensor_parallel_when_fsdp_on_one_node_does_not_fit():
+    rec = plan(7e9, "ml.g5.48xlarge", count=1)
+    fsdp = [c for c in rec.alternatives if c.strategy == "fsdp"]
+    assert fsdp and not any(c.fits for c in fsdp)
+    assert (rec.chosen.strategy, rec.chosen.tensor_parallel, rec.chosen.fits) == (
+        "torchrun",
+        8,
+        True,
+    )
+    assert rec.chosen.as_json()["pipeline_parallel_degree"] == 1
+
+
+def test_pipeline_stages_and_offload_in_the_memory_model():
+    from sagelaunch.recommend.memory import Sharding, per_device
+
+    work = Workload(params=int(13e9), shape=estimate_shape(13e9))
+    alone = per_device(work, Sharding(tensor_parallel=8))
+    staged = per_device(work, Sharding(tensor_parallel=8, pipeline_parallel=4))
+    assert staged.weights == pytest.approx(alone.weights / 4)
+    assert staged.optimizer == pytest.approx(alone.optimizer / 4)
+    offloaded = per_device(
+        Workload(params=int(13e9), shape=estimate_shape(13e9), activation_offload=True),
+        Sharding(tensor_parallel=8),
+    )
+    assert offloaded.activations < alone.activations / 10

@@ -13,6 +13,7 @@ from sagelaunch.recommend.planner import Recommendation
 from sagelaunch.recommend.workload import format_params
 
 GPU_FRAMEWORK_VERSION = "2.2.0"  # torchrun on GPU and an SMP v2 image (2.0.1 ... 2.5.1)
+NATIVE_FRAMEWORK_VERSION = "2.8.0"  # train_pytorch.py's own TP / PP: fully_shard, pipelining
 NEURON_FRAMEWORK_VERSION = "2.1.2"  # the neuronx training image sagelaunch knows for Trainium
 OUTPUT_PATH = "s3://my-sagemaker-bucket/sagelaunch/"
 
@@ -27,7 +28,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
         f"name: {_name(rec)}",
         "framework: pytorch",
         "entry_point: train_pytorch.py",
-        f'framework_version: "{NEURON_FRAMEWORK_VERSION if trainium else GPU_FRAMEWORK_VERSION}"',
+        f'framework_version: "{_framework_version(chosen)}"',
         "# role: arn:aws:iam::<account>:role/<name>   # or leave unset and export SAGELAUNCH_ROLE",
         "# region: us-east-1                           # or --region / $AWS_REGION",
         "compute:",
@@ -41,6 +42,12 @@ def launch_config(rec: Recommendation, command: str) -> str:
     lines += ["hyperparameters:", *(f"  {k}: {_scalar(v)}" for k, v in _hyperparameters(rec))]
     lines.append(f"output_path: {OUTPUT_PATH}   # change me")
     return "\n".join(lines) + "\n"
+
+
+def _framework_version(chosen: Candidate) -> str:
+    if chosen.device.kind == "trainium":
+        return NEURON_FRAMEWORK_VERSION
+    return NATIVE_FRAMEWORK_VERSION if chosen.strategy == "torchrun" else GPU_FRAMEWORK_VERSION
 
 
 def _name(rec: Recommendation) -> str:
@@ -84,7 +91,7 @@ def _neuron_layout(chosen: Candidate) -> str:
 def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
     work, chosen = rec.workload, rec.chosen
-    fsdp = chosen.strategy in {"fsdp", "smp"}
+    fsdp = chosen.strategy in {"fsdp", "smp"} or chosen.sharding.weights_over > 1
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -97,6 +104,11 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     ]
     if chosen.strategy == "fsdp":
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
+    if chosen.strategy == "torchrun":  # the entry point's native TP / PP
+        pp = chosen.sharding.pipeline_parallel
+        params.append(("tensor_parallel_degree", chosen.tensor_parallel))
+        if pp > 1:
+            params += [("pipeline_parallel_degree", pp), ("microbatches", 2 * pp)]
     params += [
         ("precision", "fp32" if work.precision == "fp32" else "bf16"),
         ("activation_checkpointing", work.activation_checkpointing),

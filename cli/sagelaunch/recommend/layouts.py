@@ -82,7 +82,7 @@ def device(instance_type: str) -> Device:
 class Candidate:
     """One layout on a number of instances, with what each rank would hold."""
 
-    strategy: str  # ddp | fsdp | smp | torchrun-neuron
+    strategy: str  # ddp | fsdp | smp | torchrun (native TP/PP) | torchrun-neuron
     instance_count: int
     sharding: Sharding
     memory: Breakdown
@@ -128,6 +128,7 @@ class Candidate:
             "instance_type": self.device.instance_type,
             "instance_count": self.instance_count,
             "tensor_parallel_degree": self.tensor_parallel,
+            "pipeline_parallel_degree": self.sharding.pipeline_parallel,
             "shard_group": self.shard_group,
             "layout": self.layout,
             "per_device_gb": self.memory.as_json(),
@@ -188,6 +189,20 @@ def _gpu_layouts(dev: Device, count: int) -> Iterator[_Rung]:
             if tp <= per_host and per_host % tp == 0:
                 text = f"SMP v2 tensor parallel {tp}" + _over(world // tp, "shard")
                 yield _Rung("smp", f"smp-tp{tp}", _sharded(world // tp, tp), text)
+    yield from _native_layouts(per_host, count)
+
+
+def _native_layouts(per_host: int, count: int) -> Iterator[_Rung]:
+    """train_pytorch.py's own TP (inside an instance) with FSDP, then PP across instances."""
+    world = per_host * count
+    for tp in (2, 4, 8):
+        if tp <= per_host and per_host % tp == 0:
+            text = f"native tensor parallel {tp}" + _over(world // tp, "FSDP")
+            yield _Rung("torchrun", f"tp{tp}", _sharded(world // tp, tp), text)
+    if count > 1 and per_host > 1:
+        pipeline = Sharding(tensor_parallel=per_host, pipeline_parallel=count)
+        text = f"native pipeline {count} stages (one per instance) × tensor parallel {per_host}"
+        yield _Rung("torchrun", f"pp-tp{per_host}", pipeline, text)
 
 
 def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:

@@ -27,6 +27,11 @@ Assumptions, each a rule of thumb from the literature rather than a measurement:
   4*s*b*vocab/t. fp32 training doubles all of it.
 * FSDP / ZeRO-3 gathers one unit (one transformer block) at a time and prefetches the next:
   two unsharded blocks of weights and one of gradients (before reduce-scatter) live on each rank.
+* Pipeline parallelism (p stages, 1F1B): each rank holds 1/p of the model states; the first
+  stage keeps up to p micro-batches in flight for its L/p layers, so activations stay those of
+  all L layers for one micro-batch (Narayanan et al. 2021, §2.2), as without PP.
+* Activation offload (``save_on_cpu``) moves stored activations to host memory; one layer's
+  stay on the device while it computes.
 * Framework overhead: CUDA context, NCCL buffers and cuBLAS workspaces (a fixed 1.5 GB) plus
   10% of everything else for allocator fragmentation.
 """
@@ -70,6 +75,7 @@ class Sharding:
     weights_over: int = 1
     gradients_over: int = 1
     optimizer_over: int = 1
+    pipeline_parallel: int = 1  # stages: each rank holds 1/p of the layers' states
 
     @property
     def gathers_layers(self) -> bool:
@@ -106,7 +112,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     """What one rank holds at peak (end of backward) for this workload under this sharding."""
     weight_b, grad_b, optim_b = state_bytes(workload)
     t = sharding.tensor_parallel
-    share = workload.params / t
+    share = workload.params / (t * sharding.pipeline_parallel)
     weights = share * weight_b / sharding.weights_over
     gradients = share * grad_b / sharding.gradients_over
     if sharding.gathers_layers:
@@ -129,7 +135,9 @@ def activation_bytes(workload: Workload, tensor_parallel: int = 1) -> float:
         per_layer += 4 * a * s * b / t  # log-sum-exp, fp32
     else:
         per_layer += 5 * a * s * s * b / t  # scores, softmax, dropout mask
-    if workload.activation_checkpointing:
+    if workload.activation_offload:
+        stored = per_layer  # the rest waits in host memory
+    elif workload.activation_checkpointing:
         stored = workload.shape.layers * 2 * s * b * h + per_layer  # inputs + one recomputed
     else:
         stored = workload.shape.layers * per_layer

@@ -103,6 +103,7 @@ class Workload:
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     activation_checkpointing: bool = False
+    activation_offload: bool = False  # saved activations in host memory (save_on_cpu)
     fused_attention: bool = True  # SDPA / FlashAttention: attention scores never stored
     vocab: int = DEFAULT_VOCAB
 

@@ -1,0 +1,207 @@
+"""The PyTorch entry point's typed configuration and its device-mesh layout.
+
+``TrainConfig`` is built once from the parsed hyperparameters and passed everywhere instead of an
+``argparse.Namespace``. ``resolve_layout`` turns it and the world size into the four mesh dims
+(``dp_replicate × dp_shard × pp × tp``) or a UsageError naming every bad hyperparameter, before
+any process-group work. Standard library only (plus smenv), so it can be checked anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import smenv
+
+Parallel = Literal["ddp", "fsdp"]
+Sharding = Literal["full", "hybrid"]
+Precision = Literal["bf16", "fp32"]
+Schedule = Literal["gpipe", "1f1b", "interleaved_1f1b"]
+MESH_DIMS = ("dp_replicate", "dp_shard", "pp", "tp")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every hyperparameter of a run, decoded and validated; see torch_hparams for the help."""
+
+    model: str = "gpt"
+    n_layer: int = 2
+    n_head: int = 2
+    n_embd: int = 64
+    seq_len: int = 64
+    vocab_size: int = 256
+    dropout: float = 0.0
+    data: str = "synthetic"
+    channel: str = "train"
+    num_samples: int = 4096
+    batch_size: int = 8
+    grad_accum: int = 1
+    lr: float = 3e-4
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    max_steps: int = 0
+    epochs: int = 1
+    seed: int = 0
+    parallel: Parallel = "ddp"
+    sharding: Sharding = "full"
+    dp_replicate: int = 0  # 0: 1, or one replica per host under --sharding hybrid
+    zero1: bool = False
+    tensor_parallel_degree: int = 1
+    pipeline_parallel_degree: int = 1
+    pipeline_schedule: Schedule = "1f1b"
+    microbatches: int = 0  # 0: one per pipeline stage
+    stages_per_rank: int = 1
+    precision: Precision | None = None  # None until the device is known
+    activation_checkpointing: bool = False
+    activation_offload: bool = False
+    compile: bool = False
+    log_every: int = 10
+    benchmark: bool = False
+    warmup_steps: int = 5
+    checkpoint_every: int = 0
+    checkpoint_dir: Path = Path("checkpoints")
+    keep_checkpoints: int = 2
+    mp_parameters: str | None = None
+
+    @property
+    def pipelined(self) -> bool:
+        return self.pipeline_parallel_degree > 1
+
+    @property
+    def n_microbatches(self) -> int:
+        return self.microbatches or self.pipeline_parallel_degree * self.stages_per_rank
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The device mesh's dims; their product is the world size."""
+
+    dp_replicate: int = 1
+    dp_shard: int = 1
+    pp: int = 1
+    tp: int = 1
+
+    @property
+    def dp(self) -> int:
+        return self.dp_replicate * self.dp_shard
+
+    @property
+    def world_size(self) -> int:
+        return self.dp * self.pp * self.tp
+
+    @property
+    def is_data_parallel_only(self) -> bool:
+        return self.pp == 1 and self.tp == 1
+
+    def describe(self) -> str:
+        return " × ".join(f"{name} {getattr(self, name)}" for name in MESH_DIMS)
+
+
+def resolve_layout(cfg: TrainConfig, world_size: int, hybrid_shard: int) -> Layout:
+    """The mesh for ``cfg`` on ``world_size`` ranks; UsageError listing every problem.
+
+    ``hybrid_shard`` is the shard-group size ``--sharding hybrid`` means (one host's ranks).
+    """
+    errors = _model_errors(cfg) + _pipeline_errors(cfg) + _mode_errors(cfg)
+    tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
+    layout = Layout()
+    if tp < 1 or pp < 1:
+        pass  # reported by _model_errors
+    elif world_size % (tp * pp):
+        errors.append(
+            f"--tensor_parallel_degree {tp} × --pipeline_parallel_degree {pp} = {tp * pp} does "
+            f"not divide the world size {world_size}; pick degrees whose product divides it"
+        )
+    else:
+        dp = world_size // (tp * pp)
+        replicate = _replicas(cfg, dp, hybrid_shard, errors)
+        layout = Layout(replicate, dp // replicate, pp, tp)
+    if errors:
+        raise smenv.UsageError("; ".join(errors))
+    return layout
+
+
+def _replicas(cfg: TrainConfig, dp: int, hybrid_shard: int, errors: list[str]) -> int:
+    if cfg.parallel == "ddp":
+        return dp  # DDP replicates over every data-parallel rank
+    replicate = cfg.dp_replicate
+    if not replicate and cfg.sharding == "hybrid":
+        replicate = max(dp // hybrid_shard, 1) if dp % hybrid_shard == 0 else 0
+        if not replicate:
+            errors.append(
+                f"--sharding hybrid needs {dp} data-parallel ranks divisible by "
+                f"{hybrid_shard} (one host); set --dp_replicate instead"
+            )
+            return 1
+    replicate = replicate or 1
+    if dp % replicate:
+        errors.append(
+            f"--dp_replicate {replicate} does not divide the {dp} data-parallel ranks; "
+            f"use a divisor of {dp}"
+        )
+        return 1
+    return replicate
+
+
+def _model_errors(cfg: TrainConfig) -> list[str]:
+    tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
+    errors = [
+        f"--{name} must be at least 1, got {value}"
+        for name, value in (
+            ("tensor_parallel_degree", tp),
+            ("pipeline_parallel_degree", pp),
+            ("stages_per_rank", cfg.stages_per_rank),
+        )
+        if value < 1
+    ]
+    if cfg.dp_replicate < 0 or cfg.microbatches < 0:
+        errors.append("--dp_replicate and --microbatches must not be negative")
+    if (tp > 1 or pp > 1) and cfg.model != "gpt":
+        errors.append("tensor and pipeline parallelism split the GPT; use --model gpt")
+    if tp > 1 and cfg.n_head % tp:
+        errors.append(
+            f"--n_head {cfg.n_head} is not divisible by --tensor_parallel_degree {tp}; "
+            "pick a degree that divides the attention heads"
+        )
+    return errors
+
+
+def _pipeline_errors(cfg: TrainConfig) -> list[str]:
+    pp, per_rank, micro = cfg.pipeline_parallel_degree, cfg.stages_per_rank, cfg.n_microbatches
+    if pp <= 1:
+        return [] if per_rank == 1 else ["--stages_per_rank needs --pipeline_parallel_degree > 1"]
+    errors = []
+    interleaved = cfg.pipeline_schedule == "interleaved_1f1b"
+    if interleaved != (per_rank > 1):
+        errors.append(
+            "--pipeline_schedule interleaved_1f1b goes with --stages_per_rank 2 or "
+            "more, the other schedules with 1"
+        )
+    if cfg.n_layer < pp * per_rank:
+        errors.append(
+            f"--n_layer {cfg.n_layer} is fewer than the {pp * per_rank} pipeline "
+            "stages (--pipeline_parallel_degree × --stages_per_rank)"
+        )
+    if micro < 1 or cfg.batch_size % micro:
+        errors.append(f"--batch_size {cfg.batch_size} must split into --microbatches {micro}")
+    if micro < pp or (interleaved and micro % pp):
+        errors.append(
+            f"--microbatches {micro} must be at least (interleaved: a multiple of) "
+            f"--pipeline_parallel_degree {pp}"
+        )
+    if cfg.grad_accum != 1:
+        errors.append("--grad_accum with a pipeline: raise --microbatches instead")
+    return errors
+
+
+def _mode_errors(cfg: TrainConfig) -> list[str]:
+    errors = []
+    if cfg.zero1 and (cfg.parallel != "ddp" or cfg.tensor_parallel_degree > 1 or cfg.pipelined):
+        errors.append(
+            "--zero1 shards optimizer state under plain --parallel ddp; drop it, or "
+            "use --parallel fsdp (which shards it already)"
+        )
+    if cfg.dp_replicate and cfg.parallel != "fsdp":
+        errors.append("--dp_replicate sets HSDP replicas; add --parallel fsdp")
+    return errors

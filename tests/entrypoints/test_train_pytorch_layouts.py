@@ -1,0 +1,250 @@
+"""Every 4-process layout (TP, PP, DDP, FSDP, HSDP, ZeRO-1 and their mixes) trains the same model
+as one process on the same global batch, resumes bit-identically, and reshards.
+
+All layouts run in ONE torchrun job of 4 gloo ranks (tests/entrypoints/layout_driver.py), which
+shares its process group across runs; the single-process references run in this process.
+
+Tolerance: per-step losses agree with the single-process run to rel 1e-4 and the final weights to
+rtol 1e-4 / atol 1e-5. Every layout computes the same fp32 maths, but sums in another order: TP
+adds partial matmul products across ranks (RowwiseParallel's all-reduce), DP averages gradients
+by all-reduce / reduce-scatter, PP averages micro-batch gradients. Each reorder changes results by
+a few fp32 ulps (~1e-7 relative); Adam's update divides by sqrt(v), which amplifies tiny gradient
+differences early on, so after 10 steps weights differ by ~1e-6. The tolerances leave 10-100×
+headroom over that and are still far below what any wrong gradient (a missed all-reduce, a
+dropped micro-batch, a stage off by one) produces: those move the loss by >1e-2 within a step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.entrypoints.conftest import (
+    ENTRYPOINTS,
+    STEP_LINE,
+    TorchJob,
+    assert_same_weights,
+    free_port,
+    model_at,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("layouts")]
+
+DRIVER = Path(__file__).with_name("layout_driver.py")
+STEPS = 10
+# 4 layers (so 2 ranks × 2 stages can interleave), 4 heads (so TP can split them 4 ways).
+MODEL = [
+    *("--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "32"),
+    *("--seq_len", "16", "--vocab_size", "64", "--log_every", "1", "--lr", "3e-3"),
+    *("--max_steps", str(STEPS), "--checkpoint_every", "5"),
+]
+TP, PP = "--tensor_parallel_degree", "--pipeline_parallel_degree"
+# name -> hyperparameters; --batch_size is per data-parallel rank, so the global batch is 8 always.
+LAYOUTS = {
+    "tp4": [TP, "4", "--batch_size", "8"],
+    "tp2_ddp2": [TP, "2", "--batch_size", "4"],
+    "tp2_fsdp2": [TP, "2", "--parallel", "fsdp", "--batch_size", "4"],
+    "pp2_dp2_gpipe": [
+        PP,
+        "2",
+        "--pipeline_schedule",
+        "gpipe",
+        "--microbatches",
+        "2",
+        "--batch_size",
+        "4",
+    ],
+    "pp2_dp2_1f1b": [PP, "2", "--microbatches", "2", "--batch_size", "4"],
+    "pp2_interleaved_dp2": [
+        PP,
+        "2",
+        "--pipeline_schedule",
+        "interleaved_1f1b",
+        "--stages_per_rank",
+        "2",
+        "--microbatches",
+        "2",
+        "--batch_size",
+        "4",
+    ],
+    "pp2_tp2": [PP, "2", TP, "2", "--microbatches", "4", "--batch_size", "8"],
+    "pp2_fsdp2": [PP, "2", "--parallel", "fsdp", "--microbatches", "2", "--batch_size", "4"],
+    "fsdp4": ["--parallel", "fsdp", "--batch_size", "2"],
+    "hsdp2x2": ["--parallel", "fsdp", "--dp_replicate", "2", "--batch_size", "2"],
+    "zero1x4": ["--zero1", "--batch_size", "2"],
+}
+# ZeRO-1 runs under DDP, which rebuilds its gradient buckets after each process's first step;
+# gloo's ring all-reduce over 4 ranks sums an element in an order set by its place in the bucket,
+# so the resumed run's first step differs from the uninterrupted run's by 1 ulp (exact on 2
+# ranks, where a + b is commutative). Plain 4-rank DDP shares this; a known gap.
+NOT_YET_BIT_IDENTICAL = {"zero1x4"}
+# Resume a layout's step-5 checkpoint under another layout and train on to step 10.
+RESHARD = {
+    "tp2_fsdp2->fsdp4": ("tp2_fsdp2", "fsdp4"),
+    "pp2_tp2->tp2_fsdp2": ("pp2_tp2", "tp2_fsdp2"),
+}
+
+
+def losses(root: Path) -> dict[int, float]:
+    found = (STEP_LINE.match(line) for line in (root / "stdout.txt").read_text().splitlines())
+    return {int(m.group(1)): float(m.group(2)) for m in found if m}
+
+
+def assert_close_losses(actual: dict[int, float], expected: dict[int, float]) -> None:
+    assert actual.keys() == expected.keys()
+    for step, loss in expected.items():
+        assert actual[step] == pytest.approx(loss, rel=1e-4), f"step {step}"
+
+
+def assert_close_weights(actual: dict, expected: dict) -> None:
+    assert actual.keys() == expected.keys()
+    for name, tensor in expected.items():
+        torch.testing.assert_close(actual[name], tensor, rtol=1e-4, atol=1e-5, msg=name)
+
+
+def step5(root: Path) -> Path:
+    return root / "checkpoints" / "step_000005"
+
+
+@contextlib.contextmanager
+def shared_dir(tmp_path_factory, name: str) -> Iterator[tuple[Path, bool]]:
+    """A directory every xdist worker of this session shares, locked while one fills it; yields
+    (dir, already filled). One 4-process job for all workers, however xdist schedules the tests."""
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        base = root / name
+        done = base / "done"
+        yield base, done.exists()
+        base.mkdir(exist_ok=True)
+        done.touch()
+
+
+@pytest.fixture(scope="session")
+def layouts(tmp_path_factory) -> Iterator[Path]:
+    """Every layout for 10 steps, each resumed from its own step 5, and the reshards: one job."""
+    with shared_dir(tmp_path_factory, "layouts") as (base, done):
+        if not done:
+            _run_layouts(base)
+    yield base
+
+
+def _run_layouts(base: Path) -> None:
+    base.mkdir(parents=True, exist_ok=True)
+    runs = [{"root": str(base / name), "argv": [*MODEL, *argv]} for name, argv in LAYOUTS.items()]
+    runs += [
+        {
+            "root": str(base / f"{name}.resumed"),
+            "argv": [*MODEL, *argv],
+            "resume_from": str(step5(base / name)),
+        }
+        for name, argv in LAYOUTS.items()
+    ]
+    runs += [
+        {
+            "root": str(base / name),
+            "argv": [*MODEL, *LAYOUTS[target]],
+            "resume_from": str(step5(base / source)),
+        }
+        for name, (source, target) in RESHARD.items()
+    ]
+    (base / "runs.json").write_text(json.dumps(runs))
+    job = TorchJob(base / "env")
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "4"]
+    rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
+    proc = subprocess.run(
+        [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
+        cwd=ENTRYPOINTS,
+        env=job.env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
+    assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
+
+
+@pytest.fixture(scope="session")
+def reference(tmp_path_factory) -> Iterator[Path]:
+    """One process, global batch 8, the same steps and checkpoints."""
+    with shared_dir(tmp_path_factory, "single") as (root, done):
+        if not done:
+            job = TorchJob(root)
+            result = job.run_ok(*MODEL, "--batch_size", "8")
+            (root / "stdout.txt").write_text(result.stdout)
+    yield root
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_layout_matches_one_process_and_resumes_bit_identical(layouts, reference, name):
+    run = layouts / name
+    assert_close_losses(losses(run), losses(reference))
+    assert sorted(losses(reference)) == list(range(1, STEPS + 1))
+    assert_close_weights(model_at(run), model_at(reference))
+    # Resumed from its own step-5 checkpoint, the layout ends bit-identical to its full run.
+    resumed = layouts / f"{name}.resumed"
+    assert "resuming at step 5 of 10" in (resumed / "stdout.txt").read_text()
+    if name in NOT_YET_BIT_IDENTICAL:
+        assert_close_weights(model_at(resumed), model_at(run))
+    else:
+        assert_same_weights(model_at(resumed), model_at(run))
+
+
+def test_metrics_name_the_mesh(layouts):
+    metrics = json.loads((layouts / "pp2_tp2" / "output" / "data" / "metrics.json").read_text())
+    assert metrics["mesh"] == {"dp_replicate": 1, "dp_shard": 1, "pp": 2, "tp": 2}
+    assert metrics["global_batch_size"] == 8
+    hsdp = json.loads((layouts / "hsdp2x2" / "output" / "data" / "metrics.json").read_text())
+    assert hsdp["mesh"] == {"dp_replicate": 2, "dp_shard": 2, "pp": 1, "tp": 1}
+    shards = {p.name for p in step5(layouts / "tp2_fsdp2").iterdir()}
+    assert {".metadata", "COMPLETE", "extra.pt", "__3_0.distcp"} <= shards
+
+
+@pytest.mark.parametrize("name", list(RESHARD))
+def test_checkpoint_reshards_to_another_layout(layouts, name):
+    source, _ = RESHARD[name]
+    run = layouts / name
+    assert "resuming at step 5 of 10" in (run / "stdout.txt").read_text()
+    expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
+    assert_close_losses(losses(run), expected)
+    assert_close_weights(model_at(run), model_at(layouts / source))
+
+
+@pytest.mark.parametrize("source", ["tp2_fsdp2", "pp2_dp2_1f1b"])
+def test_sharded_checkpoint_resumes_in_one_process(layouts, train_pytorch_main, tmp_path, source):
+    root = tmp_path / "single"
+    shutil.copytree(step5(layouts / source), root / "checkpoints" / "step_000005")
+    status, result, _ = train_pytorch_main(*MODEL, "--batch_size", "8", root=root)
+    assert status == 0
+    assert "resuming at step 5 of 10" in result.stdout
+    expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
+    assert_close_losses(result.steps(), expected)
+    assert_close_weights(model_at(root), model_at(layouts / source))
+
+
+def test_pp2_tp2_killed_and_restarted_ends_bit_identical(torch_job):
+    # Dropout on, so the restored per-rank RNG streams matter; a DCP checkpoint every step.
+    args = [*MODEL, *LAYOUTS["pp2_tp2"], "--dropout", "0.1", "--checkpoint_every", "1"]
+    args += ["--max_steps", "30"]
+    reference = torch_job("reference")
+    reference.run_ok(*args, nproc=4)
+    job = torch_job("killed")
+    killed = job.kill_after_step(4, *args, nproc=4)
+    assert killed.returncode == -9
+    assert not (job.model_dir / "model.pt").exists()
+    result = job.run_ok(*args, nproc=4)
+    resumed = int(re.search(r"resuming at step (\d+) of", result.stdout).group(1))
+    assert 3 <= resumed < 30
+    assert_same_weights(job.model(), reference.model())
