@@ -76,6 +76,11 @@ COMMANDS: dict[str, Entry] = {
         "local",
         "Run the job on this machine as the SageMaker container would.",
     ),
+    "import": Entry(
+        "import_",
+        "import_job",
+        "Turn an existing training job into a launch config that plans to the same request.",
+    ),
 }
 
 

@@ -40,6 +40,11 @@ def timestamped(base: str, now: datetime | None = None) -> str:
     return f"{trimmed_base(base)}-{stamp}"
 
 
+def job_name_for(config: Any) -> str:
+    """A launch config's job name: its exact ``job_name``, else ``name`` + timestamp."""
+    return str(config.job_name) if config.job_name else timestamped(config.name)
+
+
 def base_of(job_name: str) -> str:
     """A planned name without its timestamp: the base an idempotent name is built on."""
     return trimmed_base(_TIMESTAMP_SUFFIX.sub("", job_name))

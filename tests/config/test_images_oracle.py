@@ -88,8 +88,10 @@ def _ours(framework, region, version, py, instance_type):
 def _sdk(retrieve, framework, region, version, py, instance_type):
     distribution = None
     if framework == "smp":
-        distribution = {"torch_distributed": {"enabled": True},
-                        "smdistributed": {"modelparallel": {"enabled": True}}}
+        distribution = {
+            "torch_distributed": {"enabled": True},
+            "smdistributed": {"modelparallel": {"enabled": True}},
+        }
     try:
         return retrieve(
             region,

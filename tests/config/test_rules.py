@@ -210,7 +210,9 @@ def test_rule_stays_quiet(make_config, rule_name):
 
 
 def test_smp_v2_on_g5_is_refused_with_the_instance_types_it_needs(make_config):
-    path = make_config({"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smp"}})
+    path = make_config(
+        {"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smp"}}
+    )
     (problem,) = [p for p in check(load(path)) if p.severity == "error"]
     assert problem.path == "compute.instance_type"
     assert "ml.p5.48xlarge" in problem.message
@@ -244,3 +246,40 @@ def test_findings_point_at_the_offending_line(make_config):
     (problem,) = findings(path, "smddp_image")
     line = path.read_text().splitlines()[problem.line - 1]
     assert line.startswith("framework_version:")
+
+
+def test_strict_turns_warnings_into_exit_2(cli, make_config):
+    path = make_config({"compute": {"spot": {"max_wait": "2d"}}})  # spot without checkpoint
+    assert cli("validate", path).exit_code == 0
+    strict = cli("validate", path, "--strict")
+    assert strict.exit_code == 2
+    assert "spot without checkpoint" in strict.stderr
+
+
+def test_plan_lists_config_warnings_and_strict_refuses(cli, make_config):
+    import json
+
+    path = make_config({"compute": {"spot": {"max_wait": "2d"}}})
+    result = cli("plan", path, "-o", "json", "--job-name", "j-1")
+    assert result.exit_code == 0
+    (warning,) = json.loads(result.stdout)["warnings"]
+    assert warning["source"] == "config" and warning["line"] > 1
+    assert "add checkpoint.s3_uri" in warning["message"]
+    assert cli("plan", path, "-o", "json", "--strict").exit_code == 2
+
+
+def test_job_name_is_exact_and_long_bases_are_cut_like_the_sdk(cli, make_config):
+    import json
+
+    exact = make_config({"job_name": "my-exact-job-7"})
+    request = json.loads(cli("plan", exact, "-o", "json").stdout)["request"]
+    assert request["TrainingJobName"] == "my-exact-job-7"
+    base = "b" * 50
+    long = make_config({"name": base})
+    planned = json.loads(cli("plan", long, "-o", "json").stdout)
+    from sagelaunch.sdk.runtime import sagemaker
+
+    sdk_name = sagemaker().utils.name_from_base(base)
+    assert len(planned["job_name"]) == len(sdk_name) == 63
+    assert planned["job_name"][:40] == sdk_name[:40]  # same cut base, then the timestamp
+    assert any("keep the first 39" in w["message"] for w in planned["warnings"])

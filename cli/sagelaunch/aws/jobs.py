@@ -123,3 +123,16 @@ def missing(name: str) -> AwsError:
         f"no training job named {name!r} in this account and region",
         hint="check the name (sagelaunch list) and --region",
     )
+
+
+@translated
+def tags(sagemaker: Any, arn: str) -> list[dict[str, str]]:
+    """The job's tags (DescribeTrainingJob does not return them)."""
+    found: list[dict[str, str]] = []
+    query: dict[str, Any] = {"ResourceArn": arn}
+    while True:
+        page = sagemaker.list_tags(**query)
+        found += page.get("Tags", [])
+        if not page.get("NextToken"):
+            return found
+        query["NextToken"] = page["NextToken"]

@@ -26,6 +26,7 @@ OPERATIONS = {
         "DescribeTrainingJob",
         "ListTrainingJobs",
         "StopTrainingJob",
+        "ListTags",  # import: DescribeTrainingJob does not return a job's tags
     ),
 }
 

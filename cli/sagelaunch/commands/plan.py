@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from sagelaunch.errors import SagelaunchError
 from sagelaunch.output import RegionOption, SetOption, print_json, stderr, stdout
 
 
@@ -37,8 +38,12 @@ def plan(
     ] = None,
     region: RegionOption = None,
     job_name: Annotated[
-        str | None, typer.Option("--job-name", help="Exact job name (default: NAME-timestamp).")
+        str | None,
+        typer.Option("--job-name", help="Exact job name (default: job_name, or NAME-timestamp)."),
     ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Treat warnings as errors (exit 2), e.g. in CI.")
+    ] = False,
 ) -> None:
     """Show exactly what submit would send: estimator, request, cost, topology, upload.
 
@@ -53,6 +58,14 @@ def plan(
         job_name,
         progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
     )
+    if output is not PlanFormat.table or strict:
+        for warning in result.warnings:  # the table shows them itself
+            stderr.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    if strict and result.warnings:
+        raise SagelaunchError(
+            f"{len(result.warnings)} warning(s) and --strict: nothing planned",
+            hint="fix them, or drop --strict to accept them",
+        )
     if out:
         from sagelaunch import plan_file
 

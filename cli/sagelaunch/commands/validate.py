@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from sagelaunch.errors import ExitCode, UsageError
-from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json, stdout
+from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json, stderr, stdout
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
@@ -21,6 +21,9 @@ def validate(
     ],
     overrides: SetOption = None,
     output: OutputOption = OutputFormat.table,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Treat warnings as errors (exit 2), e.g. in CI.")
+    ] = False,
 ) -> None:
     """Load and check launch configs (schema and compatibility rules); no AWS calls."""
     # Imported here so that `--help` does not build the pydantic model.
@@ -36,6 +39,9 @@ def validate(
     else:
         _print_table(reports)
     if not all(report.ok for report in reports):
+        raise typer.Exit(ExitCode.INVALID)
+    if strict and any(report.warnings for report in reports):
+        stderr.print("[red]error:[/red] warnings with --strict")
         raise typer.Exit(ExitCode.INVALID)
 
 
@@ -59,7 +65,7 @@ def _print_table(reports: list[Report]) -> None:
         for problem in report.errors:
             stdout.print(f"[red]error:[/red] {problem}", highlight=False)
         for problem in report.warnings:
-            stdout.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
+            stderr.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
     bad = sum(not r.ok for r in reports)
     summary = f"{len(reports) - bad} valid, {bad} invalid"
     stdout.print(f"[bold]{summary}[/bold]")

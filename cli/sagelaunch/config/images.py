@@ -94,7 +94,9 @@ def sdk_training_image(
     tag = _tag(framework, family, prefix, processor, py_version, container_version, tool)
     if framework != "xgboost" and (family == "p4d" or smp_v2 or smdistributed):
         tag = _cuda_suffixed(framework, tag)
-    uri = f"{registry}.dkr.{sdk_data.ecr_hostname(region)}/{repository}" + (f":{tag}" if tag else "")
+    uri = f"{registry}.dkr.{sdk_data.ecr_hostname(region)}/{repository}" + (
+        f":{tag}" if tag else ""
+    )
     table_version = config.get("version_aliases", {}).get(version, version)
     return TrainingImage(uri, config_name, version, table_version, py_version, processor)
 

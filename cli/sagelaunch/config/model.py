@@ -357,8 +357,7 @@ class LaunchConfig(Strict):
         )
         if needs_version and not self.framework_version:
             raise ValueError(
-                "framework_version is required"
-                + ("" if self.image_uri else " (or give image_uri)")
+                "framework_version is required" + ("" if self.image_uri else " (or give image_uri)")
             )
         return self
 

@@ -51,7 +51,7 @@ def image_config(framework: str) -> dict[str, Any]:
 def training_config(framework: str) -> dict[str, Any]:
     """The training scope of a framework's config (XGBoost's has scopes at the top level too)."""
     config = image_config(framework)
-    return config["training"] if "training" in config else config
+    return dict(config.get("training", config))
 
 
 def fw_constant(name: str) -> Any:

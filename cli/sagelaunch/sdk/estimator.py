@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagelaunch.config import facts
 from sagelaunch.config.images import default_py_version, tool_known_image
+from sagelaunch.config.metrics import DEFAULT_METRICS
 from sagelaunch.config.model import Channel, LaunchConfig
 from sagelaunch.config.strategies import is_smp_v2, smddp_with_torchrun
 from sagelaunch.sdk.runtime import sagemaker
@@ -19,22 +19,6 @@ from sagelaunch.sdk.runtime import sagemaker
 PYTORCH = "sagemaker.pytorch.PyTorch"
 XGBOOST = "sagemaker.xgboost.XGBoost"
 ESTIMATOR = "sagemaker.estimator.Estimator"
-
-# Our entry points print `step=N train_loss=X samples_per_sec=Y tokens_per_sec=Z` and XGBoost's
-# eval lines; CloudWatch shows tabs as #011, so the XGBoost patterns do not depend on them.
-_NUMBER = r"([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
-DEFAULT_METRICS = {
-    "train_pytorch.py": [
-        {"Name": "train:loss", "Regex": f"train_loss={_NUMBER}"},
-        {"Name": "train:samples_per_sec", "Regex": f"samples_per_sec={_NUMBER}"},
-        {"Name": "train:tokens_per_sec", "Regex": f"tokens_per_sec={_NUMBER}"},
-    ],
-    "train_xgboost.py": [
-        {"Name": f"{channel}:{metric}", "Regex": rf"{channel}-{metric}:{_NUMBER}"}
-        for channel in ("train", "validation")
-        for metric in ("rmse", "logloss", "auc", "error", "mae")
-    ],
-}
 
 
 @dataclass(frozen=True)

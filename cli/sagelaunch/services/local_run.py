@@ -83,7 +83,7 @@ def local_plan(
     code = bundle.build(planned.source_dir)
     plan = planning.planned(
         planned,
-        job_name=naming.timestamped(planned.config.name),
+        job_name=naming.job_name_for(planned.config),
         region=str(planned.config.region),
         role=str(planned.config.role),
         code=code,

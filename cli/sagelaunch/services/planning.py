@@ -81,7 +81,7 @@ def make_plan(
     code = None if loaded.config.is_builtin_algorithm else bundles.build(loaded.source_dir)
     plan = planned(
         loaded,
-        job_name=job_name or naming.timestamped(loaded.config.name),
+        job_name=job_name or naming.job_name_for(loaded.config),
         region=resolve_region(loaded, region),
         role=resolve_role(loaded),
         code=code,

@@ -21,7 +21,6 @@ differences, never attached to.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +36,6 @@ from sagelaunch.statuses import JobStatus
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
 
-NAME_MAX = 63
-IDEMPOTENT_SUFFIX = 24  # "-" + 23 hex characters (naming.idempotent)
-_TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2}-\d{3}$")
 # Sends the bundle: (clients, s3 uri, bytes). The command passes one that draws a progress bar.
 Uploader = Callable[["Clients", str, bytes], None]
 
@@ -109,8 +105,7 @@ def idempotent_name(planned_name: str, key: str, request: dict[str, Any]) -> str
     """The job name for ``key``: the planned name's base (without its timestamp) + a digest."""
     from sagelaunch import naming
 
-    base = _TIMESTAMP.sub("", planned_name)[: NAME_MAX - IDEMPOTENT_SUFFIX]
-    return naming.idempotent(base, key, request)
+    return naming.idempotent(naming.base_of(planned_name), key, request)
 
 
 def send(

@@ -115,7 +115,9 @@ def torchrun_entry_point_is_python(loaded: LoadedConfig) -> Iterator[Problem]:
     entry_point = config.entry_point
     if uses_torch_distributed(config) and entry_point and not entry_point.endswith(".py"):
         yield error(
-            loaded, ("entry_point",), "torchrun runs Python scripts only: entry_point must end in .py"
+            loaded,
+            ("entry_point",),
+            "torchrun runs Python scripts only: entry_point must end in .py",
         )
 
 

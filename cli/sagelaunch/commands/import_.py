@@ -1,0 +1,54 @@
+"""`sagelaunch import SOURCE`: an existing training job as a launch config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sagelaunch.output import RegionOption, stderr
+
+
+def import_job(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="Training job name or ARN, or a JSON file with a CreateTrainingJob request or "
+            "a DescribeTrainingJob answer."
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the config here (default: stdout).")
+    ] = None,
+    source_dir: Annotated[
+        Path | None,
+        typer.Option("--source-dir", help="Where the job's code goes (default ./JOB-code/)."),
+    ] = None,
+    region: RegionOption = None,
+) -> None:
+    """Turn an existing training job into a launch config that plans to the same request."""
+    from sagelaunch.services import importing
+
+    path = Path(source)
+    if path.suffix == ".json" or path.is_file():
+        request = importing.request_from_file(path)
+        name = request.get("TrainingJobName", path.stem)
+        code_dir = source_dir or Path(f"{name}-code")
+    else:
+        name = source.rsplit("/", 1)[-1]
+        code_dir = source_dir or Path(f"{name}-code")
+        request = importing.request_from_job(source, region, code_dir)
+        stderr.print(f"code of {name} unpacked into {code_dir}/")
+    base = (out.parent if out else Path.cwd()).resolve()
+    relative = Path(code_dir).resolve()
+    try:
+        shown = str(relative.relative_to(base))
+    except ValueError:
+        shown = str(relative)
+    text = importing.to_yaml(importing.imported_config(request, shown), source)
+    if out:
+        out.write_text(text, encoding="utf-8")
+        stderr.print(f"wrote {out}; check it with: sagelaunch plan {out}")
+    else:
+        typer.echo(text, nl=False)

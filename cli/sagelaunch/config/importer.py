@@ -1,0 +1,331 @@
+"""`sagelaunch import`: a CreateTrainingJob request (or a DescribeTrainingJob answer) back to a
+launch config that plans to the same request.
+
+Every field of the request is either mapped to a config key or refused by name: nothing is
+dropped silently. What the SDK injects (`sagemaker_*` hyperparameters, `mp_parameters`, the
+image) is turned back into what produced it: entry point, distribution, framework version.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sagelaunch import naming
+from sagelaunch.config import facts, images, sdk_data
+from sagelaunch.errors import UsageError
+
+# DescribeTrainingJob fields that say what happened to a job, not what was asked for.
+DESCRIBE_ONLY = {
+    "TrainingJobArn", "TrainingJobStatus", "SecondaryStatus", "FailureReason", "CreationTime",
+    "TrainingStartTime", "TrainingEndTime", "LastModifiedTime", "SecondaryStatusTransitions",
+    "FinalMetricDataList", "ModelArtifacts", "TrainingTimeInSeconds", "BillableTimeInSeconds",
+    "ProfilingStatus", "ProfilerRuleEvaluationStatuses", "DebugRuleEvaluationStatuses",
+    "WarmPoolStatus", "AutoMLJobArn", "LabelingJobArn", "TuningJobArn", "ResponseMetadata",
+    "TrainingJobName", "ProfilerRuleConfigurations", "DebugRuleConfigurations",
+}  # fmt: skip
+# Hyperparameters the SDK writes from other settings (mapped back below, never user keys).
+_SDK_KEYS = {
+    "sagemaker_program", "sagemaker_submit_directory", "sagemaker_region",
+    "sagemaker_container_log_level", "sagemaker_job_name", "sagemaker_instance_type",
+    "sagemaker_mpi_enabled", "sagemaker_mpi_num_of_processes_per_host",
+    "sagemaker_mpi_custom_mpi_options", "sagemaker_torch_distributed_enabled",
+    "sagemaker_distributed_dataparallel_enabled",
+    "sagemaker_distributed_dataparallel_custom_mpi_options", "mp_parameters",
+}  # fmt: skip
+_DEFAULT_LOG_LEVEL = 20  # logging.INFO, the SDK's container_log_level default
+
+
+class ImportRefused(UsageError):
+    """A request field sagelaunch has no config key for: named, never dropped."""
+
+
+def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
+    """The launch config (as plain data) for ``request``; ``source_dir`` holds its code."""
+    request = {k: v for k, v in request.items() if k not in DESCRIBE_ONLY or k == "TrainingJobName"}
+    _refuse_unknown(request)
+    spec = request["AlgorithmSpecification"]
+    raw = dict(request.get("HyperParameters") or {})
+    script = "sagemaker_program" in raw
+    hps = _decoded(raw) if script else raw
+    framework = "xgboost" if "xgboost" in spec["TrainingImage"] else "pytorch"
+    config: dict[str, Any] = {"name": naming.base_of(request["TrainingJobName"]) or "job"}
+    if not naming.is_valid(config["name"]):
+        config["name"] = "imported-job"
+    config["framework"] = framework
+    if script:
+        config["entry_point"] = hps["sagemaker_program"]
+        config["source_dir"] = source_dir
+    region = hps.get("sagemaker_region")
+    if region:
+        config["region"] = region
+    config.update(_distribution(hps))
+    config.update(_image(spec["TrainingImage"], framework, region, request, config))
+    config["role"] = request["RoleArn"]
+    config["compute"] = _compute(request)
+    config.update(_outputs(request, hps))
+    config["hyperparameters"] = _user_hyperparameters(hps, script)
+    config.update(_metrics(spec, config))
+    config.update(_channels(request.get("InputDataConfig") or []))
+    config.update(_optional_settings(request))
+    return _pruned(config)
+
+
+def _pruned(data: dict[str, Any]) -> dict[str, Any]:
+    """Unset values out, so that the config shows only what the request set."""
+    pruned = {k: _pruned(v) if isinstance(v, dict) else v for k, v in data.items()}
+    return {k: v for k, v in pruned.items() if v is not None and v != {}}
+
+
+def _refuse_unknown(request: dict[str, Any]) -> None:
+    mapped = {
+        "TrainingJobName", "AlgorithmSpecification", "RoleArn", "HyperParameters",
+        "InputDataConfig", "OutputDataConfig", "ResourceConfig", "StoppingCondition",
+        "EnableManagedSpotTraining", "CheckpointConfig", "Environment", "Tags", "VpcConfig",
+        "EnableNetworkIsolation", "EnableInterContainerTrafficEncryption", "RetryStrategy",
+        "ProfilerConfig", "DebugHookConfig",
+    }  # fmt: skip
+    unknown = sorted(set(request) - mapped)
+    if unknown:
+        raise ImportRefused(
+            f"the request sets {', '.join(unknown)}, which no launch-config key expresses yet",
+            hint="plan the job with the SDK directly, or remove the field from the JSON",
+        )
+
+
+def _decoded(hyperparameters: dict[str, str]) -> dict[str, Any]:
+    decoded = {}
+    for key, value in hyperparameters.items():
+        try:
+            decoded[key] = json.loads(value)
+        except (TypeError, ValueError):
+            decoded[key] = value
+    return decoded
+
+
+def _distribution(hps: dict[str, Any]) -> dict[str, Any]:
+    mp = hps.get("mp_parameters")
+    mpi = hps.get("sagemaker_mpi_enabled") is True
+    procs = hps.get("sagemaker_mpi_num_of_processes_per_host")
+    mpi_options = hps.get("sagemaker_mpi_custom_mpi_options", "")
+    if mp is not None:
+        params = json.loads(mp) if isinstance(mp, str) else mp
+        if mpi:
+            dist = {"strategy": "smp", "smp": {"version": 1, "parameters": params}}
+            return {
+                "distribution": {
+                    **dist,
+                    "processes_per_host": procs,
+                    "custom_mpi_options": mpi_options or None,
+                }
+            }
+        return {"distribution": {"strategy": "smp", "smp": {"version": 2, "parameters": params}}}
+    if hps.get("sagemaker_distributed_dataparallel_enabled") is True:
+        options = hps.get("sagemaker_distributed_dataparallel_custom_mpi_options", "")
+        return {"distribution": {"strategy": "smddp", "custom_mpi_options": options or None}}
+    if mpi:
+        return {
+            "distribution": {
+                "strategy": "mpi",
+                "processes_per_host": procs,
+                "custom_mpi_options": mpi_options or None,
+            }
+        }
+    if hps.get("sagemaker_torch_distributed_enabled") is True:
+        return {"distribution": {"strategy": "torchrun"}}
+    return {}
+
+
+def _image(
+    uri: str, framework: str, region: str | None, request: dict[str, Any], config: dict[str, Any]
+) -> dict[str, Any]:
+    """framework_version/py_version when the SDK (or sagelaunch's table) gives this image for
+    them, else image_uri (with the version read from a DLC-style tag)."""
+    instance_type = request["ResourceConfig"].get("InstanceType", "")
+    strategy = config.get("distribution", {}).get("strategy", "none")
+    smp_v2 = strategy == "smp" and config["distribution"]["smp"]["version"] == 2
+    if not region and ".dkr.ecr." in uri:
+        region = uri.split(".")[3]  # <account>.dkr.ecr.<region>.amazonaws.com/...
+    for name in ["xgboost"] if framework == "xgboost" else ["pytorch-smp" if smp_v2 else "pytorch"]:
+        table = sdk_data.training_config(name)
+        for version in [*table["versions"], *table.get("version_aliases", {})]:
+            for py in _py_candidates(table, version):
+                try:
+                    image = images.sdk_training_image(
+                        framework,
+                        region,
+                        version,
+                        py,
+                        instance_type,
+                        smp_v2=smp_v2,
+                        smdistributed=strategy in {"smddp", "smp"},
+                    )
+                except images.ImageUnavailable:
+                    continue
+                if image.uri == uri:
+                    return {"framework_version": version, "py_version": py}
+    version = _tool_known_version(uri)
+    if version:
+        return {"framework_version": version}
+    return {"image_uri": uri, "framework_version": _tag_version(uri, framework)}
+
+
+def _py_candidates(table: dict[str, Any], version: str) -> list[str | None]:
+    entry = table["versions"][table.get("version_aliases", {}).get(version, version)]
+    offered = entry.get("py_versions") or [k for k in entry if k.startswith("py")]
+    return [*offered] or [None]
+
+
+def _tool_known_version(uri: str) -> str | None:
+    table = facts.load("images")
+    for section in ("neuronx", "smddp", "smddp_in_smp_image"):
+        for version, tag in table[section].items():
+            if uri.endswith("/" + tag):
+                return str(version)
+    return None
+
+
+def _tag_version(uri: str, framework: str) -> str | None:
+    if framework == "xgboost":
+        return uri.rsplit(":", 1)[-1] if ":" in uri else None
+    from sagelaunch.config.rules.frameworks import version_from_image
+
+    return version_from_image(uri)
+
+
+def _compute(request: dict[str, Any]) -> dict[str, Any]:
+    resources, stopping = request["ResourceConfig"], request["StoppingCondition"]
+    if "InstanceGroups" in resources:
+        raise ImportRefused("ResourceConfig.InstanceGroups (heterogeneous clusters) has no key yet")
+    compute: dict[str, Any] = {
+        "instance_type": resources["InstanceType"],
+        "instance_count": resources.get("InstanceCount", 1),
+        "volume_size_gb": resources.get("VolumeSizeInGB", 30),
+        "max_run": stopping.get("MaxRuntimeInSeconds", 86400),
+    }
+    if resources.get("KeepAlivePeriodInSeconds"):
+        compute["keep_alive"] = resources["KeepAlivePeriodInSeconds"]
+    if request.get("EnableManagedSpotTraining"):
+        compute["spot"] = {"max_wait": stopping.get("MaxWaitTimeInSeconds", compute["max_run"])}
+    retries = (request.get("RetryStrategy") or {}).get("MaximumRetryAttempts")
+    if retries:
+        compute["retries"] = retries
+    return compute
+
+
+def _outputs(request: dict[str, Any], hps: dict[str, Any]) -> dict[str, Any]:
+    output = request.get("OutputDataConfig") or {}
+    result: dict[str, Any] = {"output_path": output.get("S3OutputPath")}
+    if output.get("CompressionType") == "NONE":
+        result["output_compression"] = False
+    kms = {
+        "volume_key_id": request["ResourceConfig"].get("VolumeKmsKeyId"),
+        "output_key_id": output.get("KmsKeyId") or None,
+    }
+    result["kms"] = {k: v for k, v in kms.items() if v}
+    code = hps.get("sagemaker_submit_directory")
+    if isinstance(code, str) and "/sagelaunch-code/" in code:
+        prefix = code.split("/sagelaunch-code/")[0]
+        if prefix != str(result["output_path"]).rstrip("/"):
+            result["code_location"] = prefix
+    if hps.get("sagemaker_container_log_level", _DEFAULT_LOG_LEVEL) != _DEFAULT_LOG_LEVEL:
+        raise ImportRefused("hyperparameter sagemaker_container_log_level has no config key yet")
+    return result
+
+
+def _user_hyperparameters(hps: dict[str, Any], script: bool) -> dict[str, Any]:
+    user = {k: v for k, v in hps.items() if k not in _SDK_KEYS} if script else dict(hps)
+    reserved = sorted(k for k in user if k.startswith("sagemaker_"))
+    if script and reserved:
+        raise ImportRefused(f"hyperparameters {', '.join(reserved)} have no config key yet")
+    return user if script else {k: _builtin_value(v) for k, v in user.items()}
+
+
+def _builtin_value(text: str) -> Any:
+    """A built-in algorithm's str() value: a number where str() gives the same text back."""
+    for cast in (int, float):
+        try:
+            value = cast(text)
+        except ValueError:
+            continue
+        if str(value) == text:
+            return value
+    return text
+
+
+def _metrics(spec: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    from sagelaunch.config.metrics import DEFAULT_METRICS
+
+    given = [{"name": m["Name"], "regex": m["Regex"]} for m in spec.get("MetricDefinitions", [])]
+    defaults = DEFAULT_METRICS.get(str(config.get("entry_point")))
+    if defaults is not None and given == [
+        {"name": m["Name"], "regex": m["Regex"]} for m in defaults
+    ]:
+        return {}
+    if "entry_point" not in config and not given:
+        return {}
+    return {"metrics": given}
+
+
+def _channels(channels: list[dict[str, Any]]) -> dict[str, Any]:
+    inputs: dict[str, Any] = {}
+    for channel in channels:
+        inputs[channel["ChannelName"]] = _channel(channel)
+    return {"inputs": inputs}
+
+
+def _channel(channel: dict[str, Any]) -> dict[str, Any]:
+    name, source = channel["ChannelName"], channel["DataSource"]
+    for key in ("CompressionType", "RecordWrapperType", "ShuffleConfig"):
+        if channel.get(key) not in (None, "None"):
+            raise ImportRefused(f"InputDataConfig[{name}].{key} has no config key yet")
+    result: dict[str, Any] = {}
+    if "S3DataSource" in source:
+        s3 = source["S3DataSource"]
+        if s3.get("S3DataType", "S3Prefix") != "S3Prefix":
+            raise ImportRefused(f"InputDataConfig[{name}]: S3DataType {s3['S3DataType']}")
+        result["uri"] = s3["S3Uri"]
+        if s3.get("S3DataDistributionType") == "ShardedByS3Key":
+            result["distribution"] = "sharded"
+    else:
+        fs = source["FileSystemDataSource"]
+        result["file_system"] = {
+            "type": fs["FileSystemType"],
+            "id": fs["FileSystemId"],
+            "path": fs["DirectoryPath"],
+            "access_mode": fs.get("FileSystemAccessMode", "ro"),
+        }
+    if channel.get("ContentType"):
+        result["content_type"] = channel["ContentType"]
+    if channel.get("InputMode"):
+        result["input_mode"] = channel["InputMode"]
+    return result
+
+
+def _optional_settings(request: dict[str, Any]) -> dict[str, Any]:
+    spec = request["AlgorithmSpecification"]
+    vpc = request.get("VpcConfig") or {}
+    network = {
+        "subnets": vpc.get("Subnets"),
+        "security_group_ids": vpc.get("SecurityGroupIds"),
+        "isolation": request.get("EnableNetworkIsolation") or None,
+        "encrypt_inter_container_traffic": request.get("EnableInterContainerTrafficEncryption")
+        or None,
+    }
+    checkpoint = request.get("CheckpointConfig")
+    return {
+        "input_mode": spec.get("TrainingInputMode")
+        if spec.get("TrainingInputMode") != "File"
+        else None,
+        "checkpoint": {
+            "s3_uri": checkpoint["S3Uri"],
+            "local_path": checkpoint.get("LocalPath", "/opt/ml/checkpoints"),
+        }
+        if checkpoint
+        else None,
+        "environment": request.get("Environment") or {},
+        "tags": {t["Key"]: t["Value"] for t in request.get("Tags") or []},
+        "network": {k: v for k, v in network.items() if v},
+        "profiler": False if (request.get("ProfilerConfig") or {}).get("DisableProfiler") else None,
+        "debugger": False if "DebugHookConfig" not in request else None,
+    }

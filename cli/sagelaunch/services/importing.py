@@ -1,0 +1,76 @@
+"""`sagelaunch import`: find the request (a saved JSON, or a live job through the aws layer),
+fetch its code bundle, and turn it into a commented launch config."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from sagelaunch import bundle
+from sagelaunch.config.importer import import_request
+from sagelaunch.errors import UsageError
+
+HEADER = (
+    "# Imported by `sagelaunch import {source}`: `sagelaunch plan` of this file sends the same\n"
+    "# CreateTrainingJob request (job name and code location aside).\n"
+)
+
+
+def request_from_file(path: Path) -> dict[str, Any]:
+    """A CreateTrainingJob request or a DescribeTrainingJob answer, from JSON."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: not a readable JSON file: {exc}") from None
+    if not isinstance(data, dict) or "AlgorithmSpecification" not in data:
+        raise UsageError(
+            f"{path}: expected a CreateTrainingJob request or DescribeTrainingJob answer "
+            "(an object with AlgorithmSpecification)"
+        )
+    return data
+
+
+def request_from_job(name: str, region: str | None, source_dir: Path) -> dict[str, Any]:
+    """DescribeTrainingJob (+ its tags) of a live job; its code bundle unpacked to source_dir."""
+    from sagelaunch.aws import jobs
+    from sagelaunch.aws.session import clients
+
+    aws = clients(region)
+    job_name = name.rsplit("/", 1)[-1]  # a job ARN ends in training-job/<name>
+    described = jobs.describe(aws.sagemaker, job_name)
+    if described is None:
+        raise jobs.missing(job_name)
+    tags = jobs.tags(aws.sagemaker, described["TrainingJobArn"])
+    if tags:
+        described["Tags"] = tags
+    code = json.loads(
+        described.get("HyperParameters", {}).get("sagemaker_submit_directory", "null")
+    )
+    if isinstance(code, str) and code.startswith("s3://"):
+        _fetch_code(aws, code, source_dir)
+    return described
+
+
+def _fetch_code(aws: Any, uri: str, target: Path) -> None:
+    from sagelaunch import s3uri
+
+    bucket, key = s3uri.split(uri)
+    body = aws.s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    bundle.extract(io.BytesIO(body).getvalue(), target)
+
+
+def to_yaml(config: dict[str, Any], source: str) -> str:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    out = io.StringIO()
+    yaml.dump(config, out)
+    return HEADER.format(source=source) + out.getvalue()
+
+
+def imported_config(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
+    return import_request(request, source_dir=source_dir)

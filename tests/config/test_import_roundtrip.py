@@ -1,0 +1,28 @@
+"""`sagelaunch import` round trip: for every example (and so every golden request), importing the
+planned CreateTrainingJob request gives a config that plans to the same request."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from sagelaunch.config.importer import ImportRefused, import_request
+from tests.conftest import EXAMPLES
+from tests.golden.regenerate import GOLDEN, golden_plan
+
+CONFIGS = sorted(EXAMPLES.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.stem)
+def test_imported_config_plans_the_same_request(tmp_path, config):
+    original = golden_plan(config)["request"]
+    imported = import_request(original, source_dir=str(GOLDEN / "source"))
+    path = tmp_path / "imported.yaml"
+    path.write_text(yaml.safe_dump(imported, sort_keys=False))
+    assert golden_plan(path)["request"] == original
+
+
+def test_a_field_without_a_config_key_is_refused_by_name():
+    request = golden_plan(EXAMPLES / "smddp-p4d.yaml")["request"]
+    with pytest.raises(ImportRefused, match="MaxPendingTimeInSeconds|SessionChainingConfig"):
+        import_request({**request, "SessionChainingConfig": {"x": True}}, source_dir=".")
