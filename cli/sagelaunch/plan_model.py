@@ -48,6 +48,7 @@ class Topology(_Model):
     processes_per_host: int
     launcher: str
     world_size: int
+    mesh: dict[str, int] | None = None  # dp_replicate × dp_shard × pp × tp, when degrees are set
 
 
 class Upload(_Model):

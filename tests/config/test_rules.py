@@ -82,6 +82,19 @@ CASES = {
         "must end in .py",
         {"distribution": {"strategy": "torchrun"}},
     ),
+    "mesh_degrees_divide_the_world": (
+        {
+            "compute": P4D,
+            "distribution": {"strategy": "torchrun"},
+            "hyperparameters": {"tensor_parallel_degree": 3},
+        },
+        "does not divide the world size 16",
+        {
+            "compute": P4D,
+            "distribution": {"strategy": "torchrun"},
+            "hyperparameters": {"tensor_parallel_degree": 4, "pipeline_parallel_degree": 2},
+        },
+    ),
     "smp_v2_instance_type": (
         {"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smp"}},
         "the SMP v2 library supports only ml.p4d.24xlarge",
@@ -283,3 +296,16 @@ def test_job_name_is_exact_and_long_bases_are_cut_like_the_sdk(cli, make_config)
     assert len(planned["job_name"]) == len(sdk_name) == 63
     assert planned["job_name"][:40] == sdk_name[:40]  # same cut base, then the timestamp
     assert any("keep the first 39" in w["message"] for w in planned["warnings"])
+
+
+def test_plan_topology_shows_the_mesh(cli):
+    import json
+
+    from tests.conftest import EXAMPLES
+
+    result = cli("plan", EXAMPLES / "tp-fsdp-p5.yaml", "-o", "json", "--job-name", "j-1")
+    topology = json.loads(result.stdout)["topology"]
+    mesh = topology["mesh"]
+    assert (
+        mesh["dp_replicate"] * mesh["dp_shard"] * mesh["pp"] * mesh["tp"] == topology["world_size"]
+    )

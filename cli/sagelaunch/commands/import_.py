@@ -46,7 +46,7 @@ def import_job(
         shown = str(relative.relative_to(base))
     except ValueError:
         shown = str(relative)
-    text = importing.to_yaml(importing.imported_config(request, shown), source)
+    text = importing.to_yaml(importing.import_request(request, source_dir=shown), source)
     if out:
         out.write_text(text, encoding="utf-8")
         stderr.print(f"wrote {out}; check it with: sagelaunch plan {out}")

@@ -34,11 +34,17 @@ def render(plan: Plan) -> None:
         stdout.print(f"[yellow]warning:[/yellow] {escape(str(warning))}", highlight=False)
 
 
+def _mesh(dims: dict[str, int]) -> str:
+    names = ("dp_replicate", "dp_shard", "pp", "tp")
+    return f" · mesh {' × '.join(f'{n} {dims[n]}' for n in names)}"
+
+
 def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
     hosts, per_host = topology.hosts, topology.processes_per_host
     tree = Tree(
         f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
         f"{hosts} hosts × {per_host} processes = world size {topology.world_size}"
+        + (_mesh(topology.mesh) if topology.mesh else "")
     )
     for index in range(min(hosts, MAX_HOSTS_SHOWN)):
         first = index * per_host

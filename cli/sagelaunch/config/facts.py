@@ -42,10 +42,5 @@ def accelerators_per_host(instance_type: str) -> int:
     return int(known.get("neuron_cores") or known.get("accelerators") or 1)
 
 
-def pytorch_version(version: str) -> str:
-    """Resolve the SDK's short aliases ("2.2" -> "2.2.0")."""
-    return str(load("frameworks")["pytorch"]["aliases"].get(version, version))
-
-
 def hourly_price(instance_type: str) -> float | None:
     return load("prices")["on_demand_hourly"].get(instance_type)

@@ -44,7 +44,7 @@ class LoadedConfig:
 
 
 def default_source_dir(config_path: Path) -> Path:
-    """The nearest `entrypoints/` folder above the config (the repo layout of SPEC §1), else the
+    """The nearest `entrypoints/` folder above the config (this repository's layout), else the
     entry points installed with sagelaunch, so `init` + `local` work outside a checkout too."""
     for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
         if (folder / "entrypoints").is_dir():

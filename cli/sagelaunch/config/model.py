@@ -1,4 +1,4 @@
-"""The launch-config model (SPEC §3): strict pydantic models, every field described.
+"""The launch-config model: strict pydantic models, every field described.
 
 The descriptions become `sagelaunch schema` and launch_configs/schema.json, so editors autocomplete
 and explain each key. Only shape and ranges live here; cross-field compatibility (strategy ×

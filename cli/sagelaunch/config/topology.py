@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sagelaunch.config import facts
+from sagelaunch.config import facts, mesh
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.strategies import uses_torch_distributed
 
@@ -14,13 +14,25 @@ class Topology:
     hosts: int
     processes_per_host: int
     launcher: str  # python | torchrun | mpirun | xgboost
+    mesh: dict[str, int] | None = None  # dp_replicate, dp_shard, pp, tp when degrees are set
 
     @property
     def world_size(self) -> int:
         return self.hosts * self.processes_per_host
 
     def as_json(self) -> dict[str, object]:
-        return {**asdict(self), "world_size": self.world_size}
+        data = {**asdict(self), "world_size": self.world_size}
+        if self.mesh is None:
+            del data["mesh"]
+        return data
+
+
+def device_mesh(config: LaunchConfig, world_size: int) -> mesh.Mesh | list[str] | None:
+    """The PyTorch entry point's mesh for these hyperparameters, or its problems; None when the
+    hyperparameters set no tensor/pipeline/replicate degree."""
+    if config.framework != "pytorch" or not mesh.sets_degrees(config.hyperparameters):
+        return None
+    return mesh.mesh_dims(config.hyperparameters, world_size)
 
 
 def topology(config: LaunchConfig) -> Topology:
@@ -32,7 +44,9 @@ def topology(config: LaunchConfig) -> Topology:
     if config.framework == "xgboost":
         return Topology(hosts, 1, "xgboost")
     if uses_torch_distributed(config):
-        return Topology(hosts, per_host, "torchrun")
+        dims = device_mesh(config, hosts * per_host)
+        shown = asdict(dims) if isinstance(dims, mesh.Mesh) else None
+        return Topology(hosts, per_host, "torchrun", shown)
     if strategy in {"mpi", "smp", "smddp"}:
         return Topology(hosts, config.distribution.processes_per_host or per_host, "mpirun")
     return Topology(hosts, 1, "python")

@@ -119,7 +119,7 @@ def _set_image(kwargs: dict[str, Any], config: LaunchConfig, region: str) -> Non
 
 
 def pytorch_distribution(config: LaunchConfig) -> dict[str, Any] | None:
-    """The `distribution=` dict for each strategy (sagemaker-facts §1.2)."""
+    """The `distribution=` dict for each strategy, as the SDK's PyTorch estimator takes it."""
     dist = config.distribution
     mpi_options = dist.custom_mpi_options
     if dist.strategy == "torchrun":

@@ -66,11 +66,7 @@ def to_yaml(config: dict[str, Any], source: str) -> str:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     out = io.StringIO()
     yaml.dump(config, out)
     return HEADER.format(source=source) + out.getvalue()
-
-
-def imported_config(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
-    return import_request(request, source_dir=source_dir)

@@ -122,6 +122,20 @@ def torchrun_entry_point_is_python(loaded: LoadedConfig) -> Iterator[Problem]:
 
 
 @rule
+def mesh_degrees_divide_the_world(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The PyTorch entry point refuses degrees that do not divide the world size (instance_count
+    × GPUs per instance under torchrun) before any work: the job would fail at start."""
+    from sagelaunch.config.topology import device_mesh, topology
+
+    config = loaded.config
+    if not uses_torch_distributed(config):
+        return
+    dims = device_mesh(config, topology(config).world_size)
+    for problem in dims if isinstance(dims, list) else []:
+        yield error(loaded, ("hyperparameters",), problem)
+
+
+@rule
 def smp_v2_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SMP v2 library supports only the instance types AWS lists (SMP v2 docs, "Supported
     frameworks and AWS Regions"); the SDK does not check, and the job fails at tsm.init()."""
