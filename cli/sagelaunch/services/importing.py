@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from sagelaunch import bundle
-from sagelaunch.config.importer import import_request
 from sagelaunch.errors import UsageError
 
 HEADER = (
