@@ -26,3 +26,19 @@ def test_a_field_without_a_config_key_is_refused_by_name():
     request = golden_plan(EXAMPLES / "smddp-p4d.yaml")["request"]
     with pytest.raises(ImportRefused, match="sets SessionChainingConfig"):
         import_request({**request, "SessionChainingConfig": {"x": True}}, source_dir=".")
+
+
+def test_cli_imports_a_saved_plan_file(cli, tmp_path):
+    import json
+
+    from tests.conftest import REPO
+
+    saved, out = tmp_path / "plan.json", tmp_path / "back.yaml"
+    config = EXAMPLES / "smddp-p4d.yaml"
+    assert cli("plan", config, "--out", saved, "--job-name", "j-1", "-o", "json").exit_code == 0
+    source_dir = REPO / "entrypoints"
+    result = cli("import", saved, "--out", out, "--source-dir", source_dir)
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("# Imported by `sagelaunch import")
+    replanned = json.loads(cli("plan", out, "--job-name", "j-1", "-o", "json").stdout)
+    assert replanned["request"] == json.loads(saved.read_text())["request"]

@@ -28,6 +28,7 @@ def import_job(
     region: RegionOption = None,
 ) -> None:
     """Turn an existing training job into a launch config that plans to the same request."""
+    from sagelaunch.config.importer import import_request
     from sagelaunch.services import importing
 
     path = Path(source)
@@ -46,7 +47,7 @@ def import_job(
         shown = str(relative.relative_to(base))
     except ValueError:
         shown = str(relative)
-    text = importing.to_yaml(importing.import_request(request, source_dir=shown), source)
+    text = importing.to_yaml(import_request(request, source_dir=shown), source)
     if out:
         out.write_text(text, encoding="utf-8")
         stderr.print(f"wrote {out}; check it with: sagelaunch plan {out}")

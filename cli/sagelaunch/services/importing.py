@@ -18,11 +18,13 @@ HEADER = (
 
 
 def request_from_file(path: Path) -> dict[str, Any]:
-    """A CreateTrainingJob request or a DescribeTrainingJob answer, from JSON."""
+    """A CreateTrainingJob request, a DescribeTrainingJob answer or a saved plan, from JSON."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UsageError(f"{path}: not a readable JSON file: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("request"), dict):
+        data = data["request"]  # a saved `plan --out` file
     if not isinstance(data, dict) or "AlgorithmSpecification" not in data:
         raise UsageError(
             f"{path}: expected a CreateTrainingJob request or DescribeTrainingJob answer "
