@@ -68,6 +68,7 @@ def test_json_has_the_spec_keys(cli):
         "processes_per_host": 8,
         "launcher": "mpirun",
         "world_size": 16,
+        "mesh": None,  # no tensor/pipeline degrees in this config's hyperparameters
     }
     cost = plan["cost"]
     assert cost["max_usd"] == round(cost["hourly_usd"] * 2 * 24, 2) and cost["prices_as_of"]
