@@ -21,6 +21,7 @@ from sagelaunch.config.strategies import is_smp_v2
 DEFAULT_REGION = "us-east-1"
 _FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
 _NEURON_REPOSITORIES = ("pytorch-training-neuron", "pytorch-training-neuronx")
+_IMAGE_TAG_VERSION = re.compile(r":(\d+\.\d+(?:\.\d+)?)-")
 
 
 class ImageUnavailable(Exception):
@@ -45,6 +46,12 @@ class TrainingImage:
 def instance_family(instance_type: str | None) -> str:
     match = _FAMILY.match(instance_type or "")
     return match[1] if match else ""
+
+
+def version_from_image(image_uri: str | None) -> str | None:
+    """A framework version read from a DLC-style tag (``pytorch-training:2.2.0-gpu-py310``)."""
+    match = _IMAGE_TAG_VERSION.search(image_uri or "")
+    return match[1] if match else None
 
 
 def smp_container_version(version: str, instance_type: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from sagelaunch import naming
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.errors import UsageError
+from sagelaunch.hyperparameters import decode_hyperparameters
 
 # DescribeTrainingJob fields that say what happened to a job, not what was asked for.
 DESCRIBE_ONLY = {
@@ -22,7 +23,7 @@ DESCRIBE_ONLY = {
     "FinalMetricDataList", "ModelArtifacts", "TrainingTimeInSeconds", "BillableTimeInSeconds",
     "ProfilingStatus", "ProfilerRuleEvaluationStatuses", "DebugRuleEvaluationStatuses",
     "WarmPoolStatus", "AutoMLJobArn", "LabelingJobArn", "TuningJobArn", "ResponseMetadata",
-    "TrainingJobName", "ProfilerRuleConfigurations", "DebugRuleConfigurations",
+    "ProfilerRuleConfigurations", "DebugRuleConfigurations",
 }  # fmt: skip
 # Hyperparameters the SDK writes from other settings (mapped back below, never user keys).
 _SDK_KEYS = {
@@ -42,12 +43,12 @@ class ImportRefused(UsageError):
 
 def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     """The launch config (as plain data) for ``request``; ``source_dir`` holds its code."""
-    request = {k: v for k, v in request.items() if k not in DESCRIBE_ONLY or k == "TrainingJobName"}
+    request = {k: v for k, v in request.items() if k not in DESCRIBE_ONLY}
     _refuse_unknown(request)
     spec = request["AlgorithmSpecification"]
     raw = dict(request.get("HyperParameters") or {})
     script = "sagemaker_program" in raw
-    hps = _decoded(raw) if script else raw
+    hps = decode_hyperparameters(raw) if script else raw
     framework = "xgboost" if "xgboost" in spec["TrainingImage"] else "pytorch"
     config: dict[str, Any] = {"name": naming.base_of(request["TrainingJobName"]) or "job"}
     if not naming.is_valid(config["name"]):
@@ -93,16 +94,6 @@ def _refuse_unknown(request: dict[str, Any]) -> None:
         )
 
 
-def _decoded(hyperparameters: dict[str, str]) -> dict[str, Any]:
-    decoded = {}
-    for key, value in hyperparameters.items():
-        try:
-            decoded[key] = json.loads(value)
-        except (TypeError, ValueError):
-            decoded[key] = value
-    return decoded
-
-
 def _distribution(hps: dict[str, Any]) -> dict[str, Any]:
     mp = hps.get("mp_parameters")
     mpi = hps.get("sagemaker_mpi_enabled") is True
@@ -146,24 +137,28 @@ def _image(
     smp_v2 = strategy == "smp" and config["distribution"]["smp"]["version"] == 2
     if not region and ".dkr.ecr." in uri:
         region = uri.split(".")[3]  # <account>.dkr.ecr.<region>.amazonaws.com/...
-    for name in ["xgboost"] if framework == "xgboost" else ["pytorch-smp" if smp_v2 else "pytorch"]:
-        table = sdk_data.training_config(name)
-        for version in [*table["versions"], *table.get("version_aliases", {})]:
-            for py in _py_candidates(table, version):
-                try:
-                    image = images.sdk_training_image(
-                        framework,
-                        region,
-                        version,
-                        py,
-                        instance_type,
-                        smp_v2=smp_v2,
-                        smdistributed=strategy in {"smddp", "smp"},
-                    )
-                except images.ImageUnavailable:
-                    continue
-                if image.uri == uri:
-                    return {"framework_version": version, "py_version": py}
+    name = "xgboost" if framework == "xgboost" else "pytorch-smp" if smp_v2 else "pytorch"
+    table = sdk_data.training_config(name)
+    candidates = [
+        (version, py)
+        for version in [*table["versions"], *table.get("version_aliases", {})]
+        for py in _py_candidates(table, version)
+    ]
+    for version, py in candidates:
+        try:
+            image = images.sdk_training_image(
+                framework,
+                region,
+                version,
+                py,
+                instance_type,
+                smp_v2=smp_v2,
+                smdistributed=strategy in {"smddp", "smp"},
+            )
+        except images.ImageUnavailable:
+            continue
+        if image.uri == uri:
+            return {"framework_version": version, "py_version": py}
     version = _tool_known_version(uri)
     if version:
         return {"framework_version": version}
@@ -188,9 +183,7 @@ def _tool_known_version(uri: str) -> str | None:
 def _tag_version(uri: str, framework: str) -> str | None:
     if framework == "xgboost":
         return uri.rsplit(":", 1)[-1] if ":" in uri else None
-    from sagelaunch.config.rules.frameworks import version_from_image
-
-    return version_from_image(uri)
+    return images.version_from_image(uri)
 
 
 def _compute(request: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import ast
 import json
 import re
 from functools import cache
-from importlib import metadata, util
+from importlib import util
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +34,6 @@ def package_dir(name: str = "sagemaker") -> Path:
             hint="install sagelaunch with its dependencies: pip install sagelaunch",
         )
     return Path(next(iter(spec.submodule_search_locations)))
-
-
-@cache
-def sdk_version() -> str:
-    return metadata.version("sagemaker")
 
 
 @cache

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.local.tree import GROUP, HostTree
 
 SAGEMAKER_PREFIX = "sagemaker_"
@@ -102,17 +103,6 @@ def _command_output(command: list[str]) -> str:
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
-
-
-def decode_hyperparameters(hyperparameters: Mapping[str, str]) -> dict[str, Any]:
-    """hyperparameters.json values as the toolkit reads them: JSON when it parses, else text."""
-    decoded: dict[str, Any] = {}
-    for key, value in hyperparameters.items():
-        try:
-            decoded[key] = json.loads(value)
-        except (ValueError, TypeError):
-            decoded[key] = value
-    return decoded
 
 
 def split_hyperparameters(decoded: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 
 from sagelaunch.config import facts, images, sdk_data
@@ -12,18 +11,10 @@ from sagelaunch.config.rules import error, offered, rule, warning
 from sagelaunch.config.strategies import is_smp_v2
 from sagelaunch.errors import Problem
 
-_IMAGE_TAG_VERSION = re.compile(r":(\d+\.\d+(?:\.\d+)?)-")
-
 
 def check_region(loaded: LoadedConfig) -> str:
     """The region images are checked for: the config's, else $AWS_REGION, else us-east-1."""
     return loaded.config.region or os.environ.get("AWS_REGION") or images.DEFAULT_REGION
-
-
-def version_from_image(image_uri: str | None) -> str | None:
-    """A framework version read from a DLC-style tag (``pytorch-training:2.2.0-gpu-py310``)."""
-    match = _IMAGE_TAG_VERSION.search(image_uri or "")
-    return match[1] if match else None
 
 
 @rule
@@ -128,7 +119,7 @@ def image_without_framework_version(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
     if not config.image_uri or config.framework_version:
         return
-    found = version_from_image(config.image_uri)
+    found = images.version_from_image(config.image_uri)
     taken = f"taken as {found} from the image tag" if found else "not readable from the image tag"
     yield warning(
         loaded,
