@@ -65,6 +65,10 @@ def parse_text(text: str, label: str) -> Document:
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = _syntax_message(exc, text, line)
         raise ConfigError([Problem(label, line, col, "", message)]) from None
+    except ValueError as exc:
+        # ruamel's scalar constructors raise plain ValueError on some malformed numbers
+        # (e.g. a "0x" prefix followed by text); found by the fuzz test.
+        raise ConfigError([Problem(label, 1, 1, "", f"invalid YAML: {exc}")]) from None
     except YAMLError as exc:  # pragma: no cover - ruamel raises Marked errors for documents
         raise ConfigError([Problem(label, 1, 1, "", f"invalid YAML: {exc}")]) from None
     doc = Document(data=None, label=label)
