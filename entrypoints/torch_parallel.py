@@ -83,7 +83,7 @@ def parallelize(
     )
     holder: nn.Module = pipe.holder if pipe else model
     if layout.tp > 1:
-        parts = pipe.parts if pipe else [holder]
+        parts: list[nn.Module] = list(pipe.parts) if pipe else [holder]
         apply_tensor_parallel(holder, mesh["tp"], parts if cfg.sequence_parallel else None)
     _compile_blocks(holder, cfg.compile)
     par = Parallel(holder, holder, cfg.parallel, ctx, layout, mesh, pipe)

@@ -88,9 +88,13 @@ LAYOUTS = {
     "zero1x4": ["--zero1", "--batch_size", "2"],
 }
 # SIGKILL once step 2 is logged, while step 2's checkpoint is usually being written (killed runs
-# checkpoint every step; the restart goes back to MODEL's every 5: writes are the costly part).
+# checkpoint every step). Checkpoint writes are the costly part of these tiny runs, so only the
+# runs a test resumes from write any.
 KILL_AT = 2
 KILLED = ["--checkpoint_every", "1"]  # after MODEL's own, so it wins
+NO_SAVES = ["--checkpoint_every", "0"]
+# The layouts whose step-5 checkpoint a test resumes.
+SAVED = {"tp2_fsdp2", "pp2_tp2_sp", "pp2_dp2_1f1b"}
 # Dropout on: the restored per-rank random streams must matter too (TP ranks share one stream,
 # data-parallel ranks and stages each have their own).
 DROPOUT = ["--dropout", "0.1"]
@@ -155,19 +159,20 @@ def _run_layouts(base: Path) -> None:
         {"root": str(base / name), "argv": [*argv, *KILLED], "kill_after_step": KILL_AT}
         for name, argv in killed.items()
     ]
-    runs += [{"root": str(base / name), "argv": [*MODEL, *argv]} for name, argv in LAYOUTS.items()]
-    runs.append(
-        {
-            "root": str(base / "pp2_tp2_sp.dropout"),
-            "argv": [*MODEL, *LAYOUTS["pp2_tp2_sp"], *DROPOUT],
-        }
-    )
+    runs += [
+        {"root": str(base / name), "argv": [*MODEL, *argv, *([] if name in SAVED else NO_SAVES)]}
+        for name, argv in LAYOUTS.items()
+    ]
+    dropout = [*MODEL, *LAYOUTS["pp2_tp2_sp"], *DROPOUT, *NO_SAVES]
+    runs.append({"root": str(base / "pp2_tp2_sp.dropout"), "argv": dropout})
     # Restarted where each killed run left its checkpoints (torn ones included).
-    runs += [{"root": str(base / name), "argv": argv} for name, argv in killed.items()]
+    runs += [
+        {"root": str(base / name), "argv": [*argv, *NO_SAVES]} for name, argv in killed.items()
+    ]
     runs += [
         {
             "root": str(base / name),
-            "argv": [*MODEL, *LAYOUTS[target]],
+            "argv": [*MODEL, *LAYOUTS[target], *NO_SAVES],
             "resume_from": str(step5(base / source)),
         }
         for name, (source, target) in RESHARD.items()
