@@ -48,6 +48,7 @@ class TrainConfig:
     dp_replicate: int = 0  # 0: 1, or one replica per host under --sharding hybrid
     zero1: bool = False
     tensor_parallel_degree: int = 1
+    sequence_parallel: bool = False
     pipeline_parallel_degree: int = 1
     pipeline_schedule: Schedule = "1f1b"
     microbatches: int = 0  # 0: one per pipeline stage
@@ -164,7 +165,23 @@ def _model_errors(cfg: TrainConfig) -> list[str]:
             f"--n_head {cfg.n_head} is not divisible by --tensor_parallel_degree {tp}; "
             "pick a degree that divides the attention heads"
         )
-    return errors
+    return errors + _sequence_parallel_errors(cfg)
+
+
+def _sequence_parallel_errors(cfg: TrainConfig) -> list[str]:
+    tp = cfg.tensor_parallel_degree
+    if not cfg.sequence_parallel:
+        return []
+    if tp <= 1:
+        return [
+            "--sequence_parallel shards activations across TP ranks; set --tensor_parallel_degree"
+        ]
+    if cfg.seq_len % tp:
+        return [
+            f"--sequence_parallel: --seq_len {cfg.seq_len} is not divisible by "
+            f"--tensor_parallel_degree {tp}; pick a length that splits evenly"
+        ]
+    return []
 
 
 def _pipeline_errors(cfg: TrainConfig) -> list[str]:

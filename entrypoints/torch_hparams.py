@@ -99,6 +99,7 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     )
     flag("zero1", "DDP: shard the optimizer state (ZeroRedundancyOptimizer)")
     opt("tensor_parallel_degree", _integer, 1, "ranks splitting each attention and MLP (TP)")
+    flag("sequence_parallel", "TP: norms and dropout on sequence shards (needs TP > 1)")
     opt("pipeline_parallel_degree", _integer, 1, "pipeline stages the GPT is cut into (PP)")
     opt("pipeline_schedule", _text, "1f1b", "PP schedule", choices=SCHEDULES)
     opt("microbatches", _integer, 0, "PP: micro-batches per step (0: one per stage)")

@@ -14,9 +14,8 @@ from typing import Annotated, Any, NamedTuple
 import typer
 from typer.core import TyperGroup
 
-from sagelaunch import __version__
+from sagelaunch import __version__, output
 from sagelaunch.errors import ConfigError, ExitCode, SagelaunchError
-from sagelaunch.output import stderr
 
 
 class Entry(NamedTuple):
@@ -92,6 +91,12 @@ class _LazyGroup(TyperGroup):
     CliRunner too, so tests see exactly what users see.
     """
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from sagelaunch.cli_params import lighten
+
+        lighten(self, ctx)  # --debug, --version, --help: no pydantic for plain flags
+        return list(super().parse_args(ctx, args))
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
@@ -100,7 +105,7 @@ class _LazyGroup(TyperGroup):
         if entry is None:
             return None
         if cmd_name not in self.commands:
-            self.commands[cmd_name] = _build(cmd_name, entry)
+            self.commands[cmd_name] = _build(cmd_name, entry, ctx)
         return self.commands[cmd_name]
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
@@ -126,34 +131,39 @@ class _LazyGroup(TyperGroup):
         except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits
             raise
         except KeyboardInterrupt:
-            stderr.print("[red]interrupted[/red]")
+            output.stderr.print("[red]interrupted[/red]")
             raise typer.Exit(ExitCode.INTERRUPTED) from None
         except Exception as exc:
             if debug:
                 _print_traceback()
-            stderr.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc}", markup=True)
+            output.stderr.print(
+                f"[red]internal error:[/red] {type(exc).__name__}: {exc}", markup=True
+            )
             if not debug:
-                stderr.print("rerun with --debug for the traceback, and please report it")
+                output.stderr.print("rerun with --debug for the traceback, and please report it")
             raise typer.Exit(ExitCode.INTERNAL) from None
 
 
-def _build(name: str, entry: Entry) -> Any:
+def _build(name: str, entry: Entry, ctx: Any) -> Any:
     """The click command of one entry: its module imported now, and only now."""
     module = importlib.import_module(f"sagelaunch.commands.{entry.module}")
     single = typer.Typer(add_completion=False, rich_markup_mode="rich")
     single.command(name)(getattr(module, entry.function))
-    return typer.main.get_command(single)
+    from sagelaunch.cli_params import lighten
+
+    return lighten(typer.main.get_command(single), ctx)
 
 
 def _print_traceback() -> None:
     import traceback
 
-    stderr.print(traceback.format_exc(), markup=False)
+    output.stderr.print(traceback.format_exc(), markup=False)
 
 
 def _report(exc: SagelaunchError) -> None:
     from rich.markup import escape
 
+    stderr = output.stderr
     if isinstance(exc, ConfigError):
         for problem in exc.problems:
             stderr.print(f"[red]error:[/red] {escape(str(problem))}", markup=True, highlight=False)

@@ -23,11 +23,15 @@ if TYPE_CHECKING:
 _OFFLINE_KEYS = {"aws_access_key_id": "offline", "aws_secret_access_key": "offline"}
 
 
-def offline_session(region: str) -> boto3.Session:
-    """A boto3 session for building requests offline: the SDK needs one, AWS never sees it."""
+def offline_session(region: str, models: botocore.loaders.Loader | None = None) -> boto3.Session:
+    """A boto3 session for building requests offline: the SDK needs one, AWS never sees it.
+    ``models``: a loader that has parsed the service models already (its cache is reused)."""
     import boto3  # only the SDK path needs boto3; the clients below are plain botocore
 
-    return boto3.Session(region_name=region, **_OFFLINE_KEYS)
+    core = botocore.session.Session()
+    if models is not None:
+        core.register_component("data_loader", models)
+    return boto3.Session(botocore_session=core, region_name=region, **_OFFLINE_KEYS)
 
 
 def boto3_session(region: str) -> boto3.Session:

@@ -69,6 +69,13 @@ def recommend(
         bool,
         typer.Option("--activation-checkpointing", help="Recompute activations in backward."),
     ] = False,
+    activation_offload: Annotated[
+        bool,
+        typer.Option(
+            "--activation-offload",
+            help="Keep saved activations in host memory (train_pytorch.py --activation_offload).",
+        ),
+    ] = False,
     eager_attention: Annotated[
         bool,
         typer.Option("--eager-attention", help="Attention stores its scores (no SDPA/flash)."),
@@ -95,6 +102,7 @@ def recommend(
         precision=cast("PrecisionName", precision.value),
         optimizer=cast("OptimizerChoice", optimizer.value),
         activation_checkpointing=activation_checkpointing,
+        activation_offload=activation_offload,
         fused_attention=not eager_attention,
     )
     rec = planner.recommend(workload, layouts.device(instance_type), instance_count)

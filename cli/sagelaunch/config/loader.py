@@ -6,17 +6,18 @@ import difflib
 import types
 import typing
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
+from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
 from sagelaunch.config.yamlsource import Document, KeyPath, format_path, parse_text, read_document
 from sagelaunch.errors import ConfigError, Problem
 
 SET_LABEL = "--set"
+__all__ = ["LoadedConfig", "config_files", "default_source_dir", "load"]
 
 
 @dataclass(frozen=True)
@@ -38,18 +39,7 @@ class LoadedConfig:
     @property
     def source_dir(self) -> Path:
         """The code directory: relative to the config file, default the repo's entrypoints/."""
-        if self.config.source_dir:
-            return (self.path.parent / self.config.source_dir).resolve()
-        return default_source_dir(self.path)
-
-
-def default_source_dir(config_path: Path) -> Path:
-    """The nearest `entrypoints/` folder above the config (this repository's layout), else the
-    entry points installed with sagelaunch, so `init` + `local` work outside a checkout too."""
-    for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
-        if (folder / "entrypoints").is_dir():
-            return folder / "entrypoints"
-    return Path(str(resources.files("sagelaunch.entrypoints")))
+        return resolve_source_dir(self.path, self.config.source_dir)
 
 
 def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
@@ -58,17 +48,6 @@ def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
     for override in overrides or []:
         _apply_override(doc, override)
     return LoadedConfig(path=path, config=_validate(doc), document=doc)
-
-
-def config_files(paths: list[Path]) -> list[Path]:
-    """Expand folders to the *.yaml / *.yml files in them (sorted)."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
-        else:
-            files.append(path)
-    return files
 
 
 # --- extends -------------------------------------------------------------------------------------
@@ -97,7 +76,9 @@ def _merge(base: Document, over: Document) -> Document:
     """Deep merge: maps merge key by key, lists and scalars from ``over`` replace."""
     positions = {key: pos for key, pos in base.positions.items() if not _replaced(key, over.data)}
     positions.update(over.positions)
-    return Document(_merge_data(base.data, over.data), over.label, positions)
+    merged = Document(_merge_data(base.data, over.data), over.label, positions)
+    merged.sources = [*base.sources, *over.sources]
+    return merged
 
 
 def _merge_data(base: Any, over: Any) -> Any:

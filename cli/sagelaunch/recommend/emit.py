@@ -113,6 +113,8 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("precision", "fp32" if work.precision == "fp32" else "bf16"),
         ("activation_checkpointing", work.activation_checkpointing),
     ]
+    if work.activation_offload:  # the entry point's save_on_cpu; absent means off
+        params.append(("activation_offload", True))
     return params
 
 

@@ -47,6 +47,7 @@ def model_json(workload: Workload) -> dict[str, object]:
         "precision": workload.precision,
         "optimizer": workload.optimizer,
         "activation_checkpointing": workload.activation_checkpointing,
+        "activation_offload": workload.activation_offload,
         "fused_attention": workload.fused_attention,
         "state_bytes_per_param": per_param,
         "states_gb": round(workload.params * per_param / 1e9, 2),

@@ -8,6 +8,7 @@ botocore's service model then validates it as the client would. No credentials, 
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
 from sagelaunch.aws.session import offline_session, validate_request
@@ -30,6 +31,20 @@ def _capture_session_class() -> type:
             self.captured = request
 
     return CaptureSession
+
+
+def _parsed_models() -> Any:
+    """The botocore loader of the session the SDK makes when it is imported (JumpStart's
+    default), which has parsed SageMaker's service models (~0.1 s for its largest) and the
+    endpoint data already: our session reads them from its cache instead of parsing them again.
+    None when this SDK has no such session (then botocore parses as usual)."""
+    sagemaker()
+    constants = sys.modules.get("sagemaker.jumpstart.constants")
+    default = getattr(constants, "DEFAULT_JUMPSTART_SAGEMAKER_SESSION", None)
+    try:
+        return default.boto_session._session.get_component("data_loader")  # type: ignore[union-attr]
+    except AttributeError:
+        return None
 
 
 def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
@@ -57,7 +72,8 @@ def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
 
 def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
     """The CreateTrainingJob parameters the SDK would send for ``spec``."""
-    session = _capture_session_class()(boto_session=offline_session(region))
+    boto_session = offline_session(region, models=_parsed_models())
+    session = _capture_session_class()(boto_session=boto_session)
     try:
         with offline():
             estimator = build_estimator(spec, session)
