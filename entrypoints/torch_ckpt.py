@@ -184,6 +184,10 @@ class Checkpointer:
         return self.par.uses_dcp
 
     @property
+    def format_name(self) -> str:
+        return "dcp" if self.sharded else "torch"
+
+    @property
     def committer(self) -> bool:
         # Sharded checkpoints have files from every host, so each host commits its own copy
         # (SageMaker merges them in S3); a rank-0 checkpoint has one writer.
@@ -233,7 +237,7 @@ class Checkpointer:
                 _fsync_file(path)  # DCP's own fsync is optional, so do it for every shard
             manifest = {
                 "step": step,
-                "format": "dcp" if self.sharded else "torch",
+                "format": self.format_name,
                 "files": {
                     p.name: {"size": p.stat().st_size, "sha256": hashes.get(p.name)}
                     for p in sorted(temp.iterdir())
