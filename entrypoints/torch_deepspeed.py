@@ -111,18 +111,21 @@ def initialize(
     layout: torch_config.Layout,
 ) -> torch_parallel.Parallel:
     """The DeepSpeed engine (and its optimizer) as a Parallel of mode "deepspeed"."""
+    config = build_config(cfg, cfg.precision or "fp32", CODE_DIR)  # a bad file fails first
+    if not ctx.has_group:
+        raise smenv.UsageError("DeepSpeed needs a process group; this run has none")
+    if ctx.device.type == "cpu":
+        # Else DeepSpeed probes for accelerators and warns on every rank that it found none.
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")
     import deepspeed
 
     _quiet(deepspeed)
-    if not ctx.has_group:
-        raise smenv.UsageError("DeepSpeed needs a process group; this run has none")
     _export_ranks(ctx)
     if ctx.device.type == "cpu":
         import deepspeed.ops
 
         # See the module docstring: no JIT build of the shared-memory extension on the CPU.
         deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
-    config = build_config(cfg, cfg.precision or "fp32", CODE_DIR)
     engine, optimizer, _, _ = deepspeed.initialize(
         model=model.to(ctx.device),
         model_parameters=[p for p in model.parameters() if p.requires_grad],

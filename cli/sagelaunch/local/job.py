@@ -71,6 +71,7 @@ class Result:
         return {
             "job_name": self.job_name,
             "workdir": str(self.workdir),
+            "launcher": self.launcher,  # python, torchrun or mpirun
             "hosts": [
                 {
                     "host": h.host,
