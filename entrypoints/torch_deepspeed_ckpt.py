@@ -33,7 +33,9 @@ class Checkpointer(torch_ckpt.Checkpointer):
     def _write(self, temp: Path, extra: dict[str, Any]) -> dict[str, str]:
         self.par.engine.save_checkpoint(str(temp.parent), tag=temp.name, save_latest=False)
         if self.committer:
-            return {torch_ckpt.EXTRA_FILE: torch_ckpt.save_file(extra, temp / torch_ckpt.EXTRA_FILE)}
+            return {
+                torch_ckpt.EXTRA_FILE: torch_ckpt.save_file(extra, temp / torch_ckpt.EXTRA_FILE)
+            }
         return {}
 
     def _load(self, path: Path, manifest: dict[str, Any]) -> dict[str, Any]:

@@ -163,7 +163,11 @@ CASES = {
     "deepspeed_needs_a_launcher": (
         {"compute": P4D, "hyperparameters": {"zero_stage": 3}},
         "runs under a distributed launcher, not strategy none",
-        {"compute": P4D, "distribution": {"strategy": "torchrun"}, "hyperparameters": {"zero_stage": 3}},
+        {
+            "compute": P4D,
+            "distribution": {"strategy": "torchrun"},
+            "hyperparameters": {"zero_stage": 3},
+        },
     ),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},

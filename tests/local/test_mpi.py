@@ -91,7 +91,14 @@ def test_mpirun_command_is_the_toolkits_on_loopback(monkeypatch, tmp_path):
     assert sorted(mine["flags"]) == sorted(expected_flags)
     assert ours[0] == "/venv/bin/mpirun"
     # The program: the rank wrapper, then the toolkit's python + script (without -m mpi4py).
-    wrapper = [sys.executable, "-I", "-S", str(mpi.RANK_WRAPPER), str(tmp_path / "ranks.json"), "--"]
+    wrapper = [
+        sys.executable,
+        "-I",
+        "-S",
+        str(mpi.RANK_WRAPPER),
+        str(tmp_path / "ranks.json"),
+        "--",
+    ]
     assert mine["program"] == wrapper
     assert ours[-4:] == [sys.executable, "train.py", "--lr", "0.1"]
     assert theirs["program"][-3:] == ["train.py", "--lr", "0.1"]
@@ -106,19 +113,22 @@ def ranks_plan(tmp_path: Path) -> dict:
     first = {"HOME": "/home/me", "SM_CURRENT_HOST": "algo-1", "SM_MODEL_DIR": "/r/algo-1/model"}
     second = {**first, "SM_CURRENT_HOST": "algo-2", "SM_MODEL_DIR": "/r/algo-2/model"}
     path = tmp_path / "ranks.json"
-    mpi.write_ranks_file(path, 2, [("algo-1", Path("/r/algo-1/code"), first), ("algo-2", Path("/r/algo-2/code"), second)])  # fmt: skip
+    hosts = [("algo-1", Path("/r/algo-1/code"), first), ("algo-2", Path("/r/algo-2/code"), second)]
+    mpi.write_ranks_file(path, 2, hosts)
     return json.loads(path.read_text())
 
 
 def test_ranks_file_holds_only_what_differs_between_hosts(tmp_path):
     plan = ranks_plan(tmp_path)
     assert plan["hosts"][0]["env"] == {}
-    assert plan["hosts"][1]["env"] == {"SM_CURRENT_HOST": "algo-2", "SM_MODEL_DIR": "/r/algo-2/model"}  # fmt: skip
+    differs = {"SM_CURRENT_HOST": "algo-2", "SM_MODEL_DIR": "/r/algo-2/model"}
+    assert plan["hosts"][1]["env"] == differs
     assert "HOME" not in json.dumps(plan)
 
 
 @pytest.mark.parametrize(
-    ("rank", "host", "local"), [(0, "algo-1", "0"), (1, "algo-1", "1"), (2, "algo-2", "0"), (3, "algo-2", "1")]  # fmt: skip
+    ("rank", "host", "local"),
+    [(0, "algo-1", "0"), (1, "algo-1", "1"), (2, "algo-2", "0"), (3, "algo-2", "1")],
 )
 def test_each_rank_lands_on_its_host_with_a_host_local_rank(tmp_path, rank, host, local):
     plan = ranks_plan(tmp_path)

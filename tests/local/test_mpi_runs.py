@@ -92,10 +92,14 @@ def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
     mpi_losses = steps(done.stderr)
     assert sorted(mpi_losses) == [1, 2, 3, 4]
     # Each host's checkpoint folder holds its own ranks' ZeRO shards (node-local storage).
-    algo2 = {p.name for p in (tmp_path / "run" / "algo-2" / "checkpoints" / "step_000004").iterdir()}
+    algo2 = {
+        p.name for p in (tmp_path / "run" / "algo-2" / "checkpoints" / "step_000004").iterdir()
+    }
     assert {"COMPLETE", "zero_pp_rank_2_mp_rank_00_optim_states.pt"} <= algo2
     assert "zero_pp_rank_0_mp_rank_00_optim_states.pt" not in algo2
     # The same job under torchrun: 4 processes, the same hyperparameters.
-    args = [arg for key, value in {"zero_stage": 2, **small}.items() for arg in (f"--{key}", str(value))]
+    args = [
+        arg for key, value in {"zero_stage": 2, **small}.items() for arg in (f"--{key}", str(value))
+    ]
     torchrun = TorchJob(tmp_path / "torchrun").run_ok(*args, nproc=4)
     assert torchrun.steps() == pytest.approx(mpi_losses, rel=1e-6)

@@ -96,7 +96,9 @@ def command(
         argv += ["--mca", name, value]
     argv += ["-x", "NCCL_MIN_NRINGS=4", "-x", f"NCCL_SOCKET_IFNAME={INTERFACE}"]
     argv += ["-x", f"NCCL_DEBUG={nccl_debug}"]
-    argv += [arg for name in ("LD_LIBRARY_PATH", "PATH") if name in os.environ for arg in ("-x", name)]
+    argv += [
+        arg for name in ("LD_LIBRARY_PATH", "PATH") if name in os.environ for arg in ("-x", name)
+    ]
     argv += custom
     argv += [arg for name in _CREDENTIALS if name in os.environ for arg in ("-x", name)]
     argv += [arg for name in exported for arg in ("-x", name)]
