@@ -301,9 +301,16 @@ class Checkpointer:
 
     def _load(self, path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
         files = manifest["files"]
+        written_by = manifest.get("format")
+        if written_by not in (None, "torch", "dcp"):  # e.g. "deepspeed": torch_deepspeed_ckpt
+            raise smenv.UsageError(
+                f"checkpoint {path} was written in the {written_by} format; resume it with the "
+                "hyperparameters that wrote it (--zero_stage/--deepspeed_config for DeepSpeed), "
+                "or use a fresh --checkpoint_dir"
+            )
         # The format the checkpoint was written in, not this run's: shards written under one
         # layout load into any other (DCP reshards), a single-process run included.
-        if manifest.get("format") != "dcp":
+        if written_by != "dcp":
             if self.sharded:
                 raise smenv.UsageError(
                     f"checkpoint {path} holds one rank's full state; resume it with the layout "

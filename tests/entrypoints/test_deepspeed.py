@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -173,3 +174,12 @@ def test_bad_deepspeed_hyperparameters_fail_before_any_work(train_pytorch_main):
     ]:
         status, result, _ = train_pytorch_main(*argv)
         assert status != 0 and message in result.stderr, (argv, result.stderr)
+
+
+def test_a_deepspeed_checkpoint_is_not_resumed_without_deepspeed(
+    runs, train_pytorch_main, tmp_path
+):
+    root = tmp_path / "plain"
+    shutil.copytree(step5(runs / "zero3_offload"), root / "checkpoints" / "step_000005")
+    status, result, _ = train_pytorch_main(*MODEL, root=root)
+    assert status != 0 and "written in the deepspeed format" in result.stderr
