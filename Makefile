@@ -11,7 +11,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local,deepspeed]"
 	touch $@
 
 test: setup

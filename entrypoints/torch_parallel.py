@@ -18,6 +18,7 @@ from torch import nn
 
 import smenv
 import torch_config
+import torch_deepspeed
 import torch_dist
 import torch_models
 import torch_pipeline
@@ -40,6 +41,8 @@ class Parallel:
     pipeline: torch_pipeline.Pipeline | None = None
     dp_group: Any = None  # gradients are all-reduced here by hand (DDP beside TP or PP)
     zero1: bool = False
+    engine: Any = None  # mode "deepspeed": the DeepSpeed engine (model is the engine too)
+    engine_optimizer: Any = None  # ... and the optimizer deepspeed.initialize built
 
     @property
     def uses_dcp(self) -> bool:
@@ -65,7 +68,9 @@ def parallelize(
     layout: torch_config.Layout,
 ) -> Parallel:
     """Compose the parallelisms in torchtitan's order: PP split, TP, activation checkpointing
-    (inside the model), compile, then FSDP or DDP."""
+    (inside the model), compile, then FSDP or DDP. DeepSpeed ZeRO replaces all of it."""
+    if torch_deepspeed.enabled(cfg):
+        return torch_deepspeed.initialize(model, ctx, cfg, layout)
     if ctx.kind == "xla":
         if cfg.parallel == "fsdp" or not layout.is_data_parallel_only:
             raise smenv.UsageError("on Neuron only --parallel ddp runs; drop FSDP, TP and PP")
@@ -267,6 +272,8 @@ def autocast(ctx: torch_dist.DistContext, precision: str) -> contextlib.Abstract
 def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.Optimizer:
     """AdamW over this rank's parameters; with --zero1 each rank keeps only its share of its
     state (ZeroRedundancyOptimizer updates its shard and broadcasts the new weights)."""
+    if par.mode == "deepspeed":
+        return par.engine_optimizer  # type: ignore[no-any-return]
     params = list(par.model.parameters())
     if par.zero1:
         from torch.distributed.optim import ZeroRedundancyOptimizer
@@ -391,6 +398,8 @@ def load_sharded_state(par: Parallel, optimizer: torch.optim.Optimizer, state: d
 
 def full_cpu_state_dict(par: Parallel) -> dict[str, torch.Tensor]:
     """The whole model on the CPU for model.pt; collective when sharded, complete on rank 0."""
+    if par.mode == "deepspeed":
+        return torch_deepspeed.full_state_dict(par)
     if not par.uses_dcp:
         return {k: v.detach().cpu() for k, v in unwrapped(par.model).state_dict().items()}
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict

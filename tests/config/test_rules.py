@@ -160,6 +160,15 @@ CASES = {
     ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
     "job_name_truncated": ({"name": "n" * 40}, "keep the first 39", {"name": "n" * 39}),
+    "deepspeed_needs_a_launcher": (
+        {"compute": P4D, "hyperparameters": {"zero_stage": 3}},
+        "runs under a distributed launcher, not strategy none",
+        {
+            "compute": P4D,
+            "distribution": {"strategy": "torchrun"},
+            "hyperparameters": {"zero_stage": 3},
+        },
+    ),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},
         "overrides it",

@@ -14,12 +14,14 @@ from typing import Any
 from sagelaunch import bundle
 from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import UsageError
 from sagelaunch.local import (
     artifacts,
     channels,
     environment,
     launchers,
+    mpi,
     ports,
     supervisor,
     tree,
@@ -69,6 +71,7 @@ class Result:
         return {
             "job_name": self.job_name,
             "workdir": str(self.workdir),
+            "launcher": self.launcher,  # python, torchrun or mpirun
             "hosts": [
                 {
                     "host": h.host,
@@ -96,7 +99,7 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     launch = launchers.choose(
         topology.topology(config).launcher,  # what plan.topology will say
         config.distribution.strategy,
-        options.processes_per_host or config.local.processes_per_host,
+        options.processes_per_host or _processes_per_host(config),
     )
     sources = channels.sources(loaded)
     return Prepared(loaded, local_variant(loaded), sources, tree.host_names(count), launch)
@@ -111,6 +114,15 @@ def warm_start(prepared: Prepared) -> Iterator[list[subprocess.Popen[bytes]]]:
     inherited = environment.without_job_variables(os.environ)
     with warm.agents(len(prepared.hosts), inherited) as agents:
         yield agents
+
+
+def _processes_per_host(config: LaunchConfig) -> int:
+    """local.processes_per_host when the config sets it, else distribution.processes_per_host
+    (mpi, smp v1: the count the container's mpirun starts per host), else 1."""
+    local = config.local
+    if "processes_per_host" in local.model_fields_set:
+        return local.processes_per_host
+    return config.distribution.processes_per_host or local.processes_per_host
 
 
 def host_count(config_hosts: int | None, instance_count: int, requested: int | None) -> int:
@@ -183,11 +195,13 @@ def _host_processes(
     hyperparameters = request.get("HyperParameters", {})
     names = [host.name for host in trees]
     instance_type = request["ResourceConfig"]["InstanceType"]
-    _, user = environment.split_hyperparameters(environment.decode_hyperparameters(hyperparameters))
+    framework, user = environment.split_hyperparameters(
+        environment.decode_hyperparameters(hyperparameters)
+    )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
-    specs = []
-    for index, host in enumerate(trees):
+    envs, sm_names = [], []
+    for host in trees:
         training_env = environment.training_environment(
             host,
             hyperparameters=hyperparameters,
@@ -196,6 +210,23 @@ def _host_processes(
             machine=machine,
             container_env=container_env,
         )
+        sm = environment.sm_variables(training_env)
+        sm_names = sorted(sm)
+        envs.append(
+            environment.process_environment(
+                os.environ,
+                container_env=container_env,
+                sm=sm,
+                training_env=training_env,
+                job_name=plan.job_name,
+                region=plan.region,
+                code_dir=str(host.code),
+                extra=extra,
+            )
+        )
+    mpi_job = _mpi_job(launch, trees, envs, sm_names, framework)
+    specs = []
+    for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
         command = launchers.host_command(
             launch,
             entry_point=str(config.entry_point),
@@ -203,23 +234,32 @@ def _host_processes(
             host_index=index,
             host_count=len(trees),
             master_port=master_port,
+            mpi_job=mpi_job,
         )
         if command is None:
             continue
-        env = environment.process_environment(
-            os.environ,
-            container_env=container_env,
-            sm=environment.sm_variables(training_env),
-            training_env=training_env,
-            job_name=plan.job_name,
-            region=plan.region,
-            code_dir=str(host.code),
-            extra=extra,
-        )
         log = host.root.parent / "logs" / f"{host.name}.log"
         waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
         specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
     return specs
+
+
+def _mpi_job(
+    launch: launchers.Launch,
+    trees: list[tree.HostTree],
+    envs: list[dict[str, str]],
+    sm_names: list[str],
+    framework: dict[str, Any],
+) -> launchers.MpiJob | None:
+    """The ranks file mpi_rank.py reads (every host's folder and environment) and what the
+    toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
+    if launch.kind != "mpirun":
+        return None
+    ranks_file = trees[0].root.parent / "logs" / "mpi-ranks.json"
+    hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
+    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts)
+    custom = str(framework.get("sagemaker_mpi_custom_mpi_options") or "")
+    return launchers.MpiJob(ranks_file, sm_names, custom)
 
 
 def _launcher_env(
