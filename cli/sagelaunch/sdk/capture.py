@@ -32,6 +32,11 @@ def _capture_session_class() -> type:
     return CaptureSession
 
 
+def capture_session(region: str) -> Any:
+    """A session that keeps the request it would send (``.captured``) instead of sending it."""
+    return _capture_session_class()(boto_session=offline_session(region))
+
+
 def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
     sdk = sagemaker()
     classes = {
@@ -57,7 +62,7 @@ def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
 
 def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
     """The CreateTrainingJob parameters the SDK would send for ``spec``."""
-    session = _capture_session_class()(boto_session=offline_session(region))
+    session = capture_session(region)
     try:
         with offline():
             estimator = build_estimator(spec, session)

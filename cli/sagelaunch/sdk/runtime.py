@@ -47,8 +47,10 @@ def sagemaker() -> ModuleType:
         import sagemaker as sdk
         import sagemaker.estimator
         import sagemaker.inputs
+        import sagemaker.parameter
         import sagemaker.pytorch
         import sagemaker.telemetry.telemetry_logging
+        import sagemaker.tuner
         import sagemaker.xgboost
 
     # sagemaker_core replaces the excepthook and sagemaker.experiments calls basicConfig(INFO),
