@@ -92,9 +92,19 @@ def tuning_job_name(base: str, now: datetime | None = None) -> str:
     return f"{base[: MAX_TUNING_JOB_NAME - SHORT_TIMESTAMP_LEN - 1]}-{now:%y%m%d-%H%M}"
 
 
-def tuning_job_name_for(config: Any) -> str:
-    """A config's tuning job name: ``tuning.base_name`` (else ``name``) + the short timestamp."""
-    return tuning_job_name(config.tuning.base_name or config.name)
+def tuning_job_name_for(config: Any, job_name: str | None = None) -> str:
+    """A config's tuning job name: ``tuning.base_name`` (else ``name``) + the short timestamp of
+    the plan's training job name when it has one (one plan, one moment), else of now."""
+    return tuning_job_name(config.tuning.base_name or config.name, timestamp_of(job_name or ""))
+
+
+def timestamp_of(job_name: str) -> datetime | None:
+    """The time in a timestamped job name (``NAME-YYYY-MM-DD-HH-MM-SS-mmm``), else None."""
+    match = _TIMESTAMP_SUFFIX.search(job_name)
+    if not match:
+        return None
+    parts = [int(p) for p in match.group(0).strip("-").split("-")]
+    return datetime(*parts[:6], parts[6] * 1000, tzinfo=timezone.utc)
 
 
 def tuning_base_of(name: str) -> str:

@@ -102,6 +102,6 @@ def watch(
 
 def missing(name: str) -> AwsError:
     return AwsError(
-        f"no training or tuning job named {name!r} in this account and region",
+        f"no training job named {name!r} (nor a tuning job) in this account and region",
         hint="check the name (sagelaunch list, sagelaunch list --tuning) and --region",
     )

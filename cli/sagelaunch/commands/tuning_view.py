@@ -3,13 +3,47 @@ list table, and their JSON summaries (stable keys for CI)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
 from sagelaunch.commands.job_view import jsonable, status_text
 from sagelaunch.output import stdout
+
+if TYPE_CHECKING:
+    from sagelaunch.plan_model import TuningPlan
+
+RANGE_KINDS = ("Continuous", "Integer", "Categorical")
+
+
+def render_tuning_plan(tuning: TuningPlan) -> None:
+    """`plan` of a config with `tuning:`: the tuning job and its ranges as sent (-o json shows
+    the whole CreateHyperParameterTuningJob request)."""
+    config = tuning.request["HyperParameterTuningJobConfig"]
+    objective = config.get("HyperParameterTuningJobObjective", {})
+    limits = config.get("ResourceLimits", {})
+    stdout.print(
+        f"[bold]tuning[/bold] {tuning.job_name} · {config['Strategy']} · "
+        f"{objective.get('Type', '?')} {objective.get('MetricName', '?')} · "
+        f"{limits.get('MaxNumberOfTrainingJobs', 'every point')} jobs, "
+        f"{limits.get('MaxParallelTrainingJobs')} at once · early stopping "
+        f"{config.get('TrainingJobEarlyStoppingType', 'Off')}",
+        highlight=False,
+    )
+    table = Table(title="tuned ranges (as sent)", title_justify="left", box=None)
+    for column in ("hyperparameter", "kind", "range", "scaling"):
+        table.add_column(column, overflow="fold")
+    ranges = config.get("ParameterRanges", {})
+    for kind in RANGE_KINDS:
+        for item in ranges.get(f"{kind}ParameterRanges", []):
+            span = (
+                ", ".join(item["Values"])
+                if kind == "Categorical"
+                else f"{item['MinValue']} … {item['MaxValue']}"
+            )
+            table.add_row(item["Name"], kind.lower(), span, item.get("ScalingType", ""))
+    stdout.print(table)
 
 
 def tuning_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:

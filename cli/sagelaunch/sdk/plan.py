@@ -65,7 +65,7 @@ def build_plan(
         request = capture_request(spec, region, job_name)
     except SdkRejected as exc:
         raise loaded.error(("framework",), exc.message) from None
-    tuning = planned_tuning(loaded, spec, region) if config.tuning is not None else None
+    tuning = planned_tuning(loaded, spec, region, job_name) if config.tuning else None
     return Plan(
         tuning=tuning,
         job_name=job_name,
@@ -80,13 +80,15 @@ def build_plan(
     )
 
 
-def planned_tuning(loaded: LoadedConfig, spec: EstimatorSpec, region: str) -> TuningPlan:
+def planned_tuning(
+    loaded: LoadedConfig, spec: EstimatorSpec, region: str, job_name: str
+) -> TuningPlan:
     """The `tuning:` block through the SDK's HyperparameterTuner, around the same estimator."""
     from sagelaunch.sdk.tuning import capture_tuning_request, tuner_spec
 
     tuning = loaded.config.tuning
     assert tuning is not None
-    name = naming.tuning_job_name_for(loaded.config)
+    name = naming.tuning_job_name_for(loaded.config, job_name)
     tuner = tuner_spec(tuning, spec)
     try:
         request = capture_tuning_request(spec, tuner, region, name)

@@ -164,6 +164,8 @@ class Scheduler:
                 return self.result
             if deadline is not None and self.clock() >= deadline:
                 return self.result
+            if changed and not self.blocked and any(s.status == QUEUED for s in states):
+                continue  # a slot came free: fill it now, not a poll interval later
             interval = (
                 self.pacing.poll_s
                 if changed

@@ -48,13 +48,10 @@ def deliver(
     from sagelaunch.aws import tuning as tuning_jobs
     from sagelaunch.aws.upload import exists, put
 
+    require_tuning(config, overrides)
     kwargs = {"progress": progress} if progress else {}
     plan, data = make_plan(config, overrides, region, None, **kwargs)
-    if plan.tuning is None:
-        raise UsageError(
-            f"{config} has no tuning: block",
-            hint="add tuning: {objective: {...}, ranges: {...}} (see `sagelaunch schema`)",
-        )
+    assert plan.tuning is not None  # a config with tuning: plans one
     tuning = named(plan.tuning, key)
     if aws is None:
         from sagelaunch.aws.session import clients
@@ -84,6 +81,17 @@ def deliver(
         attached=existing is not None,
     )
     return submission, aws
+
+
+def require_tuning(config: Path, overrides: list[str] | None) -> None:
+    """Before the SDK runs: is there a tuning block at all?"""
+    from sagelaunch.config.loader import load
+
+    if load(config, overrides).config.tuning is None:
+        raise UsageError(
+            f"{config} has no tuning: block",
+            hint="add tuning: {objective: {...}, ranges: {...}} (see `sagelaunch schema`)",
+        )
 
 
 def named(tuning: TuningPlan, key: str | None) -> TuningPlan:
