@@ -57,7 +57,10 @@ def test_status_and_wait_understand_tuning_jobs(cli, moto):
     )
     assert status["training_jobs"]["Completed"] == 1  # moto's fixed counters
     assert status["best_training_job"]["job_name"] == "FakeTrainingJobName"
-    assert status["resource_limits"] == {"MaxNumberOfTrainingJobs": 20, "MaxParallelTrainingJobs": 4}
+    assert status["resource_limits"] == {
+        "MaxNumberOfTrainingJobs": 20,
+        "MaxParallelTrainingJobs": 4,
+    }
     table = cli("status", name)
     assert "best job" in table.stdout and "1 Completed" in table.stdout
     waited = cli("wait", name, "-o", "json")
@@ -67,9 +70,12 @@ def test_status_and_wait_understand_tuning_jobs(cli, moto):
 def test_tune_refuses_a_config_without_tuning(cli, moto):
     result = cli("tune", EXAMPLES / "cpu-local.yaml")
     assert result.exit_code == 2 and "has no tuning: block" in result.stderr
-    assert boto_client("sagemaker").list_hyper_parameter_tuning_jobs()[
-        "HyperParameterTuningJobSummaries"
-    ] == []
+    assert (
+        boto_client("sagemaker").list_hyper_parameter_tuning_jobs()[
+            "HyperParameterTuningJobSummaries"
+        ]
+        == []
+    )
 
 
 def test_plan_of_a_tuning_config_keeps_the_training_request(cli, moto):

@@ -288,8 +288,9 @@ def test_builtin_xgboost_hyperband_keeps_categoricals_plain(tmp_path, sdk_tuning
     assert request == expected
     ranges = request["HyperParameterTuningJobConfig"]["ParameterRanges"]
     assert ranges["CategoricalParameterRanges"][0]["Values"] == ["gbtree", "dart"]
-    assert "sagemaker_estimator_class_name" not in (
-        request["TrainingJobDefinition"]["StaticHyperParameters"]
+    assert (
+        "sagemaker_estimator_class_name"
+        not in (request["TrainingJobDefinition"]["StaticHyperParameters"])
     )
 
 
