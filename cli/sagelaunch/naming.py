@@ -103,8 +103,10 @@ def timestamp_of(job_name: str) -> datetime | None:
     match = _TIMESTAMP_SUFFIX.search(job_name)
     if not match:
         return None
-    parts = [int(p) for p in match.group(0).strip("-").split("-")]
-    return datetime(*parts[:6], parts[6] * 1000, tzinfo=timezone.utc)
+    year, month, day, hour, minute, second, milli = (
+        int(p) for p in match.group(0).strip("-").split("-")
+    )
+    return datetime(year, month, day, hour, minute, second, milli * 1000, tzinfo=timezone.utc)
 
 
 def tuning_base_of(name: str) -> str:

@@ -8,7 +8,6 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-import yaml
 
 from sagelaunch import naming
 from sagelaunch.config.metrics import metrics_json_values

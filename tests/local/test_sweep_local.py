@@ -44,8 +44,10 @@ def test_four_local_trials_end_with_a_results_table_and_a_best_trial(tmp_path):
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     results = tmp_path / "results.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "sagelaunch", "sweep", str(path), "--local"]
-        + ["--workdir", str(tmp_path / "runs"), "--results", str(results)],
+        [
+            *(sys.executable, "-m", "sagelaunch", "sweep", str(path), "--local"),
+            *("--workdir", str(tmp_path / "runs"), "--results", str(results)),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
