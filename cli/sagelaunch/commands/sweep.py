@@ -135,7 +135,7 @@ def _finish(result: SweepResult, output: OutputFormat, results: Path | None, wai
     if output is OutputFormat.json:
         print_json(result.as_json())
     else:
-        stdout.print(results_table(result, final=True))
+        _print_table(results_table(result, final=True))
     _conclude(result, waited)
 
 
@@ -166,7 +166,7 @@ def _dry_run(planned: PlannedSweep, output: OutputFormat) -> None:
     if output is OutputFormat.json:
         print_json(dry_run_json(planned))
         return
-    stdout.print(trials_table(planned))
+    _print_table(trials_table(planned))
     for trial in planned.trials:
         stdout.print(f"\n[bold]trial {trial.trial.index}[/bold] {trial.plan.job_name}")
         print_json(trial.plan.redacted().request)
@@ -181,6 +181,20 @@ def _live(output: OutputFormat):  # type: ignore[no-untyped-def]
 
 def _progress(output: OutputFormat):  # type: ignore[no-untyped-def]
     return lambda: stderr.status("building the trials' requests with the SageMaker SDK (offline)…")
+
+
+def _print_table(table: object) -> None:
+    """A terminal's width where there is one; in CI logs wide enough that job names (what people
+    copy) stay on one line."""
+    if stdout.is_terminal:
+        stdout.print(table)
+        return
+    from rich.console import Console
+
+    Console(file=stdout.file, highlight=False, width=LOG_WIDTH).print(table)
+
+
+LOG_WIDTH = 160
 
 
 def _say(message: str) -> None:
