@@ -100,6 +100,10 @@ def test_rules_run_on_every_trial(make_config):
         ({**SWEEP, "method": "random"}, "samples: method random needs samples"),
         ({**SWEEP, "method": "random", "samples": 7}, "exceeds the 6 combinations"),
         ({"parameters": {"hyperparameters.lr": []}}, "hyperparameters.lr has no values"),
+        (
+            {"parameters": {"hyperparameters.lr": [1, 2, 1]}},
+            "hyperparameters.lr lists a value twice",
+        ),
         ({**SWEEP, "max_paralel": 2}, "did you mean 'max_parallel'"),
     ],
 )

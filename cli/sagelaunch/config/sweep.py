@@ -7,6 +7,7 @@ the SDK's HyperparameterTuner in sdk/tuning.py; its names are the SDK's and the 
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Annotated, Any, Literal
 
@@ -59,6 +60,9 @@ class Sweep(_Strict):
         empty = [key for key, values in self.parameters.items() if not values]
         if empty:
             raise ValueError(f"parameters: {empty[0]} has no values")
+        repeated = [key for key, values in self.parameters.items() if _has_repeats(values)]
+        if repeated:  # two trials would be one job (the same name, the same request)
+            raise ValueError(f"parameters: {repeated[0]} lists a value twice")
         if self.method == "random" and self.samples is None:
             raise ValueError("samples: method random needs samples (how many trials to draw)")
         if self.method == "random" and self.samples and self.samples > self.grid_size:
@@ -71,6 +75,11 @@ class Sweep(_Strict):
     @property
     def grid_size(self) -> int:
         return math.prod(len(values) for values in self.parameters.values())
+
+
+def _has_repeats(values: list[Any]) -> bool:
+    seen = [json.dumps(v, sort_keys=True, default=str) for v in values]
+    return len(set(seen)) != len(seen)
 
 
 class TuningObjective(_Strict):
