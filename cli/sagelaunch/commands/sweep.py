@@ -64,7 +64,9 @@ def sweep(
     ] = None,
     workdir: Annotated[
         Path | None,
-        typer.Option("--workdir", help="--local: the sweep's folder (default .sagelaunch/sweeps)."),
+        typer.Option(
+            "--workdir", help="--local: the sweep's folder (default .sagelaunch/sweeps/NAME-TIME)."
+        ),
     ] = None,
     timeout: TimeoutOption = None,
     region: RegionOption = None,

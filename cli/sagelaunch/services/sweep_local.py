@@ -2,9 +2,10 @@
 
 Every trial is checked and prepared, and its request planned (the SDK is not thread-safe, so
 planning is sequential, from the plan cache when unchanged); then the trials run at most
-``max_parallel`` at a time, each in its own run folder (``<workdir>/trial-N``) with its own
-emulated hosts and free ports. The objective comes from the entry point's ``metrics.json``, read
-from the trial's ``output.tar.gz`` as SageMaker would store it.
+``max_parallel`` at a time, each in its own run folder (``WORKDIR/trial-N``; by default WORKDIR is
+``.sagelaunch/sweeps/NAME-TIMESTAMP``) with its own emulated hosts and free ports. The objective
+comes from the entry point's ``metrics.json``, read from the trial's ``output.tar.gz`` as
+SageMaker would store it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sagelaunch import naming
 from sagelaunch.config.metrics import metrics_json_values
 from sagelaunch.config.trials import SweepSpec, Trial
 from sagelaunch.services import planning
@@ -65,7 +67,8 @@ def run(
     from sagelaunch.services.local_run import require_framework
 
     require_framework(spec.base.config.framework)
-    root = (workdir or SWEEPS_DIR / spec.base.config.name).resolve()
+    # A fresh folder per sweep (name + timestamp, as local runs): two sweeps at once never meet.
+    root = (workdir or SWEEPS_DIR / naming.timestamped(spec.base.config.name)).resolve()
     trials = [_prepare(trial, root / f"trial-{trial.index}", progress) for trial in spec.trials]
     result = SweepResult(
         spec.base.config.name,
