@@ -14,6 +14,7 @@ import os
 import tarfile
 import time
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sagelaunch import naming
 from sagelaunch.config.metrics import metrics_json_values
 from sagelaunch.config.trials import SweepSpec, Trial
+from sagelaunch.local import supervisor
 from sagelaunch.services import planning
 from sagelaunch.services.sweep_results import SweepResult, TrialState
 from sagelaunch.statuses import JobStatus
@@ -80,9 +82,20 @@ def run(
         spec.sweep.objective,
         where="local",
     )
-    with ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="trial") as pool:
-        for local, state in zip(trials, result.trials, strict=True):
-            pool.submit(_run_trial, local, state, result, notify)
+    pool = ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="trial")
+    try:
+        futures.wait(
+            [
+                pool.submit(_run_trial, local, state, result, notify)
+                for local, state in zip(trials, result.trials, strict=True)
+            ]
+        )
+    except KeyboardInterrupt:  # only this thread hears Ctrl-C: stop the trials' hosts too
+        pool.shutdown(wait=False, cancel_futures=True)
+        supervisor.stop_everything()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     notify(result)
     return result
 
@@ -128,6 +141,9 @@ def _record(state: TrialState, outcome: Result) -> None:
         failed = outcome.failed[0]
         state.status = JobStatus.Failed.value
         state.failure_reason = failed.failure or f"{failed.host} exited {failed.exit_code}"
+        return
+    if any(host.stopped for host in outcome.hosts):  # Ctrl-C: stopped, not finished
+        state.status = JobStatus.Stopped.value
         return
     state.status = JobStatus.Completed.value
     if outcome.output_artifact is not None:
