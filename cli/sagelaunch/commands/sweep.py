@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from sagelaunch.commands.follow import TimeoutOption, given_clients, timeout_seconds
 from sagelaunch.output import (
@@ -83,6 +84,7 @@ def sweep(
         from sagelaunch.services import sweep_local
 
         spec = expand(config, overrides)
+        _warn([str(w) for trial in spec.trials for w in trial.warnings])
         parallel = max_parallel or sweep_local.default_parallel(spec)
         with _live(output) as notify:
             result = sweep_local.run(spec, parallel, workdir, notify, progress)
@@ -91,6 +93,7 @@ def sweep(
     from sagelaunch.services.sweep import plan_trials
 
     planned = plan_trials(config, overrides, region, idempotency_key, progress)
+    _warn([str(w) for trial in planned.trials for w in trial.plan.warnings])
     if dry_run:
         _dry_run(planned, output)
         return
@@ -197,6 +200,12 @@ def _print_table(table: object) -> None:
 
 
 LOG_WIDTH = 160
+
+
+def _warn(warnings: list[str]) -> None:
+    """Each distinct warning once (trials share most of their config, and so their warnings)."""
+    for warning in dict.fromkeys(warnings):
+        stderr.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
 
 
 def _say(message: str) -> None:
