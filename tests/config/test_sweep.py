@@ -128,6 +128,14 @@ def test_a_config_without_a_sweep_is_a_usage_error(make_config):
         expand(make_config())
 
 
+def test_a_sweep_runs_in_one_region(make_config):
+    from sagelaunch.services.sweep import plan_trials
+
+    path = make_config({"sweep": {"parameters": {"region": ["us-east-1", "eu-west-1"]}}})
+    with pytest.raises(UsageError, match="one region, not eu-west-1, us-east-1"):
+        plan_trials(path, None, None, "k")
+
+
 def test_tuning_range_errors_point_at_the_range(make_config):
     path = make_config(
         {

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from sagelaunch import bundle as bundles
 from sagelaunch import naming
 from sagelaunch.config.trials import SweepSpec, Trial, expand
-from sagelaunch.errors import QuotaExceeded
+from sagelaunch.errors import QuotaExceeded, UsageError
 from sagelaunch.plan_model import Plan
 from sagelaunch.services import planning
 from sagelaunch.services.sweep_results import QUEUED, SweepResult, TrialState
@@ -75,6 +75,12 @@ def plan_trials(
 ) -> PlannedSweep:
     """Expand, check and plan every trial; name each after the key and its parameters."""
     spec = expand(config, overrides)
+    regions = sorted({planning.resolve_region(trial.loaded, region) for trial in spec.trials})
+    if len(regions) > 1:  # one set of clients, one place to look for the trials
+        raise UsageError(
+            f"the trials of a sweep run in one region, not {', '.join(regions)}",
+            hint="sweep each region separately (--set region=...)",
+        )
     sweep_key = key or f"run-{datetime.now(timezone.utc):%Y%m%dT%H%M%S.%f}"
     built: dict[Path, bundles.Bundle] = {}
     planned = []
@@ -82,7 +88,9 @@ def plan_trials(
         loaded = trial.loaded
         code = None
         if not loaded.config.is_builtin_algorithm:
-            code = built.setdefault(loaded.source_dir, bundles.build(loaded.source_dir))
+            if loaded.source_dir not in built:
+                built[loaded.source_dir] = bundles.build(loaded.source_dir)
+            code = built[loaded.source_dir]
         plan = planning.planned(
             loaded,
             job_name=naming.job_name_for(loaded.config),
