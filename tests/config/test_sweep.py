@@ -213,3 +213,11 @@ def test_best_trial_exit_codes_and_results_files(tmp_path):
     write_results(tmp_path / "r.json", failed)
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["best_trial"] == 3 and data["counts"] == {"Completed": 2, "Failed": 1}
+
+
+def test_validate_checks_every_trial(make_config, cli):
+    bad = make_config({"sweep": {"parameters": {"compute.instance_count": [1, 300]}}})
+    result = cli("validate", bad)
+    assert result.exit_code == 2 and "trial 2 (compute.instance_count=300)" in result.output
+    good = make_config({"sweep": {"parameters": {"compute.instance_count": [1, 2]}}}, "ok.yaml")
+    assert cli("validate", good).exit_code == 0

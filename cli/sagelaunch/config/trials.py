@@ -52,23 +52,29 @@ def expand(path: Path, overrides: list[str] | None = None) -> SweepSpec:
     """Load ``path`` (with --set), check its `sweep:` block, build and check every trial."""
     from sagelaunch.config.validation import load_valid
 
-    base, _ = load_valid(path, overrides)
+    base, _ = load_valid(path, overrides)  # checks the trials too (`build_trials`)
     if base.config.sweep is None:
         raise UsageError(
             f"{path} has no sweep: block",
             hint="add sweep: {parameters: {hyperparameters.lr: [0.001, 0.01]}} to the config",
         )
-    document = load_document(path, overrides)
-    sweep = base.config.sweep
+    return SweepSpec(base, base.config.sweep, build_trials(base, overrides))
+
+
+def build_trials(base: LoadedConfig, overrides: list[str] | None = None) -> list[Trial]:
+    """Every trial of ``base``'s sweep, checked; ConfigError with every bad trial's problems.
+    `validate` runs this too, so a sweep that would fail fails there first."""
+    assert base.config.sweep is not None
+    document = load_document(base.path, overrides)
     trials, problems = [], []
-    for index, picks in enumerate(combinations(sweep), start=1):
+    for index, picks in enumerate(combinations(base.config.sweep), start=1):
         try:
-            trials.append(_trial(path, document, sweep, index, picks))
+            trials.append(_trial(base.path, document, base.config.sweep, index, picks))
         except ConfigError as exc:
             problems += exc.problems
     if problems:
         raise ConfigError(problems)
-    return SweepSpec(base, sweep, trials)
+    return trials
 
 
 def combinations(sweep: Sweep) -> list[tuple[int, ...]]:
