@@ -48,9 +48,17 @@ def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any]
 
 
 @translated
-def stop(sagemaker: Any, name: str) -> None:
-    """StopHyperParameterTuningJob: its training jobs are stopped too."""
+def stop_training_or_tuning(sagemaker: Any, name: str) -> str:
+    """StopTrainingJob; when no training job has that name but a tuning job does,
+    StopHyperParameterTuningJob (its training jobs stop with it). Returns which kind stopped."""
+    try:
+        sagemaker.stop_training_job(TrainingJobName=name)
+        return "training"
+    except ClientError as exc:
+        if not is_not_found(exc) or describe(sagemaker, name) is None:
+            raise  # the training job's own error: the name is neither
     sagemaker.stop_hyper_parameter_tuning_job(HyperParameterTuningJobName=name)
+    return "tuning"
 
 
 @translated

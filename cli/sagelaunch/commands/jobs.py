@@ -111,13 +111,9 @@ def stop(
     region: RegionOption = None,
 ) -> None:
     """Ask SageMaker to stop a job (it goes Stopping, then Stopped)."""
-    from sagelaunch.aws import jobs, tuning
+    from sagelaunch.aws import tuning
 
-    aws = connect(ctx, region)
-    if jobs.describe(aws.sagemaker, job) is None and tuning.describe(aws.sagemaker, job):
-        tuning.stop(aws.sagemaker, job)  # its training jobs stop with it
-    else:
-        jobs.stop(aws.sagemaker, job)
+    tuning.stop_training_or_tuning(connect(ctx, region).sagemaker, job)
     if output is OutputFormat.json:
         print_json({"job_name": job, "status": JobStatus.Stopping.value})
     else:
