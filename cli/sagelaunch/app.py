@@ -69,11 +69,24 @@ COMMANDS: dict[str, Entry] = {
         "Print a job's logs: every host, interleaved in time order, each line prefixed algo-N.",
     ),
     "stop": Entry("jobs", "stop", "Ask SageMaker to stop a job (it goes Stopping, then Stopped)."),
-    "list": Entry("jobs", "list_jobs", "List training jobs, newest first."),
+    "list": Entry(
+        "jobs", "list_jobs", "List training jobs (or, with --tuning, tuning jobs), newest first."
+    ),
     "local": Entry(
         "local",
         "local",
         "Run the job on this machine as the SageMaker container would.",
+    ),
+    "sweep": Entry(
+        "sweep",
+        "sweep",
+        "Run one job per trial of the config's sweep: block (grid or random), with a results "
+        "table.",
+    ),
+    "tune": Entry(
+        "tune",
+        "tune",
+        "Create the config's tuning: block as a SageMaker tuning job (the SDK tuner's request).",
     ),
     "import": Entry(
         "import_",

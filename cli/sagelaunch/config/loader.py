@@ -13,7 +13,15 @@ from pydantic import BaseModel, ValidationError
 
 from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
 from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
-from sagelaunch.config.yamlsource import Document, KeyPath, format_path, parse_text, read_document
+from sagelaunch.config.sweep import RANGE_TAGS
+from sagelaunch.config.yamlsource import (
+    Document,
+    KeyPath,
+    Position,
+    format_path,
+    parse_text,
+    read_document,
+)
 from sagelaunch.errors import ConfigError, Problem
 
 SET_LABEL = "--set"
@@ -44,9 +52,19 @@ class LoadedConfig:
 
 def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
     """Load, merge and validate one launch config; raise ConfigError with located problems."""
+    return from_document(path, load_document(path, overrides))
+
+
+def load_document(path: Path, overrides: list[str] | None = None) -> Document:
+    """The merged document (extends, then --set), not yet validated: what sweeps vary."""
     doc = _resolve_extends(path, chain=())
     for override in overrides or []:
         _apply_override(doc, override)
+    return doc
+
+
+def from_document(path: Path, doc: Document) -> LoadedConfig:
+    """Validate a merged document; ConfigError with its problems located."""
     return LoadedConfig(path=path, config=_validate(doc), document=doc)
 
 
@@ -112,16 +130,27 @@ def _apply_override(doc: Document, override: str) -> None:
         problem = Problem(SET_LABEL, 1, 1, "", f"{override!r}: expected key.path=value")
         raise ConfigError([problem])
     value = parse_text(raw, f"{SET_LABEL} {key}").data if raw.strip() else ""
+    position = (f"{SET_LABEL} {override}", 1, 1)
+    assign(doc, tuple(parts), value, position)
+    for depth in range(1, len(parts)):
+        doc.positions[tuple(parts[:depth])] = position
+
+
+def assign(doc: Document, path: tuple[str, ...], value: Any, position: Position) -> None:
+    """Set the key at ``path`` (maps created as needed), written at ``position``: the one way a
+    `--set` flag and a sweep's trial change a config, so their errors point where they were
+    written (the flag, or the sweep's line for the value)."""
     node = doc.data
-    for part in parts[:-1]:
+    for depth, part in enumerate(path[:-1], start=1):
         child = node.get(part)
         if not isinstance(child, dict):
             child = node[part] = {}
+            doc.positions[path[:depth]] = position
         node = child
-    node[parts[-1]] = value
-    label = f"{SET_LABEL} {override}"
-    for depth in range(1, len(parts) + 1):
-        doc.positions[tuple(parts[:depth])] = (label, 1, 1)
+    node[path[-1]] = value
+    for old in [p for p in doc.positions if p[: len(path)] == path]:
+        del doc.positions[old]  # the value replaced keys written below it
+    doc.positions[path] = position
 
 
 # --- model validation ----------------------------------------------------------------------------
@@ -159,6 +188,8 @@ def _without_union_tag(loc: KeyPath) -> KeyPath:
     """pydantic puts the strategy tag in the location (distribution.mpi.key); the YAML has none."""
     if len(loc) > 1 and loc[0] == "distribution" and loc[1] in STRATEGY_MODELS:
         return (loc[0], *loc[2:])
+    if len(loc) > 3 and loc[:2] == ("tuning", "ranges") and loc[3] in RANGE_TAGS:
+        return (*loc[:3], *loc[4:])  # the range kind (continuous, integer, categorical)
     return loc
 
 

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from sagelaunch import naming
+from sagelaunch.config.sweep import Sweep, Tuning
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 _UNIT_SECONDS = (86400, 3600, 60, 1)
@@ -338,6 +339,12 @@ class LaunchConfig(Strict):
     kms: Kms = Field(default_factory=Kms, description="KMS keys.")
     local: LocalRun = Field(
         default_factory=LocalRun, description="Settings used only by `sagelaunch local`."
+    )
+    sweep: Sweep | None = Field(
+        None, description="`sagelaunch sweep`: one job per combination of swept config keys."
+    )
+    tuning: Tuning | None = Field(
+        None, description="`sagelaunch tune`: SageMaker automatic model tuning of this job."
     )
 
     @field_validator("environment", "tags", mode="before")

@@ -114,6 +114,8 @@ def run(
         try:
             for spec in hosts:
                 running.append(_Running(spec, patterns, printer))
+                with _LIVE_LOCK:
+                    _LIVE.append(running[-1])
             _wait(running, grace_s)
         except BaseException:
             _stop(running, grace_s)
@@ -121,7 +123,22 @@ def run(
         finally:
             for host in running:
                 host.reader.join(timeout=grace_s)
+            with _LIVE_LOCK:
+                _LIVE[:] = [host for host in _LIVE if host not in running]
     return [host.outcome for host in running]
+
+
+# Every host this process is running: runs in other threads (a local sweep's trials) cannot be
+# reached by Ctrl-C, which only the main thread receives; it stops them through this.
+_LIVE: list[_Running] = []
+_LIVE_LOCK = threading.Lock()
+
+
+def stop_everything(grace_s: float = GRACE_S) -> None:
+    """Stop every host this process started, in whichever thread it is supervised."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    _stop(running, grace_s)
 
 
 def _wait(running: list[_Running], grace_s: float) -> None:

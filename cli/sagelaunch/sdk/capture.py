@@ -47,6 +47,12 @@ def _parsed_models() -> Any:
         return None
 
 
+def capture_session(region: str) -> Any:
+    """A session that keeps the request it would send (``.captured``) instead of sending it."""
+    boto_session = offline_session(region, models=_parsed_models())
+    return _capture_session_class()(boto_session=boto_session)
+
+
 def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
     sdk = sagemaker()
     classes = {
@@ -72,8 +78,7 @@ def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
 
 def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
     """The CreateTrainingJob parameters the SDK would send for ``spec``."""
-    boto_session = offline_session(region, models=_parsed_models())
-    session = _capture_session_class()(boto_session=boto_session)
+    session = capture_session(region)
     try:
         with offline():
             estimator = build_estimator(spec, session)
