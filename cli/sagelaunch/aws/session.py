@@ -27,7 +27,16 @@ def offline_session(region: str) -> boto3.Session:
     """A boto3 session for building requests offline: the SDK needs one, AWS never sees it."""
     import boto3  # only the SDK path needs boto3; the clients below are plain botocore
 
-    return boto3.Session(region_name=region, **_OFFLINE_KEYS)
+    core = botocore.session.Session()
+    # The service models are parsed once per process (hundreds of ms each time otherwise): a
+    # process that plans many configs (sweeps, tests) shares them, as clients() does.
+    core.register_component("data_loader", _full_loader(core.get_config_variable("data_path")))
+    return boto3.Session(region_name=region, botocore_session=core, **_OFFLINE_KEYS)
+
+
+@functools.cache
+def _full_loader(data_path: str | None) -> botocore.loaders.Loader:
+    return botocore.loaders.create_loader(data_path)
 
 
 def boto3_session(region: str) -> boto3.Session:
