@@ -5,19 +5,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-WIDTH = 96  # a line of the exported script, before it wraps a literal over several lines
+WIDTH = 100  # a line of the exported script, before it wraps a literal over several lines
 INDENT = "    "
 
 
-def literal(value: Any, depth: int = 0) -> str:
-    """``value`` (JSON-like data) as a Python expression, one line when it fits, else one
-    item per line. Strings are JSON-quoted, which Python reads the same way."""
+def literal(value: Any, depth: int = 0, used: int = 0) -> str:
+    """``value`` (JSON-like data) as a Python expression, one line when it fits (``used``: what
+    precedes it on its line besides the indent), else one item per line. Strings are
+    JSON-quoted, which Python reads the same way."""
     flat = _flat(value)
-    if len(flat) + len(INDENT) * depth <= WIDTH or not isinstance(value, (dict, list)) or not value:
+    fits = len(INDENT) * depth + used + len(flat) + 1 <= WIDTH
+    if fits or not isinstance(value, (dict, list)) or not value:
         return flat
     inner = INDENT * (depth + 1)
     if isinstance(value, dict):
-        items = [f"{inner}{_flat(k)}: {literal(v, depth + 1)}," for k, v in value.items()]
+        items = [
+            f"{inner}{_flat(k)}: {literal(v, depth + 1, len(_flat(k)) + 2)},"
+            for k, v in value.items()
+        ]
         return "{\n" + "\n".join(items) + f"\n{INDENT * depth}}}"
     items = [f"{inner}{literal(v, depth + 1)}," for v in value]
     return "[\n" + "\n".join(items) + f"\n{INDENT * depth}]"
@@ -44,7 +49,7 @@ def call(function: str, kwargs: dict[str, Any], depth: int = 0, raw: frozenset[s
         return f"{function}()"
     inner = INDENT * (depth + 1)
     lines = [
-        f"{inner}{key}={value if key in raw else literal(value, depth + 1)},"
+        f"{inner}{key}={value if key in raw else literal(value, depth + 1, len(key) + 1)},"
         for key, value in kwargs.items()
     ]
     return f"{function}(\n" + "\n".join(lines) + f"\n{INDENT * depth})"

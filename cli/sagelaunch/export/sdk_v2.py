@@ -7,6 +7,8 @@ wait)`` is what tests call under plan's offline capture to compare the two reque
 
 from __future__ import annotations
 
+from typing import Any
+
 from sagelaunch.export.pysource import INDENT, call, literal
 from sagelaunch.plan_model import Plan
 
@@ -85,7 +87,7 @@ def render(plan: Plan, *, source: str, script: str) -> str:
     ]
     if estimator.fit_inputs:
         body += ["\n", *_fit_inputs(estimator.fit_inputs)]
-    return header + "\n".join(body) + _footer(plan)
+    return header + "\n".join(body) + "\n" + _footer(plan)
 
 
 def _input_class(spec: dict) -> str:
@@ -108,7 +110,7 @@ def _footer(plan: Plan) -> str:
     hyperparameters = plan.estimator.set_hyperparameters
     set_line = ""
     if hyperparameters is not None:  # built-in algorithms take them through set_hyperparameters
-        set_line = f"{INDENT}estimator.set_hyperparameters(**{literal(hyperparameters, 1)})\n"
+        set_line = f"{INDENT}estimator.{_set_call(hyperparameters)}\n"
     fit_args = "fit_inputs()" if plan.estimator.fit_inputs else "None"
     return FOOTER.format(set_hyperparameters=set_line, fit_args=fit_args)
 
@@ -117,3 +119,10 @@ def _code_note(plan: Plan) -> str:
     if plan.upload is None:
         return ""
     return CODE_NOTE.format(files=len(plan.upload.files), sha=plan.upload.sha256[:12])
+
+
+def _set_call(hyperparameters: dict[str, Any]) -> str:
+    """``set_hyperparameters(key=value, ...)``, or ``(**{...})`` for keys that are not names."""
+    if all(key.isidentifier() for key in hyperparameters):
+        return call("set_hyperparameters", hyperparameters, depth=1)
+    return f"set_hyperparameters(**{literal(hyperparameters, 1, 30)})"
