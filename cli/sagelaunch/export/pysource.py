@@ -53,3 +53,12 @@ def call(function: str, kwargs: dict[str, Any], depth: int = 0, raw: frozenset[s
         for key, value in kwargs.items()
     ]
     return f"{function}(\n" + "\n".join(lines) + f"\n{INDENT * depth})"
+
+
+def source_list(items: list[str], depth: int = 0, used: int = 0) -> str:
+    """``[a, b]`` of source texts (calls): one line when it fits, else one item per line."""
+    flat = "[" + ", ".join(items) + "]"
+    if len(INDENT) * depth + used + len(flat) + 1 <= WIDTH or not items:
+        return flat
+    inner = INDENT * (depth + 1)
+    return "[\n" + "".join(f"{inner}{item},\n" for item in items) + f"{INDENT * depth}]"

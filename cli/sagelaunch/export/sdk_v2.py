@@ -17,9 +17,9 @@ HEADER = '''\
 """Training job {job} with the SageMaker Python SDK v2 (exported by `sagelaunch export` from
 {source}).
 
-It sends the CreateTrainingJob request `sagelaunch plan` showed for that config. Run it with
-`python {script}` where the SDK is installed (pip install "sagemaker>=2.257,<3") and AWS
-credentials are set up.
+It sends the CreateTrainingJob request `sagelaunch plan` showed for that config. Run it where
+the SDK is installed (pip install "sagemaker>=2.257,<3") and AWS credentials are set up:
+    python {script}
 
 The job name is fixed (as planned): a second run would ask for the same name again, which
 SageMaker refuses; change JOB_NAME (or pass a base_job_name) to train again.

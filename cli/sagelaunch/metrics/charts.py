@@ -52,13 +52,21 @@ def png(series: list[Series], title: str, path: Path) -> None:
     )
     for axis, name in zip(axes[:, 0], names, strict=True):
         for s in (s for s in series if s.metric == name):
-            axis.plot([p.x for p in s.points], [p.value for p in s.points], label=s.host, linewidth=1.4)
+            marker = "o" if len(s.points) <= 60 else None  # few points: show where they are
+            axis.plot(
+                [p.x for p in s.points],
+                [p.value for p in s.points],
+                label=s.host,
+                linewidth=1.4,
+                marker=marker,
+                markersize=3,
+            )
         axis.set_ylabel(name)
         axis.grid(True, alpha=0.3)
         if len({s.host for s in series if s.metric == name}) > 1:
             axis.legend(loc="best", fontsize="small")
     axes[-1, 0].set_xlabel(series[0].x_label)
-    figure.suptitle(title)
+    figure.suptitle(f"metrics of {title}")
     figure.tight_layout()
     image = io.BytesIO()
     figure.savefig(image, format="png", dpi=120)
