@@ -82,7 +82,9 @@ COMMANDS: dict[str, Entry] = {
         "Turn an existing training job into a launch config that plans to the same request.",
     ),
     "export": Entry(
-        "export", "export", "Write a runnable SageMaker SDK script that creates the same training job."
+        "export",
+        "export",
+        "Write a runnable SageMaker SDK script that creates the same training job.",
     ),
     "metrics": Entry(
         "metrics", "metrics", "Show a job's or a local run's metrics over time: table, chart, PNG."

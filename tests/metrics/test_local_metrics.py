@@ -36,9 +36,14 @@ def test_xgboost_rounds_are_the_steps_and_hosts_keep_their_order(tmp_path):
 
 def test_the_runs_own_definitions_win(tmp_path):
     definitions = [{"Name": "acc", "Regex": r"accuracy: ([0-9.]+)"}]
-    run = write_run(tmp_path / "run", {"algo-1": "accuracy: 0.5\nnoise\naccuracy: 0.75\n"}, definitions)
+    run = write_run(
+        tmp_path / "run", {"algo-1": "accuracy: 0.5\nnoise\naccuracy: 0.75\n"}, definitions
+    )
     [series] = local.read(run)
-    assert (series.metric, [(p.x, p.value) for p in series.points]) == ("acc", [(1, 0.5), (2, 0.75)])
+    assert (series.metric, [(p.x, p.value) for p in series.points]) == (
+        "acc",
+        [(1, 0.5), (2, 0.75)],
+    )
 
 
 def test_a_folder_without_logs_is_not_a_run(cli, tmp_path, monkeypatch):

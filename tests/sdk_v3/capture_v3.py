@@ -17,6 +17,7 @@ import runpy
 import socket
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 ATTEMPTS: list[str] = []
 BUCKET = "offline-capture-bucket"
@@ -49,7 +50,7 @@ def capture_session(region: str):  # type: ignore[no-untyped-def]
     from sagemaker.core.helper.session_helper import Session
 
     class CaptureSession(Session):
-        uploads: dict[str, dict[str, object]] = {}
+        uploads: ClassVar[dict[str, dict[str, object]]] = {}
 
         def default_bucket(self) -> str:
             return BUCKET
@@ -83,7 +84,9 @@ def main(script: str) -> int:
     module = runpy.run_path(script)
     session = capture_session(module["REGION"])
     trainer = module["make_trainer"](session)
-    request = trainer._create_training_job_args(input_data_config=module["input_data"](), boto3=True)
+    request = trainer._create_training_job_args(
+        input_data_config=module["input_data"](), boto3=True
+    )
     print(
         json.dumps(
             {"request": request, "uploads": session.uploads, "network": ATTEMPTS},

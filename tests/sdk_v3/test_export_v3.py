@@ -25,10 +25,8 @@ from tests.golden.regenerate import golden_plan
 V3_PYTHON = os.environ.get("SAGELAUNCH_SDK_V3_PYTHON", "")
 CAPTURE = Path(__file__).with_name("capture_v3.py")
 ENTRY = ["/bin/bash"]
-ARGS = [
-    "-c",
-    "chmod +x /opt/ml/input/data/sm_drivers/sm_train.sh && /opt/ml/input/data/sm_drivers/sm_train.sh",
-]
+TRAIN_SH = "/opt/ml/input/data/sm_drivers/sm_train.sh"
+ARGS = ["-c", f"chmod +x {TRAIN_SH} && {TRAIN_SH}"]
 
 # config -> what v3 must send: hyperparameters (v3 encoding: strings bare, the rest JSON; no
 # sagemaker_* keys), the runner ModelTrainer writes into sm_drivers/distributed.json, channels.
@@ -86,7 +84,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "spot-checkpoint": {
         "hyperparameters": {"model": "gpt", "max_steps": "20000", "checkpoint_every": "500"},
         "spot": True,
-        "distributed": {"process_count_per_node": None, "smp": None},
+        "distributed": {},  # strategy none: one process, no runner
         "channels": ["code", "sm_drivers"],
     },
     "xgboost-sharded": {
@@ -141,7 +139,9 @@ def test_v3_request_has_the_expected_fields(config, tmp_path):
     for key in ("CheckpointConfig", "Environment"):
         assert request.get(key) == v2.get(key), key
     assert request["OutputDataConfig"]["S3OutputPath"] == v2["OutputDataConfig"]["S3OutputPath"]
-    assert request.get("EnableManagedSpotTraining") == expected.get("spot", v2.get("EnableManagedSpotTraining"))
+    assert request.get("EnableManagedSpotTraining") == expected.get(
+        "spot", v2.get("EnableManagedSpotTraining")
+    )
     # What v3 does its own way.
     hyperparameters = request.get("HyperParameters", {})
     assert not any(k.startswith("sagemaker_") for k in hyperparameters)
@@ -162,8 +162,12 @@ def test_v3_request_has_the_expected_fields(config, tmp_path):
     distributed = drivers["distributed.json"]
     if expected["distributed"] == {}:
         assert distributed == {}
+    if "mpi_additional_options" in expected["distributed"]:
+        assert "smp" not in distributed  # MPI, not Torchrun
+    elif expected["distributed"]:
+        assert "smp" in distributed  # Torchrun (SMP or not)
     for key, value in expected["distributed"].items():
-        got = distributed.get(key)
+        got = distributed[key]  # the runner's own field: present, so the runner is this one
         if isinstance(value, dict):
             assert {k: got[k] for k in value} == value, key
         else:

@@ -73,7 +73,12 @@ def _table(found: Found, metric: str | None) -> None:
         table.add_column(column, justify="left" if column in ("metric", "host") else "right")
     for series in found.series:
         row = series.summary()
-        table.add_row(*(_cell(row[key]) for key in ("metric", "host", "points", "first", "last", "min", "max")))
+        table.add_row(
+            *(
+                _cell(row[key])
+                for key in ("metric", "host", "points", "first", "last", "min", "max")
+            )
+        )
     stdout.print(table)
 
 

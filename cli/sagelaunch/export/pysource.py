@@ -42,7 +42,9 @@ def _flat(value: Any) -> str:
     raise TypeError(f"no Python literal for {type(value).__name__}")
 
 
-def call(function: str, kwargs: dict[str, Any], depth: int = 0, raw: frozenset[str] = frozenset()) -> str:
+def call(
+    function: str, kwargs: dict[str, Any], depth: int = 0, raw: frozenset[str] = frozenset()
+) -> str:
     """``function(key=value, ...)``, one keyword per line. Keys in ``raw`` hold source text
     (a variable, another call) rather than data."""
     if not kwargs:

@@ -35,11 +35,11 @@ JOB_NAME = {job_literal}
 REGION = {region}
 '''
 
-CODE_NOTE = '''
+CODE_NOTE = """
 The code: source_dir is the content-addressed bundle `sagelaunch submit` uploads
 ({files} files, sha256 {sha}). If nothing uploaded it yet, set source_dir to your
 local code folder instead: the SDK then uploads it itself, under a key of its own.
-'''
+"""
 
 FOOTER = '''
 
@@ -95,7 +95,9 @@ def _input_class(spec: dict) -> str:
 
 
 def _fit_inputs(inputs: dict[str, dict]) -> list[str]:
-    channels = {name: call(_input_class(spec), spec["kwargs"], depth=2) for name, spec in inputs.items()}
+    channels = {
+        name: call(_input_class(spec), spec["kwargs"], depth=2) for name, spec in inputs.items()
+    }
     lines = [f"{INDENT * 2}{literal(name)}: {text}," for name, text in channels.items()]
     return [
         "def fit_inputs() -> dict:",

@@ -127,7 +127,9 @@ def _distributed(distribution: dict[str, Any]) -> Source | None:
         )
     for name in ("parameter_server", "multi_worker_mirrored"):
         if distribution.get(name, {}).get("enabled"):
-            raise UsageError(f"SDK v3 has no TensorFlow {name} distribution", hint="export --sdk v2")
+            raise UsageError(
+                f"SDK v3 has no TensorFlow {name} distribution", hint="export --sdk v2"
+            )
     model_parallel = smdistributed.get("modelparallel")
     if model_parallel is not None:
         if "torch_distributed" not in distribution:
@@ -149,7 +151,8 @@ def _smp(parameters: dict[str, Any]) -> str:
     unknown = sorted(set(parameters) - SMP_FIELDS)
     if unknown:
         raise UsageError(
-            f"SDK v3's SMP takes no {', '.join(unknown)} (it accepts {', '.join(sorted(SMP_FIELDS))})",
+            f"SDK v3's SMP takes no {', '.join(unknown)} "
+            f"(it accepts {', '.join(sorted(SMP_FIELDS))})",
             hint="export --sdk v2 keeps every SMP parameter",
         )
     return call("SMP", parameters, depth=3) if parameters else "SMP()"
@@ -194,7 +197,9 @@ def _trainer_kwargs(plan: Plan, distributed: Source | None) -> dict[str, Any]:
     if request.get("Environment"):
         trainer["environment"] = dict(request["Environment"])
     if request.get("Tags"):
-        tags = [f"Tag(key={literal(t['Key'])}, value={literal(t['Value'])})" for t in request["Tags"]]
+        tags = [
+            f"Tag(key={literal(t['Key'])}, value={literal(t['Value'])})" for t in request["Tags"]
+        ]
         trainer["tags"] = Source(source_list(tags, depth=2, used=len("tags=")))
     trainer["training_input_mode"] = request["AlgorithmSpecification"]["TrainingInputMode"]
     return trainer
@@ -252,7 +257,9 @@ def _with_calls(plan: Plan) -> list[str]:
             for d in definitions
         ]
         listed = source_list(items, depth=2)
-        lines.append(f"{INDENT}trainer = trainer.with_metric_definitions(\n{INDENT * 2}{listed}\n{INDENT})")
+        lines.append(
+            f"{INDENT}trainer = trainer.with_metric_definitions(\n{INDENT * 2}{listed}\n{INDENT})"
+        )
     retries = plan.request.get("RetryStrategy", {}).get("MaximumRetryAttempts")
     if retries:
         lines.append(

@@ -22,10 +22,14 @@ def _require(module: str, what: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise UsageError(f"{what} needs {module.split('.')[0]}, which is not installed", hint=INSTALL_HINT) from None
+        raise UsageError(
+            f"{what} needs {module.split('.')[0]}, which is not installed", hint=INSTALL_HINT
+        ) from None
 
 
-def terminal(series: list[Series], title: str, width: int | None = None, height: int | None = None) -> str:
+def terminal(
+    series: list[Series], title: str, width: int | None = None, height: int | None = None
+) -> str:
     """One chart per metric, every host a line, as text for the terminal."""
     plt = _require("plotext", "--plot")
     charts = []

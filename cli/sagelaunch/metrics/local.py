@@ -52,7 +52,9 @@ def read(run_dir: Path) -> list[Series]:
     return found
 
 
-def _parse(host: str, lines: list[str], patterns: list[tuple[str, re.Pattern[str]]]) -> list[Series]:
+def _parse(
+    host: str, lines: list[str], patterns: list[tuple[str, re.Pattern[str]]]
+) -> list[Series]:
     series = {name: Series(name, host, "step") for name, _ in patterns}
     for line in lines:
         step = _STEP.search(line)
