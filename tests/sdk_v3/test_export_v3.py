@@ -147,6 +147,9 @@ def test_v3_request_has_the_expected_fields(config, tmp_path):
     assert not any(k.startswith("sagemaker_") for k in hyperparameters)
     assert hyperparameters == expected["hyperparameters"]
     assert "DebugHookConfig" not in request and "ProfilerConfig" not in request
+    assert "EnableSageMakerMetricsTimeSeries" not in spec
+    compression = v2["OutputDataConfig"].get("CompressionType", "GZIP")  # v2 omits the default
+    assert request["OutputDataConfig"]["CompressionType"] == compression
     channels = {c["ChannelName"]: c for c in request.get("InputDataConfig", [])}
     v2_channels = [c["ChannelName"] for c in v2.get("InputDataConfig", [])]
     assert [c for c in channels if c not in ("code", "sm_drivers")] == v2_channels
