@@ -27,6 +27,7 @@ from sagelaunch.local import (
     warm,
 )
 from sagelaunch.local.variant import local_variant
+from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
@@ -296,7 +297,7 @@ def _say_plan(
 def _save_metric_definitions(workdir: Path, request: dict[str, Any]) -> None:
     """Beside the logs, so that `sagelaunch metrics RUN_DIR` applies the job's own patterns."""
     definitions = request["AlgorithmSpecification"].get("MetricDefinitions", [])
-    atomic.write_text(workdir / "metric_definitions.json", json.dumps(definitions, indent=2))
+    atomic.write_text(workdir / DEFINITIONS_FILE, json.dumps(definitions, indent=2))
 
 
 def _metric_patterns(request: dict[str, Any]) -> list[str]:
