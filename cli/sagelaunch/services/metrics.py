@@ -36,11 +36,14 @@ def find(target: str, metric: str | None, connect: Any, runs: Path = RUNS_DIR) -
     ``connect()`` gives the AWS clients, asked only for a job."""
     run_dir = local.run_dir_for(target, runs)
     if run_dir is not None:
-        found = Found("local", str(run_dir), select(local.read(run_dir), metric))
+        found = Found("local", str(run_dir), local.read(run_dir))
     else:
-        found = Found("sagemaker", target, _from_sagemaker(connect(), target, metric))
-    if metric is not None and not found.series:
-        raise UsageError(f"no series named {metric!r} in {found.name}")
+        found = Found("sagemaker", target, _from_sagemaker(connect(), target, None))
+    chosen = select(found.series, metric)
+    if metric is not None and not chosen:
+        names = ", ".join(metric_names(found.series)) or "none recorded yet"
+        raise UsageError(f"no series named {metric!r} in {found.name}", hint=f"metrics: {names}")
+    found.series = chosen
     return found
 
 
