@@ -14,8 +14,9 @@ from typing import Annotated, Any, NamedTuple
 import typer
 from typer.core import TyperGroup
 
-from sagelaunch import __version__, output
+from sagelaunch import __version__, completion, output
 from sagelaunch.errors import ConfigError, ExitCode, SagelaunchError
+from sagelaunch.help_format import TidyCommand
 
 
 class Entry(NamedTuple):
@@ -93,6 +94,14 @@ COMMANDS: dict[str, Entry] = {
         "import_job",
         "Turn an existing training job into a launch config that plans to the same request.",
     ),
+    "export": Entry(
+        "export",
+        "export",
+        "Write a runnable SageMaker SDK script that creates the same training job.",
+    ),
+    "metrics": Entry(
+        "metrics", "metrics", "Show a job's or a local run's metrics over time: table, chart, PNG."
+    ),
 }
 
 
@@ -121,6 +130,12 @@ class _LazyGroup(TyperGroup):
             self.commands[cmd_name] = _build(cmd_name, entry, ctx)
         return self.commands[cmd_name]
 
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """Command names from the static table: a TAB builds no command module."""
+        if incomplete.startswith("-"):
+            return super().shell_complete(ctx, incomplete)  # the group's options
+        return completion.commands(COMMANDS, incomplete)
+
     def format_help(self, ctx: Any, formatter: Any) -> None:
         """Plain help from the static table: no command module, no Rich help renderer."""
         self.format_usage(ctx, formatter)
@@ -143,6 +158,9 @@ class _LazyGroup(TyperGroup):
             raise typer.Exit(exc.exit_code) from None
         except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits
             raise
+        except BrokenPipeError:  # the reader left early (`sagelaunch plan --help | head`)
+            _silence_stdout()
+            raise typer.Exit(ExitCode.OK) from None
         except KeyboardInterrupt:
             output.stderr.print("[red]interrupted[/red]")
             raise typer.Exit(ExitCode.INTERRUPTED) from None
@@ -161,10 +179,20 @@ def _build(name: str, entry: Entry, ctx: Any) -> Any:
     """The click command of one entry: its module imported now, and only now."""
     module = importlib.import_module(f"sagelaunch.commands.{entry.module}")
     single = typer.Typer(add_completion=False, rich_markup_mode="rich")
-    single.command(name)(getattr(module, entry.function))
+    single.command(name, cls=TidyCommand)(getattr(module, entry.function))
     from sagelaunch.cli_params import lighten
 
-    return lighten(typer.main.get_command(single), ctx)
+    command = lighten(typer.main.get_command(single), ctx)
+    completion.attach(name, command)
+    return command
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail again."""
+    import os
+    import sys
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _print_traceback() -> None:
@@ -192,7 +220,7 @@ app = typer.Typer(
     help="Validate, plan, submit, follow and locally run SageMaker training jobs "
     "from one YAML launch config.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (sagelaunch/completion.py)
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sagelaunch import bundle
+from sagelaunch import atomic, bundle
 from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
@@ -28,6 +29,7 @@ from sagelaunch.local import (
     warm,
 )
 from sagelaunch.local.variant import local_variant
+from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
@@ -142,6 +144,7 @@ def run(
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     trees = _build_trees(workdir, prepared.hosts, plan.request, code)
+    _save_metric_definitions(workdir, plan.request)
     warnings = [launch.warning] if launch.warning else []
     if (trees[0].code / "requirements.txt").is_file():
         warnings.append("requirements.txt is not installed by local runs: install it yourself")
@@ -329,6 +332,12 @@ def _say_plan(
     )
     for name, files in counts.items():
         say(f"  channel {name}: files per host {files}")
+
+
+def _save_metric_definitions(workdir: Path, request: dict[str, Any]) -> None:
+    """Beside the logs, so that `sagelaunch metrics RUN_DIR` applies the job's own patterns."""
+    definitions = request["AlgorithmSpecification"].get("MetricDefinitions", [])
+    atomic.write_text(workdir / DEFINITIONS_FILE, json.dumps(definitions, indent=2))
 
 
 def _metric_patterns(request: dict[str, Any]) -> list[str]:

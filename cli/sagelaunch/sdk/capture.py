@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from sagelaunch.aws.session import offline_session, validate_request
@@ -78,11 +79,22 @@ def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
 
 def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
     """The CreateTrainingJob parameters the SDK would send for ``spec``."""
+
+    def fit(session: Any) -> None:
+        estimator = build_estimator(spec, session)
+        estimator.fit(fit_inputs(spec) or None, wait=False, logs=False, job_name=job_name)
+
+    return capture(fit, region)
+
+
+def capture(create: Callable[[Any], object], region: str) -> dict[str, Any]:
+    """The CreateTrainingJob request that ``create(session)`` makes through the SDK, captured
+    offline and validated against botocore's model. Planning passes its estimator; tests pass
+    an exported script's ``main``."""
     session = capture_session(region)
     try:
         with offline():
-            estimator = build_estimator(spec, session)
-            estimator.fit(fit_inputs(spec) or None, wait=False, logs=False, job_name=job_name)
+            create(session)
     except (ValueError, TypeError, RuntimeError) as exc:
         # The SDK's own checks (versions, distribution, images): the config cannot be sent.
         raise SdkRejected(f"the SageMaker SDK rejects this job: {exc}") from None
