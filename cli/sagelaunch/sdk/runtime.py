@@ -48,6 +48,7 @@ def sagemaker() -> ModuleType:
         import sagemaker.estimator
         import sagemaker.inputs
         import sagemaker.pytorch
+        import sagemaker.tensorflow
         import sagemaker.telemetry.telemetry_logging
         import sagemaker.xgboost
 
