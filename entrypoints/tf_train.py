@@ -128,9 +128,7 @@ def _split(strategy: tf.distribute.Strategy, batch: np.ndarray, replicas: int):
     """Each replica's slice of the global batch (replica ids are global across hosts)."""
     per_replica = len(batch) // replicas
     return strategy.experimental_distribute_values_from_function(
-        lambda ctx: tf.constant(
-            batch[ctx.replica_id_in_sync_group * per_replica :][:per_replica]
-        )
+        lambda ctx: tf.constant(batch[ctx.replica_id_in_sync_group * per_replica :][:per_replica])
     )
 
 

@@ -16,8 +16,8 @@ from tests.conftest import ENTRYPOINTS
 
 sys.path.insert(0, str(ENTRYPOINTS))
 
-import smenv  # noqa: E402
-import tf_cluster  # noqa: E402
+import smenv
+import tf_cluster
 
 PS_MASTER = {
     "cluster": {

@@ -92,9 +92,11 @@ def chief_pid(workdir: Path) -> int | None:
 
 def newest_checkpoint(folder: Path) -> int:
     state = folder / "checkpoint"
-    found = re.search(r'^model_checkpoint_path: "ckpt-(\d+)"', state.read_text(), re.M) if (
-        state.is_file()
-    ) else None
+    found = (
+        re.search(r'^model_checkpoint_path: "ckpt-(\d+)"', state.read_text(), re.M)
+        if (state.is_file())
+        else None
+    )
     return int(found[1]) if found else 0
 
 

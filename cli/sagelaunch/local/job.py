@@ -191,7 +191,9 @@ def _host_processes(
     )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
-    tf_cluster = tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
+    tf_cluster = (
+        tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
+    )
     specs = []
     for index, host in enumerate(trees):
         training_env = environment.training_environment(

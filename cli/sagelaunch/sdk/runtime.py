@@ -48,8 +48,8 @@ def sagemaker() -> ModuleType:
         import sagemaker.estimator
         import sagemaker.inputs
         import sagemaker.pytorch
-        import sagemaker.tensorflow
         import sagemaker.telemetry.telemetry_logging
+        import sagemaker.tensorflow
         import sagemaker.xgboost
 
     # sagemaker_core replaces the excepthook and sagemaker.experiments calls basicConfig(INFO),

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import re
+from collections.abc import Iterator
 
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.loader import LoadedConfig
