@@ -61,7 +61,8 @@ def main(argv: Sequence[str]) -> int:
     if who.kind == tf_cluster.PS_CHIEF:
         strategy, coordinator = tf_strategy.parameter_server(who)
         workers = len((who.cluster or {}).get("worker", []))
-        progress = _progress(cfg, data, cfg.batch_size * max(workers, 1), chief)
+        # Each scheduled step is one batch on whichever worker is free (asynchronous training).
+        progress = _progress(cfg, data, cfg.batch_size, chief)
         _announce(who, f"ParameterServerStrategy: {workers} worker(s)", progress)
         model = tf_train.train_parameter_servers(
             strategy, coordinator, cfg, data, checkpoints, progress

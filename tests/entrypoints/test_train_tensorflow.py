@@ -19,6 +19,9 @@ sys.path.insert(0, str(ENTRYPOINTS))
 import smenv
 import tf_cluster
 
+# Every module that loads TensorFlow in-process runs on one xdist worker: one import for all.
+pytestmark = pytest.mark.xdist_group("tensorflow")
+
 PS_MASTER = {
     "cluster": {
         "master": ["algo-1:2222"],

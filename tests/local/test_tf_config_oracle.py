@@ -18,6 +18,9 @@ import pytest
 from sagelaunch.local import tf_config
 from sagelaunch.local.tf_config import TfCluster
 
+# Every module that loads TensorFlow in-process runs on one xdist worker: one import for all.
+pytestmark = pytest.mark.xdist_group("tensorflow")
+
 HOSTS = [["algo-1"], ["algo-1", "algo-2"], ["algo-1", "algo-2", "algo-3"]]
 
 
