@@ -14,6 +14,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+import smenv
 import tf_data
 from tf_hparams import TfConfig
 
@@ -52,23 +53,26 @@ class Progress:
 
 
 class Checkpoints:
-    """tf.train.CheckpointManager under the checkpoint dir (SageMaker syncs it to S3). Workers
-    that are not the chief write to a scratch dir of their own, removed after each save (MWMS
-    saves are collective: every worker saves, one copy is kept)."""
+    """tf.train.CheckpointManager under the checkpoint dir (SageMaker syncs it to S3, and every
+    host starts with its contents). Workers that are not the chief write to a scratch dir of
+    their own, removed after each save (MWMS saves are collective: every worker saves, one copy
+    is kept); every worker restores the chief's newest checkpoint."""
 
     def __init__(self, state: tf.train.Checkpoint, root: Path, keep: int, chief: bool, tag: str):
-        self.scratch = None if chief else root / f".{tag}"
+        self.root, self.scratch = root, None if chief else root / f".{tag}"
         self.manager = tf.train.CheckpointManager(state, str(self.scratch or root), keep)
-        self.state = state
+        self.state, self.chief = state, chief
 
     def restore(self) -> int:
         """The step of the newest checkpoint restored (0: none)."""
-        if self.scratch is None and self.manager.latest_checkpoint:
-            self.state.restore(self.manager.latest_checkpoint)
-            step = int(self.state.step.numpy())
-            print(f"resumed from step {step} ({self.manager.latest_checkpoint})", flush=True)
-            return step
-        return 0
+        newest = tf.train.latest_checkpoint(str(self.root))
+        if not newest:
+            return 0
+        self.state.restore(newest)
+        step = int(self.state.step.numpy())
+        if self.chief:
+            print(f"resumed from step {step} ({newest})", flush=True)
+        return step
 
     def save(self, step: int) -> None:
         self.state.step.assign(step)
@@ -102,6 +106,8 @@ def train_synchronous(
         step_var = tf.Variable(0, dtype=tf.int64, trainable=False)
     checkpoints = ckpt(tf.train.Checkpoint(model=model, optimizer=optimizer, step=step_var))
     progress.start_step = checkpoints.restore()
+    if replicas > 1:
+        _check_same_start(strategy, progress.start_step)
 
     @tf.function
     def train_step(x: tf.distribute.DistributedValues, y: tf.distribute.DistributedValues):
@@ -122,6 +128,22 @@ def train_synchronous(
         if cfg.checkpoint_every and step % cfg.checkpoint_every == 0:
             checkpoints.save(step)
     return model
+
+
+def _check_same_start(strategy: tf.distribute.Strategy, start: int) -> None:
+    """Every replica must resume from the same step, or the all-reduces would pair different
+    steps (or wait forever). Equal iff n·Σs² = (Σs)², which every worker computes alike."""
+    n = strategy.num_replicas_in_sync
+    values = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tf.constant([start, start * start], tf.float64)
+    )
+    total, squares = strategy.reduce(tf.distribute.ReduceOp.SUM, values, axis=None).numpy()
+    if n * squares != total * total:
+        raise smenv.UsageError(
+            f"the workers found different checkpoints (this one: step {start}); every host needs "
+            "the chief's checkpoint dir, as SageMaker's checkpoint_s3_uri sync provides: give "
+            "the hosts one --checkpoint_dir, or start afresh"
+        )
 
 
 def _split(strategy: tf.distribute.Strategy, batch: np.ndarray, replicas: int):

@@ -29,6 +29,10 @@ import tf_cluster
 import tf_hparams
 
 if TYPE_CHECKING:  # TensorFlow loads only after the hyperparameters are checked
+    import types
+
+    import keras
+
     import tf_data
     import tf_train
 
@@ -53,6 +57,24 @@ def main(argv: Sequence[str]) -> int:
         library = tf_strategy.collective_library(who.kind)
         library.init()
     chief = library.rank() == 0 if library else who.is_chief
+    model, progress = _train(who, cfg, data, library, chief)
+    if chief:
+        saved = tf_train.save_model(model, cfg, data.features, env.model_dir)
+        _write_metrics(env, who, progress, str(saved))
+        print(f"saved the model to {saved}", flush=True)
+    return 0
+
+
+def _train(
+    who: tf_cluster.Role,
+    cfg: tf_hparams.TfConfig,
+    data: tf_data.Dataset,
+    library: types.ModuleType | None,
+    chief: bool,
+) -> tuple[keras.Model, tf_train.Progress]:
+    """The loop for this role: parameter servers, a Horovod-style library, or synchronous."""
+    import tf_strategy
+    import tf_train
 
     def checkpoints(state: tf_train.tf.train.Checkpoint) -> tf_train.Checkpoints:
         tag = f"worker-{who.task_index}" if library is None else f"rank-{library.rank()}"
@@ -77,11 +99,7 @@ def main(argv: Sequence[str]) -> int:
         progress = _progress(cfg, data, cfg.batch_size * replicas, chief)
         _announce(who, f"{type(strategy).__name__}: {replicas} replica(s)", progress)
         model = tf_train.train_synchronous(strategy, cfg, data, checkpoints, progress)
-    if chief:
-        saved = tf_train.save_model(model, cfg, data.features, env.model_dir)
-        _write_metrics(env, who, progress, str(saved))
-        print(f"saved the model to {saved}", flush=True)
-    return 0
+    return model, progress
 
 
 def _progress(
