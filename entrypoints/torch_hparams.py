@@ -120,6 +120,9 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("deepspeed_config", _text, None, "DeepSpeed JSON config, relative to the code folder")
     opt("offload_optimizer", _text, "none", "ZeRO: optimizer state on", choices=OFFLOAD)
     opt("offload_params", _text, "none", "ZeRO-3: parameters on", choices=OFFLOAD)
+    opt("num_ps", _integer, 1, "--parallel ps: parameter-server ranks (the first ones)")
+    opt("ps_mode", _text, "async", "--parallel ps: update mode", choices=("async", "sync"))
+    opt("straggler_delay_ms", _integer, 0, "rank 1 sleeps this long every step (benchmarks)")
     return p
 
 
@@ -127,7 +130,10 @@ POSITIVE = (
     *("n_layer", "n_head", "n_embd", "seq_len", "vocab_size", "num_samples", "batch_size"),
     *("grad_accum", "epochs", "log_every", "keep_checkpoints"),
 )
-NON_NEGATIVE = ("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay")
+NON_NEGATIVE = (
+    *("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay"),
+    "straggler_delay_ms",
+)
 
 
 def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> torch_config.TrainConfig:
