@@ -36,6 +36,7 @@ import torch_config
 import torch_data
 import torch_dist
 import torch_parallel
+import torch_ps_ckpt
 
 PS_MODES = ("async", "sync")
 _SERVER: ParameterServer | None = None  # this process's server, reached by the RPC functions
@@ -120,11 +121,13 @@ class ParameterServer:
 
     def __init__(
         self,
+        index: int,
         params: dict[str, torch.Tensor],
         cfg: torch_config.TrainConfig,
         num_workers: int,
         reporter: Reporter | None,
     ) -> None:
+        self.index = index
         self.params = {n: nn.Parameter(p.detach().clone()) for n, p in params.items()}
         self.optimizer = torch.optim.AdamW(
             list(self.params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay
@@ -136,6 +139,34 @@ class ParameterServer:
         self.waiting: list[torch.futures.Future] = []
         self.workers_done = 0
         self.finished = threading.Event()
+        self.progress = dict.fromkeys(range(num_workers), 0)  # steps pushed, per worker
+        self.resumed_from = 0
+
+    def restore(self, version: int) -> None:
+        """Shard, optimizer state and progress as saved at update ``version``."""
+        state = torch_ps_ckpt.load(self.cfg.checkpoint_dir, self.index, version)
+        with torch.no_grad():
+            for name, param in self.params.items():
+                param.copy_(state["params"][name])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.version, self.progress = version, dict(state["progress"])
+        self.resumed_from = version
+
+    def _checkpoint(self) -> None:
+        every = self.cfg.checkpoint_every
+        if not every or self.version % every:
+            return
+        state = {
+            "params": {n: p.detach().clone() for n, p in self.params.items()},
+            "optimizer": self.optimizer.state_dict(),
+            "progress": dict(self.progress),
+        }
+        root, keep = self.cfg.checkpoint_dir, self.cfg.keep_checkpoints
+        torch_ps_ckpt.save(root, self.index, self.version, state, keep)
+
+    def progress_of(self, worker: int) -> int:
+        with self.lock:
+            return self.progress[worker]
 
     def snapshot(self) -> tuple[int, dict[str, torch.Tensor]]:
         with self.lock:
@@ -148,6 +179,7 @@ class ParameterServer:
     ) -> torch.futures.Future:
         future: torch.futures.Future = torch.futures.Future()
         with self.lock:
+            self.progress[worker] += 1
             if self.cfg.ps_mode == "async":
                 staleness = self.version - pulled
                 self._apply(grads, loss, samples, staleness)
@@ -181,6 +213,7 @@ class ParameterServer:
             clip(list(self.params.values()), self.cfg.max_grad_norm)
         self.optimizer.step()
         self.version += 1
+        self._checkpoint()
         if self.reporter is not None:
             self.reporter.record(self.version, loss, samples, stale)
 
@@ -219,6 +252,11 @@ def _push(
     return _SERVER.push(worker, pulled, grads, loss, samples)
 
 
+def _progress(worker: int) -> int:
+    assert _SERVER is not None
+    return _SERVER.progress_of(worker)
+
+
 def _worker_done() -> None:
     assert _SERVER is not None
     _SERVER.worker_done()
@@ -248,7 +286,11 @@ def run(
         shard = shard_names(names, cfg.num_ps, roles.rank)
         params = dict(model.named_parameters())
         reporter = Reporter(cfg, updates) if roles.rank == 0 else None
-        _SERVER = ParameterServer({n: params[n] for n in shard}, cfg, roles.num_workers, reporter)
+        own = {n: params[n] for n in shard}
+        _SERVER = ParameterServer(roles.rank, own, cfg, roles.num_workers, reporter)
+        resume = torch_ps_ckpt.newest_common(cfg.checkpoint_dir, cfg.num_ps)
+        if resume:
+            _SERVER.restore(resume)
     _init_rpc(roles)
     if roles.rank == 0:
         _describe(cfg, roles, model, steps, updates)
@@ -293,8 +335,9 @@ def _describe(
     )
     if cfg.num_ps > 1 and cfg.max_grad_norm > 0:
         torch_dist.warn("--parallel ps with --num_ps > 1 clips each server's shard by its own norm")
-    if cfg.checkpoint_every:
-        torch_dist.warn("--parallel ps does not checkpoint; --checkpoint_every is ignored")
+    assert _SERVER is not None
+    if _SERVER.version:
+        print(f"resuming at update {_SERVER.version} from {cfg.checkpoint_dir}", flush=True)
 
 
 # ------------------------------------------------------------------------------------ worker
@@ -312,11 +355,12 @@ def _work(
     torch.manual_seed(torch_data.seed_for("torch", cfg.seed, roles.rank))  # own dropout masks
     servers = [f"ps{i}" for i in range(cfg.num_ps)]
     states = [rpc.rpc_sync(server, _pull) for server in servers]
+    start = rpc.rpc_sync(servers[0], _progress, args=(roles.worker_index,))
     shards = [
         shard_names([n for n, _ in model.named_parameters()], cfg.num_ps, i)
         for i in range(cfg.num_ps)
     ]
-    for step in range(steps):
+    for step in range(start, steps):
         _load(model, states)
         if cfg.straggler_delay_ms and roles.rank == 1:
             time.sleep(cfg.straggler_delay_ms / 1000)
@@ -399,6 +443,7 @@ def _save_outputs(
         **_SERVER.reporter.result,
         "steps": steps,
         "updates": states[0][0],
+        "resumed_from_update": _SERVER.resumed_from,
         "world_size": roles.world_size,
         "parallel": "ps",
         "ps_mode": cfg.ps_mode,

@@ -47,20 +47,25 @@ def test_parameter_server_needs_a_worker(entrypoints_on_path):
 
 
 @pytest.mark.slow
-def test_sync_parameter_server_gives_ddps_losses_and_weights(torch_job):
+def test_sync_parameter_server_gives_ddps_losses_and_weights_across_a_kill(torch_job):
     """1 server + 2 workers in sync mode is DDP on 2 ranks: same global batch, same averaged
-    gradients, same clipping and AdamW. Tolerance: rel 1e-5 on losses and weights (the sum of
-    two gradients is the same either way; only the order of float ops in AdamW could differ)."""
+    gradients, same clipping and AdamW; SIGKILLed after step 5 and restarted, it resumes from
+    its checkpoint. Tolerance: rel 1e-5 on losses and weights (the sum of two gradients is the
+    same either way; only the order of float ops in AdamW could differ)."""
     ddp = torch_job("ddp")
     expected = ddp.run_ok(*PER_RANK, "--max_steps", "10", nproc=2).steps()
     ps = torch_job("ps")
     sync = ["--parallel", "ps", "--num_ps", "1", "--ps_mode", "sync", "--max_steps", "10"]
+    sync += ["--checkpoint_every", "3"]
+    killed = ps.kill_after_step(5, *PER_RANK, *sync, nproc=3)
+    assert killed.returncode == -9 and "step=5 " in killed.stdout
     result = ps.run_ok(*PER_RANK, *sync, nproc=3)
+    resumed = int(re.search(r"resuming at update (\d+)", result.stdout).group(1))  # type: ignore[union-attr]
+    assert resumed in (3, 6)
+    losses = {**killed.steps(), **result.steps()}
 
-    assert [line.split()[0] for line in result.stdout.splitlines() if line.startswith("step=")] == [
-        f"step={n}" for n in range(1, 11)
-    ], "one line per step, from server 0 only"
-    losses = result.steps()
+    lines = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("step=")]
+    assert lines == [f"step={n}" for n in range(resumed + 1, 11)], "once per step, server 0"
     assert losses.keys() == expected.keys() == set(range(1, 11))
     for step, loss in expected.items():
         assert losses[step] == pytest.approx(loss, rel=1e-5), step
@@ -71,6 +76,7 @@ def test_sync_parameter_server_gives_ddps_losses_and_weights(torch_job):
         torch.testing.assert_close(actual[name], tensor, rtol=1e-5, atol=1e-6, msg=name)
     metrics = ps.metrics()
     assert (metrics["parallel"], metrics["ps_mode"], metrics["num_workers"]) == ("ps", "sync", 2)
+    assert metrics["resumed_from_update"] == resumed
     assert metrics["global_batch_size"] == ddp.metrics()["global_batch_size"] == 8
     assert metrics["final_train_loss"] == pytest.approx(expected[10], rel=1e-5)
 
