@@ -23,6 +23,8 @@ import json
 import os
 import threading
 import time
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,12 +124,13 @@ class ParameterServer:
     def __init__(
         self,
         index: int,
-        params: dict[str, torch.Tensor],
+        params: Mapping[str, torch.Tensor],
         cfg: torch_config.TrainConfig,
         num_workers: int,
+        total_updates: int,
         reporter: Reporter | None,
     ) -> None:
-        self.index = index
+        self.index, self.total_updates = index, total_updates
         self.params = {n: nn.Parameter(p.detach().clone()) for n, p in params.items()}
         self.optimizer = torch.optim.AdamW(
             list(self.params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay
@@ -179,6 +182,9 @@ class ParameterServer:
     ) -> torch.futures.Future:
         future: torch.futures.Future = torch.futures.Future()
         with self.lock:
+            if self.cfg.ps_mode == "async" and self.version >= self.total_updates:
+                future.set_result(self._state())  # the budget is spent: the worker stops
+                return future
             self.progress[worker] += 1
             if self.cfg.ps_mode == "async":
                 staleness = self.version - pulled
@@ -287,7 +293,7 @@ def run(
         params = dict(model.named_parameters())
         reporter = Reporter(cfg, updates) if roles.rank == 0 else None
         own = {n: params[n] for n in shard}
-        _SERVER = ParameterServer(roles.rank, own, cfg, roles.num_workers, reporter)
+        _SERVER = ParameterServer(roles.rank, own, cfg, roles.num_workers, updates, reporter)
         resume = torch_ps_ckpt.newest_common(cfg.checkpoint_dir, cfg.num_ps)
         if resume:
             _SERVER.restore(resume)
@@ -300,7 +306,7 @@ def run(
             _SERVER.finished.wait()
             _save_outputs(cfg, env, roles, model, steps)
     else:
-        _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps)
+        _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
     rpc.shutdown()  # graceful: waits for every process, so no server leaves a worker hanging
     return 0
 
@@ -319,6 +325,8 @@ def _init_rpc(roles: Roles) -> None:
     options = rpc.TensorPipeRpcBackendOptions(
         num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=600
     )
+    # RPC's own start-up calls a deprecated gloo API; the warning is torch's, not the user's.
+    warnings.filterwarnings("ignore", message="You are using a Backend")
     name = f"ps{roles.rank}" if roles.is_server else f"worker{roles.worker_index}"
     rpc.init_rpc(name, rank=roles.rank, world_size=roles.world_size, rpc_backend_options=options)
 
@@ -349,6 +357,7 @@ def _work(
     model: nn.Module,
     batches: torch_data.Batches,
     steps: int,
+    updates: int,
 ) -> None:
     device = _device()
     model.to(device)
@@ -360,7 +369,10 @@ def _work(
         shard_names([n for n, _ in model.named_parameters()], cfg.num_ps, i)
         for i in range(cfg.num_ps)
     ]
-    for step in range(start, steps):
+    step = start
+    # sync: every worker does every step; async: whoever is free takes the next update until
+    # the run's budget of updates is spent, so a straggler does fewer and slows nobody.
+    while step < steps if cfg.ps_mode == "sync" else states[0][0] < updates:
         _load(model, states)
         if cfg.straggler_delay_ms and roles.rank == 1:
             time.sleep(cfg.straggler_delay_ms / 1000)
@@ -368,26 +380,34 @@ def _work(
         grads = {
             n: p.grad.detach().cpu() for n, p in model.named_parameters() if p.grad is not None
         }
-        futures = [
-            rpc.rpc_async(
-                server,
-                _push,
-                args=(
-                    roles.worker_index,
-                    states[i][0],
-                    {n: grads[n] for n in shards[i]},
-                    loss,
-                    plan_samples(cfg),
-                ),
-            )
-            for i, server in enumerate(servers)
-        ]
-        states = [future.wait() for future in futures]
+        states = _push_all(servers, shards, roles.worker_index, states, grads, loss, cfg)
+        step += 1
     rpc.rpc_sync(servers[0], _worker_done)
 
 
-def plan_samples(cfg: torch_config.TrainConfig) -> int:
-    return cfg.batch_size * cfg.grad_accum
+State = tuple[int, dict[str, torch.Tensor]]
+
+
+def _push_all(
+    servers: list[str],
+    shards: list[list[str]],
+    worker: int,
+    states: list[State],
+    grads: dict[str, torch.Tensor],
+    loss: float,
+    cfg: torch_config.TrainConfig,
+) -> list[State]:
+    """Each server its shard of the gradients, all at once; their new parameters."""
+    samples = cfg.batch_size * cfg.grad_accum
+    futures = [
+        rpc.rpc_async(
+            server,
+            _push,
+            args=(worker, states[i][0], {n: grads[n] for n in shards[i]}, loss, samples),
+        )
+        for i, server in enumerate(servers)
+    ]
+    return [future.wait() for future in futures]
 
 
 def _device() -> torch.device:
