@@ -55,17 +55,11 @@ if __name__ == "__main__":
     main()
 '''
 
-CLASSES = {  # the plan's class name -> (module, name) for the import line
-    "sagemaker.pytorch.PyTorch": ("sagemaker.pytorch", "PyTorch"),
-    "sagemaker.xgboost.XGBoost": ("sagemaker.xgboost", "XGBoost"),
-    "sagemaker.estimator.Estimator": ("sagemaker.estimator", "Estimator"),
-}
-
 
 def render(plan: Plan, *, source: str, script: str) -> str:
     """The script for ``plan`` (``source``: the config it came from; ``script``: its file name)."""
     estimator = plan.estimator
-    module, name = CLASSES[estimator.class_name]
+    module, name = estimator.class_name.rsplit(".", 1)  # e.g. sagemaker.pytorch, PyTorch
     input_classes = sorted({_input_class(spec) for spec in estimator.fit_inputs.values()})
     imports = [f"from {module} import {name}"]
     if input_classes:

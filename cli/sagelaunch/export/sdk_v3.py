@@ -125,10 +125,12 @@ def _distributed(distribution: dict[str, Any]) -> Source | None:
             "export this job",
             hint="export --sdk v2, or use strategy torchrun (NCCL) for a v3 job",
         )
-    for name in ("parameter_server", "multi_worker_mirrored"):
+    for name in ("parameter_server", "multi_worker_mirrored_strategy"):
         if distribution.get(name, {}).get("enabled"):
             raise UsageError(
-                f"SDK v3 has no TensorFlow {name} distribution", hint="export --sdk v2"
+                f"SDK v3 has no TensorFlow {name} distribution (ModelTrainer runs torchrun, "
+                "mpirun or one process)",
+                hint="export --sdk v2",
             )
     model_parallel = smdistributed.get("modelparallel")
     if model_parallel is not None:
