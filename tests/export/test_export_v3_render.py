@@ -19,6 +19,7 @@ REFUSED = {
     "smp-v1-p4d": "no SMP v1",
     "tf-ps-local": "no TensorFlow parameter_server",
     "tf-mwms-local": "no TensorFlow multi_worker_mirrored_strategy",
+    "tuning-pytorch-g5": "tuning: block would be lost",
 }
 
 

@@ -82,6 +82,12 @@ if __name__ == "__main__":
 
 def render(plan: Plan, *, source: str, script: str) -> str:
     """The ModelTrainer script for ``plan``; UsageError naming what v3 lacks."""
+    if plan.tuning is not None:
+        raise UsageError(
+            "export --sdk v3 writes a ModelTrainer (one training job); this config's tuning: "
+            "block would be lost",
+            hint="export --sdk v2 writes its HyperparameterTuner",
+        )
     kwargs = plan.estimator.kwargs
     distributed = _distributed(kwargs.get("distribution") or {})
     trainer = _trainer_kwargs(plan, distributed)
