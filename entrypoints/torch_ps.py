@@ -287,16 +287,8 @@ def run(
     )
     steps = _total_steps(cfg, plan, len(dataset))
     updates = steps if cfg.ps_mode == "sync" else steps * roles.num_workers
-    names = [n for n, _ in model.named_parameters()]
-    if roles.is_server:
-        shard = shard_names(names, cfg.num_ps, roles.rank)
-        params = dict(model.named_parameters())
-        reporter = Reporter(cfg, updates) if roles.rank == 0 else None
-        own = {n: params[n] for n in shard}
-        _SERVER = ParameterServer(roles.rank, own, cfg, roles.num_workers, updates, reporter)
-        resume = torch_ps_ckpt.newest_common(cfg.checkpoint_dir, cfg.num_ps)
-        if resume:
-            _SERVER.restore(resume)
+    if roles.is_server:  # before RPC starts: a worker's first pull may come at once
+        _SERVER = _make_server(cfg, roles, model, updates)
     _init_rpc(roles)
     if roles.rank == 0:
         _describe(cfg, roles, model, steps, updates)
@@ -309,6 +301,20 @@ def run(
         _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
     rpc.shutdown()  # graceful: waits for every process, so no server leaves a worker hanging
     return 0
+
+
+def _make_server(
+    cfg: torch_config.TrainConfig, roles: Roles, model: nn.Module, updates: int
+) -> ParameterServer:
+    """This rank's shard of the (identically seeded) model, restored from a checkpoint if any."""
+    params = dict(model.named_parameters())
+    own = {n: params[n] for n in shard_names(list(params), cfg.num_ps, roles.rank)}
+    reporter = Reporter(cfg, updates) if roles.rank == 0 else None
+    server = ParameterServer(roles.rank, own, cfg, roles.num_workers, updates, reporter)
+    resume = torch_ps_ckpt.newest_common(cfg.checkpoint_dir, cfg.num_ps)
+    if resume:
+        server.restore(resume)
+    return server
 
 
 def _total_steps(cfg: torch_config.TrainConfig, plan: torch_data.BatchPlan, samples: int) -> int:

@@ -102,8 +102,8 @@ def _train(
         strategy = tf_strategy.synchronous(who, cfg.strategy)
         replicas = strategy.num_replicas_in_sync
         progress = _progress(cfg, data, cfg.batch_size * replicas, chief)
-        loop = "Keras fit" if cfg.loop == "fit" else "GradientTape loop"
-        _announce(who, f"{type(strategy).__name__}: {replicas} replica(s), {loop}", progress)
+        loop = ", Keras fit" if cfg.loop == "fit" else ""
+        _announce(who, f"{type(strategy).__name__}: {replicas} replica(s){loop}", progress)
         if cfg.loop == "fit":
             import tf_fit
 
