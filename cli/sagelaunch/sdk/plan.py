@@ -8,6 +8,7 @@ from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.plan_model import Cost, EstimatorInfo, Plan, PlanWarning, Topology, Upload
 from sagelaunch.sdk.capture import SdkRejected, capture_request
+from sagelaunch.sdk import groups
 from sagelaunch.sdk.estimator import estimator_spec
 from sagelaunch.sdk.runtime import SDK_WARNINGS
 
@@ -65,5 +66,6 @@ def build_plan(
         topology=Topology.model_validate(topology.topology(config).as_json()),
         upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
         warnings=[PlanWarning.from_problem(w) for w in warnings or []]
-        + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages],
+        + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages]
+        + [PlanWarning(source="tool", message=m) for m in groups.notes(config, spec.kwargs)],
     )
