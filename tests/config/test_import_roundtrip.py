@@ -24,8 +24,8 @@ def test_imported_config_plans_the_same_request(tmp_path, config):
 
 def test_a_field_without_a_config_key_is_refused_by_name():
     request = golden_plan(EXAMPLES / "smddp-p4d.yaml")["request"]
-    with pytest.raises(ImportRefused, match="sets SessionChainingConfig"):
-        import_request({**request, "SessionChainingConfig": {"x": True}}, source_dir=".")
+    with pytest.raises(ImportRefused, match="sets MlflowConfig"):
+        import_request({**request, "MlflowConfig": {"x": True}}, source_dir=".")
 
 
 def test_cli_imports_a_saved_plan_file(cli, tmp_path):

@@ -174,3 +174,32 @@ def _rule_kind(module: str) -> str | None:
     if module.startswith("profiler_rules.rules"):
         return "profiler"
     return None
+
+
+@cache
+def debugger_rule_functions() -> dict[str, str]:
+    """RuleConfigurationName -> the rule_configs function that builds it (``LossNotDecreasing``
+    -> ``loss_not_decreasing``), read from the rules package's source."""
+    from sagelaunch.config.sdk_data import package_dir
+
+    path = package_dir(RULES_PACKAGE) / "debugger_rules" / "builtin_rules.py"
+    found: dict[str, str] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant):
+                found[str(call.args[0].value)] = node.name
+                break
+    return found
+
+
+@cache
+def debugger_rule_configs() -> dict[str, Any]:
+    """The base configuration of every Debugger rule (the package's ruleConfigs.json)."""
+    import json
+
+    from sagelaunch.config.sdk_data import package_dir
+
+    folder = package_dir(RULES_PACKAGE) / "debugger_rules" / "rule_config_jsons"
+    return dict(json.loads((folder / "ruleConfigs.json").read_text(encoding="utf-8")))
