@@ -110,6 +110,11 @@ def _run_sdk_local_mode(loaded: LoadedConfig, hosts: int | None, workdir: Path |
     from sagelaunch.local.variant import local_variant
     from sagelaunch.sdk import local_mode
 
+    if loaded.config.compute.groups:
+        raise UsageError(
+            "SageMaker local mode (--docker) cannot run instance groups (heterogeneous clusters)",
+            "drop --docker: `sagelaunch local` emulates every group's hosts",
+        )
     placeholders = local_variant(loaded).config  # role and region a laptop may not have
     compute = loaded.config.compute
     spec = local_mode.local_mode_spec(
