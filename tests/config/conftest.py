@@ -49,7 +49,10 @@ EVERYTHING: dict[str, Any] = {
     "output_compression": False,
     "debugger": {
         "rules": [{"name": "loss_not_decreasing", "parameters": {"patience": 3}}],
-        "hook": {"s3_output_path": "s3://b/debug/", "collections": {"losses": {"save_interval": 5}}},
+        "hook": {
+            "s3_output_path": "s3://b/debug/",
+            "collections": {"losses": {"save_interval": 5}},
+        },
     },
     "profiler": {"rules": ["ProfilerReport"], "interval_ms": 1000},
     "tensorboard": {"s3_uri": "s3://b/tb/"},

@@ -27,7 +27,10 @@ def test_everything_round_trips(tmp_path, everything_plan):
     # A rule's own defaults and collections are the rule's, not the user's.
     assert imported["debugger"] == {
         "rules": [{"name": "loss_not_decreasing", "parameters": {"patience": "3"}}],
-        "hook": {"s3_output_path": "s3://b/debug/", "collections": {"losses": {"save_interval": "5"}}},
+        "hook": {
+            "s3_output_path": "s3://b/debug/",
+            "collections": {"losses": {"save_interval": "5"}},
+        },
     }
     assert imported["profiler"] == {"rules": [{"name": "ProfilerReport"}], "interval_ms": 1000}
     path = tmp_path / "imported.yaml"

@@ -5,10 +5,13 @@ the training group, channels only on the groups that receive them."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from tests.local.conftest import read_json, run_local
+from tests.local.conftest import TINY_GPT, pytorch_config, read_json, run_local
 from tests.local.test_toolkit_oracle import DUMP_ENV, _diff, toolkit_env
 
 GROUP_VARIABLES = (
@@ -107,3 +110,67 @@ def test_every_group_host_gets_the_toolkits_instance_group_environment(write_con
         assert not (run / trainer / "input/data/train").exists()
         assert (run / trainer / "input/data/validation/validation.csv").is_file()
     assert "SM_CHANNEL_TRAIN" in data_host["sm"] and "SM_CHANNEL_TRAIN" not in trainers[0]["sm"]
+
+
+LOSS = re.compile(r"\[(algo-\d)\] step=(\d+) train_loss=([0-9.eE+-]+)")
+
+
+def _losses(stderr: str) -> tuple[set[str], dict[int, float]]:
+    found = LOSS.findall(stderr)
+    return {host for host, _, _ in found}, {int(step): float(loss) for _, step, loss in found}
+
+
+def _token_channel(folder: Path) -> None:
+    rng = np.random.default_rng(7)
+    folder.mkdir(parents=True)
+    for index in range(3):
+        np.save(folder / f"part-{index}.npy", rng.integers(0, 64, 17 * 40).astype(np.int32))
+
+
+def _tiny(**over: object) -> dict[str, object]:
+    hyperparameters = {**TINY_GPT, "data": "channel", "max_steps": 4, "data_augment_cost": 2}
+    return pytorch_config(hyperparameters=hyperparameters, **over)
+
+
+@pytest.mark.slow
+def test_offloaded_data_gives_the_homogeneous_runs_losses(write_config, tmp_path):
+    """1 data host + 2 training hosts == 2 homogeneous hosts, step by step: the training hosts
+    hold no data, so every batch they train on came from the data host. Tolerance: 1e-6
+    relative (the batches are identical, so the losses are in practice bit-identical)."""
+    _token_channel(tmp_path / "tokens")
+    local = {"inputs": {"train": "tokens"}}
+    homogeneous = write_config(
+        _tiny(inputs={"train": "s3://bucket/tokens/"}, local={**local, "hosts": 2}),
+        name="homogeneous.yaml",
+    )
+    groups = {
+        "groups": [
+            {"name": "data_group", "instance_type": "ml.c5.xlarge", "instance_count": 1},
+            {"name": "dnn_group", "instance_type": "ml.g5.xlarge", "instance_count": 2},
+        ]
+    }
+    hetero = write_config(
+        _tiny(
+            compute=groups,
+            distribution={"strategy": "torchrun", "groups": ["dnn_group"]},
+            inputs={"train": {"uri": "s3://bucket/tokens/", "groups": ["data_group"]}},
+            local=local,
+        ),
+        name="hetero.yaml",
+    )
+    plain = run_local(homogeneous, "--workdir", str(tmp_path / "plain"))
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    fed = run_local(hetero, "--workdir", str(tmp_path / "fed"), "--keep")
+    assert fed.returncode == 0, fed.stderr[-3000:]
+    plain_hosts, expected = _losses(plain.stderr)
+    fed_hosts, got = _losses(fed.stderr)
+    assert plain_hosts == {"algo-1"} and fed_hosts == {"algo-2"}  # rank 0 logs
+    assert sorted(got) == sorted(expected) == [1, 2, 3, 4]
+    for step, loss in expected.items():
+        assert got[step] == pytest.approx(loss, rel=1e-6), step
+    assert "[algo-1] data host algo-1: fed 2 training ranks" in fed.stdout + fed.stderr
+    run = tmp_path / "fed"
+    assert len(list((run / "algo-1/input/data/train").iterdir())) == 3
+    assert not (run / "algo-2/input/data").joinpath("train").exists()
+    assert not (run / "algo-3/input/data").joinpath("train").exists()
+    assert (run / "model.tar.gz").is_file()

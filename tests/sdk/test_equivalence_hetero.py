@@ -45,7 +45,11 @@ def test_heterogeneous_torchrun_adds_only_the_training_group(sdk_request):  # no
             metric_definitions=PT_METRICS,
             **TEAM,
         ),
-        {"train": TrainingInput("s3://sagelaunch-examples/tokens/train/", instance_groups=["data_group"])},
+        {
+            "train": TrainingInput(
+                "s3://sagelaunch-examples/tokens/train/", instance_groups=["data_group"]
+            )
+        },
     )
     # The SDK drops the training group for torch_distributed; sagelaunch writes it, as the SDK
     # writes it for mpi. Nothing else differs.
@@ -156,9 +160,10 @@ def test_profiler_report_debugger_rules_tensorboard_and_experiment(sdk_request):
 
 def test_rule_names_read_as_data_are_the_sdks(monkeypatch):
     """validate reads rule_configs' names without importing the SDK: the same names it exports."""
-    from sagelaunch.config.debugging import builtin_rules
     from smdebug_rulesconfig.debugger_rules import builtin_rules as debugger_module
     from smdebug_rulesconfig.profiler_rules import rules as profiler_module
+
+    from sagelaunch.config.debugging import builtin_rules
 
     names = builtin_rules()
     for name in names["debugger"]:

@@ -38,11 +38,13 @@ def _text(value: Any) -> Any:
 class DebuggerRule(_Strict):
     """A built-in Debugger rule: ``Rule.sagemaker(rule_configs.<name>(), rule_parameters=...)``."""
 
-    name: str = Field(description="A Debugger rule of sagemaker.debugger.rule_configs, e.g. "
-                      "loss_not_decreasing, vanishing_gradient, create_xgboost_report.")  # fmt: skip
+    name: str = Field(
+        description="A Debugger rule of sagemaker.debugger.rule_configs, e.g. "
+        "loss_not_decreasing, vanishing_gradient, create_xgboost_report."
+    )
     parameters: dict[str, str] = Field(
         default_factory=dict,
-        description="RuleParameters (strings, as the API takes them; numbers are written as text).",
+        description="RuleParameters (strings, as the API takes them; numbers become text).",
     )
 
     @field_validator("parameters", mode="before")
@@ -54,8 +56,10 @@ class DebuggerRule(_Strict):
 class ProfilerRule(_Strict):
     """A built-in Profiler rule: ``ProfilerRule.sagemaker(rule_configs.<Name>(**parameters))``."""
 
-    name: str = Field(description="A Profiler rule of sagemaker.debugger.rule_configs, e.g. "
-                      "ProfilerReport, CPUBottleneck, LowGPUUtilization.")  # fmt: skip
+    name: str = Field(
+        description="A Profiler rule of sagemaker.debugger.rule_configs, e.g. "
+        "ProfilerReport, CPUBottleneck, LowGPUUtilization."
+    )
     parameters: dict[str, int | float] = Field(
         default_factory=dict,
         description="Constructor arguments of the rule class (numbers), e.g. for ProfilerReport "
@@ -147,9 +151,7 @@ class Experiment(_Strict):
 
     name: str | None = Field(None, description="ExperimentName (an existing experiment).")
     trial: str | None = Field(None, description="TrialName.")
-    trial_component_display_name: str | None = Field(
-        None, description="TrialComponentDisplayName."
-    )
+    trial_component_display_name: str | None = Field(None, description="TrialComponentDisplayName.")
     run_name: str | None = Field(None, description="RunName.")
 
 

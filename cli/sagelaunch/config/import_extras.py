@@ -9,7 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sagelaunch.config.debugging import builtin_rules, debugger_rule_configs, debugger_rule_functions
+from sagelaunch.config.debugging import (
+    builtin_rules,
+    debugger_rule_configs,
+    debugger_rule_functions,
+)
 from sagelaunch.errors import UsageError
 
 # Request fields this module maps (the importer refuses what nobody maps).

@@ -24,7 +24,12 @@ from pydantic import (
 
 from sagelaunch import naming
 from sagelaunch.config.debugging import Debugger, Experiment, Profiler, TensorBoard
-from sagelaunch.config.groups import ChannelGroups, DistributionGroups, InstanceGroup, derive_compute
+from sagelaunch.config.groups import (
+    ChannelGroups,
+    DistributionGroups,
+    InstanceGroup,
+    derive_compute,
+)
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 _UNIT_SECONDS = (86400, 3600, 60, 1)
@@ -372,7 +377,8 @@ class LaunchConfig(Strict):
         None, description="TensorBoard output: {s3_uri, local_path}."
     )
     experiment: Experiment | None = Field(
-        None, description="SageMaker Experiments: {name, trial, trial_component_display_name, "
+        None,
+        description="SageMaker Experiments: {name, trial, trial_component_display_name, "
         "run_name} (fit(experiment_config=...)).",
     )
     remote_debug: bool = Field(False, description="Allow remote debugging into the container.")

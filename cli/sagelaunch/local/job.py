@@ -214,7 +214,9 @@ def _host_processes(
             machine=machine,
             container_env=container_env,
         )
-        command = _command(launch, config, user, groups.training_position(cluster, index), master_port)
+        command = _command(
+            launch, config, user, groups.training_position(cluster, index), master_port
+        )
         if command is None:
             continue
         env = environment.process_environment(

@@ -70,7 +70,10 @@ def _profiler_rules(block: bool | Profiler) -> list[dict[str, Any]]:
     if not isinstance(block, Profiler):
         return []
     return [
-        call(f"{DEBUGGER}.ProfilerRule.sagemaker", call(f"{RULE_CONFIGS}.{rule.name}", **rule.parameters))
+        call(
+            f"{DEBUGGER}.ProfilerRule.sagemaker",
+            call(f"{RULE_CONFIGS}.{rule.name}", **rule.parameters),
+        )
         for rule in block.rules
     ]
 
@@ -79,7 +82,9 @@ def _hook(block: Debugger) -> dict[str, Any]:
     hook = block.hook
     assert hook is not None
     collections = [
-        call(f"{DEBUGGER}.CollectionConfig", name=name, **({"parameters": params} if params else {}))
+        call(
+            f"{DEBUGGER}.CollectionConfig", name=name, **({"parameters": params} if params else {})
+        )
         for name, params in hook.collections.items()
     ]
     settings: dict[str, Any] = {}

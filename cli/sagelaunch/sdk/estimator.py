@@ -60,7 +60,11 @@ def estimator_spec(
     debugging.apply(config, spec.kwargs)
     groups.apply(config, spec.kwargs)
     return EstimatorSpec(
-        spec.cls, spec.kwargs, spec.inputs, spec.builtin_hyperparameters, debugging.fit_kwargs(config)
+        spec.cls,
+        spec.kwargs,
+        spec.inputs,
+        spec.builtin_hyperparameters,
+        debugging.fit_kwargs(config),
     )
 
 

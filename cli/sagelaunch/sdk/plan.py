@@ -7,8 +7,8 @@ from sagelaunch.config import cost, topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.plan_model import Cost, EstimatorInfo, Plan, PlanWarning, Topology, Upload
-from sagelaunch.sdk.capture import SdkRejected, capture_request
 from sagelaunch.sdk import groups
+from sagelaunch.sdk.capture import SdkRejected, capture_request
 from sagelaunch.sdk.estimator import estimator_spec
 from sagelaunch.sdk.runtime import SDK_WARNINGS
 

@@ -39,7 +39,8 @@ def builtin_rule_names(loaded: LoadedConfig) -> Iterator[Problem]:
 def rule_count(loaded: LoadedConfig) -> Iterator[Problem]:
     """The API takes at most 20 Debugger and 20 Profiler rule configurations."""
     config = loaded.config
-    for kind, shape in (("debugger", "DebugRuleConfigurations"), ("profiler", "ProfilerRuleConfigurations")):  # fmt: skip
+    shapes = {"debugger": "DebugRuleConfigurations", "profiler": "ProfilerRuleConfigurations"}
+    for kind, shape in shapes.items():
         block = getattr(config, kind)
         _, most = api_limits.bounds(shape)
         if isinstance(block, (Debugger, Profiler)) and len(block.rules) > most:
