@@ -13,9 +13,17 @@ from __future__ import annotations
 
 import ast
 from functools import cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    WithJsonSchema,
+    field_validator,
+)
 
 RULES_PACKAGE = "smdebug_rulesconfig"
 # ProfilerConfig.ProfilingIntervalInMilliseconds: the values the API documents.
@@ -60,11 +68,24 @@ class ProfilerRule(_Strict):
         description="A Profiler rule of sagemaker.debugger.rule_configs, e.g. "
         "ProfilerReport, CPUBottleneck, LowGPUUtilization."
     )
-    parameters: dict[str, int | float] = Field(
+    parameters: dict[str, Annotated[Any, WithJsonSchema({"type": "number"})]] = Field(
         default_factory=dict,
         description="Constructor arguments of the rule class (numbers), e.g. for ProfilerReport "
         "CPUBottleneck_threshold: 90.",
     )
+
+    @field_validator("parameters")
+    @classmethod
+    def _numbers(cls, value: dict[str, Any]) -> dict[str, Any]:
+        wrong = [
+            k for k, v in value.items() if isinstance(v, bool) or not isinstance(v, (int, float))
+        ]
+        if wrong:
+            raise ValueError(
+                f"Profiler rule parameters are the rule class's constructor arguments and must be "
+                f"numbers: {', '.join(f'{k}={value[k]!r}' for k in wrong)}"
+            )
+        return value
 
 
 def _rule_entry(value: Any) -> Any:
@@ -205,3 +226,22 @@ def debugger_rule_configs() -> dict[str, Any]:
 
     folder = package_dir(RULES_PACKAGE) / "debugger_rules" / "rule_config_jsons"
     return dict(json.loads((folder / "ruleConfigs.json").read_text(encoding="utf-8")))
+
+
+# `true | false | {...}`: a discriminated union, so an error names the branch the value took
+# (a mapping is judged as settings, a scalar as the switch) and the loader drops the tag.
+SWITCH, SETTINGS = "switch", "settings"
+
+
+def _switch_or_settings(value: Any) -> str:
+    return SETTINGS if isinstance(value, (dict, BaseModel)) else SWITCH
+
+
+DebuggerSetting = Annotated[
+    Annotated[bool, Tag(SWITCH)] | Annotated[Debugger, Tag(SETTINGS)],
+    Discriminator(_switch_or_settings),
+]
+ProfilerSetting = Annotated[
+    Annotated[bool, Tag(SWITCH)] | Annotated[Profiler, Tag(SETTINGS)],
+    Discriminator(_switch_or_settings),
+]

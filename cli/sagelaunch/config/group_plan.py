@@ -36,7 +36,11 @@ def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
     groups = groups_of(config)
     prices = {g.instance_type: facts.hourly_price(g.instance_type) for g in groups}
     unknown = sorted(t for t, p in prices.items() if p is None)
-    hourly = None if unknown else sum(prices[g.instance_type] or 0.0 for g in groups)
+    hourly = (
+        None
+        if unknown
+        else sum((prices[g.instance_type] or 0.0) * g.instance_count for g in groups)
+    )
     summed = {
         **cost,
         "instance_type": " + ".join(f"{g.instance_count}×{g.instance_type}" for g in groups),

@@ -12,11 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from sagelaunch.config.debugging import SETTINGS, SWITCH
 from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
 from sagelaunch.config.yamlsource import Document, KeyPath, format_path, parse_text, read_document
 from sagelaunch.errors import ConfigError, Problem
 
 SET_LABEL = "--set"
+SWITCH_TAGS = (SWITCH, SETTINGS)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,8 @@ def _problem(doc: Document, error: Any) -> Problem:
 def _without_union_tag(loc: KeyPath) -> KeyPath:
     """pydantic puts the strategy tag in the location (distribution.mpi.key); the YAML has none."""
     if len(loc) > 1 and loc[0] == "distribution" and loc[1] in STRATEGY_MODELS:
+        return (loc[0], *loc[2:])
+    if len(loc) > 1 and loc[1] in SWITCH_TAGS:  # debugger/profiler: true | false | {...}
         return (loc[0], *loc[2:])
     return loc
 

@@ -23,7 +23,7 @@ from pydantic import (
 )
 
 from sagelaunch import naming
-from sagelaunch.config.debugging import Debugger, Experiment, Profiler, TensorBoard
+from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
 from sagelaunch.config.groups import (
     ChannelGroups,
     DistributionGroups,
@@ -364,12 +364,12 @@ class LaunchConfig(Strict):
     metrics: list[Metric] | None = Field(
         None, description="Metric definitions (default: ones matching our entry points' logs)."
     )
-    profiler: bool | Profiler = Field(
+    profiler: ProfilerSetting = Field(
         True,
         description="SageMaker profiler: true (SDK default), false, or {rules, interval_ms, "
         "s3_output_path}.",
     )
-    debugger: bool | Debugger = Field(
+    debugger: DebuggerSetting = Field(
         True,
         description="SageMaker debugger hook: true (SDK default), false, or {rules, hook}.",
     )
