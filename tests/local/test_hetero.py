@@ -8,10 +8,10 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests.local.conftest import TINY_GPT, pytorch_config, read_json, run_local
+from tests.local.tokens import write_tokens
 from tests.local.test_toolkit_oracle import DUMP_ENV, _diff, toolkit_env
 
 GROUP_VARIABLES = (
@@ -120,11 +120,6 @@ def _losses(stderr: str) -> tuple[set[str], dict[int, float]]:
     return {host for host, _, _ in found}, {int(step): float(loss) for _, step, loss in found}
 
 
-def _token_channel(folder: Path) -> None:
-    rng = np.random.default_rng(7)
-    folder.mkdir(parents=True)
-    for index in range(3):
-        np.save(folder / f"part-{index}.npy", rng.integers(0, 64, 17 * 40).astype(np.int32))
 
 
 def _tiny(**over: object) -> dict[str, object]:
@@ -137,7 +132,7 @@ def test_offloaded_data_gives_the_homogeneous_runs_losses(write_config, tmp_path
     """1 data host + 2 training hosts == 2 homogeneous hosts, step by step: the training hosts
     hold no data, so every batch they train on came from the data host. Tolerance: 1e-6
     relative (the batches are identical, so the losses are in practice bit-identical)."""
-    _token_channel(tmp_path / "tokens")
+    write_tokens(tmp_path / "tokens")
     local = {"inputs": {"train": "tokens"}}
     homogeneous = write_config(
         _tiny(inputs={"train": "s3://bucket/tokens/"}, local={**local, "hosts": 2}),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sagelaunch.config.groups import groups_of
+from sagelaunch.config.groups import HOMOGENEOUS, groups_of
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.local import ports
 from sagelaunch.local.tree import NETWORK_INTERFACE
@@ -101,3 +101,16 @@ def feed_env(hosts: list[LocalHost]) -> dict[str, str]:
         "SAGELAUNCH_DATAFEED_ADDR": "127.0.0.1",
         "SAGELAUNCH_DATAFEED_PORTS": ",".join(str(ports.free_port()) for _ in feeders),
     }
+
+
+def describe(hosts: list[LocalHost], launcher: str) -> list[str]:
+    """One line per instance group for the run's header (none for a homogeneous cluster)."""
+    names = list(dict.fromkeys(h.group for h in hosts))
+    if names == [HOMOGENEOUS]:
+        return []
+    lines = []
+    for name in names:
+        members = [h for h in hosts if h.group == name]
+        role = launcher if members[0].trains else "python (plain process)"
+        lines.append(f"  group {name}: {', '.join(h.name for h in members)} · {role}")
+    return lines

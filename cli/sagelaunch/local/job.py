@@ -156,6 +156,8 @@ def run(
         groups.receivers(plan.request, prepared.cluster),
     )
     _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
+    for line in groups.describe(prepared.cluster, launch.kind):
+        say(line)
     specs = _host_processes(prepared, plan, trees, agents or [])
     outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
