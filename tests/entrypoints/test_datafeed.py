@@ -48,6 +48,7 @@ def test_topology_names_the_data_hosts(entrypoints_on_path):
 @pytest.mark.parametrize("start", [0, 3])
 def test_streamed_batches_equal_the_ranks_own(entrypoints_on_path, start):
     import torch
+
     import torch_data
     import torch_datafeed
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from tests.local.conftest import TINY_GPT, pytorch_config, read_json, run_local
-from tests.local.tokens import write_tokens
 from tests.local.test_toolkit_oracle import DUMP_ENV, _diff, toolkit_env
+from tests.local.tokens import write_tokens
 
 GROUP_VARIABLES = (
     "SM_CURRENT_INSTANCE_GROUP",
@@ -118,8 +117,6 @@ LOSS = re.compile(r"\[(algo-\d)\] step=(\d+) train_loss=([0-9.eE+-]+)")
 def _losses(stderr: str) -> tuple[set[str], dict[int, float]]:
     found = LOSS.findall(stderr)
     return {host for host, _, _ in found}, {int(step): float(loss) for _, step, loss in found}
-
-
 
 
 def _tiny(**over: object) -> dict[str, object]:
