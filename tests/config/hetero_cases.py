@@ -43,6 +43,11 @@ HETERO_CASES = {
         "set debugger: false",
         grouped(DATA, checkpoint={"s3_uri": "s3://b/c/"}, debugger=False),
     ),
+    "group_instance_types": (
+        grouped(("cpu", "c5.xlarge", 1), DNN, distribution=TORCHRUN_DNN),
+        "'c5.xlarge' is not a SageMaker instance type",
+        grouped(DATA, DNN, distribution=TORCHRUN_DNN),
+    ),
     "builtin_rule_names": (
         {"debugger": {"rules": ["ProfilerReport"]}},
         "is a Profiler rule: list it under profiler.rules",

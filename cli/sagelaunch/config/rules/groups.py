@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from sagelaunch.config import api_limits
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules import error, rule
+from sagelaunch.config.rules.resources import INSTANCE_TYPE
 from sagelaunch.errors import Problem
 
 
@@ -107,3 +108,17 @@ def groups_with_checkpoint_and_debugger(loaded: LoadedConfig) -> Iterator[Proble
             "the SageMaker SDK fails on instance groups + checkpoint + the debugger hook "
             "(it compares instance_count, None with groups, to 1): set debugger: false",
         )
+
+
+@rule
+def group_instance_types(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Each group's instance type is ml.<family>.<size> (the API refuses others). The training
+    group's is also compute.instance_type, which instance_type_known checks; this rule covers
+    every group, at the group's own line."""
+    for index, group in enumerate(loaded.config.compute.groups or []):
+        if not INSTANCE_TYPE.match(group.instance_type):
+            yield error(
+                loaded,
+                ("compute", "groups", index, "instance_type"),
+                f"{group.instance_type!r} is not a SageMaker instance type (e.g. ml.c5.9xlarge)",
+            )
