@@ -41,7 +41,7 @@ def test_heterogeneous_torchrun_adds_only_the_training_group(sdk_request):  # no
             max_run=86400,
             sagemaker_session=s,
             distribution={"torch_distributed": {"enabled": True}, "instance_groups": [dnn]},
-            hyperparameters={**GPT, "batch_size": 16},
+            hyperparameters={**GPT, "batch_size": 16, "data": "channel"},
             metric_definitions=PT_METRICS,
             **TEAM,
         ),
