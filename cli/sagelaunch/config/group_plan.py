@@ -47,7 +47,6 @@ def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
         "instance_count": sum(g.instance_count for g in groups),
         "hourly_usd": round(hourly, 3) if hourly is not None else None,
         "max_usd": round(hourly * config.compute.max_run / 3600, 2) if hourly else None,
-        "per_host_usd": None,
         "groups": [
             {
                 "name": g.name,
@@ -58,7 +57,6 @@ def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
             for g in groups
         ],
     }
-    del summed["per_host_usd"]
     if unknown:
         summed["note"] = (
             f"no price known for {', '.join(unknown)}; see the AWS pricing page "

@@ -12,9 +12,12 @@ Which key the user wrote is kept in ``Compute.groups``; nothing else needs to kn
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:  # the model imports this module
+    from sagelaunch.config.model import LaunchConfig
 
 # The container's group name for a job without instance groups (resourceconfig.json).
 HOMOGENEOUS = "homogeneousCluster"
@@ -104,7 +107,7 @@ class GroupView:
     trains: bool  # runs the distributed launcher (or, with no launcher, the training process)
 
 
-def groups_of(config: Any) -> list[GroupView]:
+def groups_of(config: LaunchConfig) -> list[GroupView]:
     """Every group of the job: the configured ones, or the one homogeneous group."""
     compute = config.compute
     if not compute.groups:
@@ -116,7 +119,7 @@ def groups_of(config: Any) -> list[GroupView]:
     ]
 
 
-def training_group_names(config: Any) -> list[str]:
+def training_group_names(config: LaunchConfig) -> list[str]:
     """The groups that run the launcher: distribution.groups, else (one group, or a strategy
     without a launcher) every group, as the SDK and the container decide."""
     compute = config.compute
@@ -126,7 +129,3 @@ def training_group_names(config: Any) -> list[str]:
     if named:
         return list(named)
     return [g.name for g in compute.groups]
-
-
-def is_hetero(config: Any) -> bool:
-    return bool(config.compute.groups)
