@@ -5,13 +5,18 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 CONSTRAINTS := cli/constraints.txt
 
-.PHONY: setup test test-fast lint demo bench schema golden clean
+.PHONY: setup test test-fast lint demo bench schema golden clean test-sdk-v3
 
 setup: $(STAMP)
 
+# The second install is the TensorFlow container's toolkit, the TF_CONFIG oracle of tests/local,
+# without its dependencies: its pins (an old numpy, TF < 2.4) would break the environment, and the
+# tests need only its TF_CONFIG builders.
+
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local,deepspeed,charts,tensorflow]"
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training
 	touch $@
 
 test: setup
@@ -42,5 +47,19 @@ schema: setup
 	$(PY) -m sagelaunch schema > launch_configs/schema.json
 
 
+# SDK v3 (sagemaker-train) cannot share a venv with v2: its own .venv-v3/, not part of `make test`.
+# The scripts `export --sdk v3` writes, built into requests by ModelTrainer itself, offline.
+VENV_V3 := .venv-v3
+STAMP_V3 := $(VENV_V3)/.installed-stamp
+CONSTRAINTS_V3 := cli/constraints-v3.txt
+
+$(STAMP_V3): $(CONSTRAINTS_V3)
+	test -x $(VENV_V3)/bin/python || $(PYTHON) -m venv $(VENV_V3)
+	$(VENV_V3)/bin/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS_V3) sagemaker-train
+	touch $@
+
+test-sdk-v3: setup $(STAMP_V3)
+	SAGELAUNCH_SDK_V3_PYTHON=$(VENV_V3)/bin/python $(PY) -m pytest -q -p no:randomly tests/sdk_v3
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .sagelaunch
+	rm -rf $(VENV) $(VENV_V3) .pytest_cache .mypy_cache .ruff_cache .sagelaunch

@@ -184,6 +184,10 @@ class Checkpointer:
         return self.par.uses_dcp
 
     @property
+    def format_name(self) -> str:
+        return "dcp" if self.sharded else "torch"
+
+    @property
     def committer(self) -> bool:
         # Sharded checkpoints have files from every host, so each host commits its own copy
         # (SageMaker merges them in S3); a rank-0 checkpoint has one writer.
@@ -233,7 +237,7 @@ class Checkpointer:
                 _fsync_file(path)  # DCP's own fsync is optional, so do it for every shard
             manifest = {
                 "step": step,
-                "format": "dcp" if self.sharded else "torch",
+                "format": self.format_name,
                 "files": {
                     p.name: {"size": p.stat().st_size, "sha256": hashes.get(p.name)}
                     for p in sorted(temp.iterdir())
@@ -297,9 +301,16 @@ class Checkpointer:
 
     def _load(self, path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
         files = manifest["files"]
+        written_by = manifest.get("format")
+        if written_by not in (None, "torch", "dcp"):  # e.g. "deepspeed": torch_deepspeed_ckpt
+            raise smenv.UsageError(
+                f"checkpoint {path} was written in the {written_by} format; resume it with the "
+                "hyperparameters that wrote it (--zero_stage/--deepspeed_config for DeepSpeed), "
+                "or use a fresh --checkpoint_dir"
+            )
         # The format the checkpoint was written in, not this run's: shards written under one
         # layout load into any other (DCP reshards), a single-process run included.
-        if manifest.get("format") != "dcp":
+        if written_by != "dcp":
             if self.sharded:
                 raise smenv.UsageError(
                     f"checkpoint {path} holds one rank's full state; resume it with the layout "

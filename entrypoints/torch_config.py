@@ -49,6 +49,7 @@ class TrainConfig:
     dp_replicate: int = 0  # 0: 1, or one replica per host under --sharding hybrid
     zero1: bool = False
     tensor_parallel_degree: int = 1
+    sequence_parallel: bool = False
     pipeline_parallel_degree: int = 1
     pipeline_schedule: Schedule = "1f1b"
     microbatches: int = 0  # 0: one per pipeline stage
@@ -64,6 +65,10 @@ class TrainConfig:
     checkpoint_dir: Path = Path("checkpoints")
     keep_checkpoints: int = 2
     mp_parameters: str | None = None
+    zero_stage: int = 0  # DeepSpeed ZeRO stage; 0 (and no deepspeed_config): no DeepSpeed
+    deepspeed_config: str | None = None
+    offload_optimizer: str = "none"
+    offload_params: str = "none"
 
     @property
     def pipelined(self) -> bool:
@@ -165,7 +170,23 @@ def _model_errors(cfg: TrainConfig) -> list[str]:
             f"--n_head {cfg.n_head} is not divisible by --tensor_parallel_degree {tp}; "
             "pick a degree that divides the attention heads"
         )
-    return errors
+    return errors + _sequence_parallel_errors(cfg)
+
+
+def _sequence_parallel_errors(cfg: TrainConfig) -> list[str]:
+    tp = cfg.tensor_parallel_degree
+    if not cfg.sequence_parallel:
+        return []
+    if tp <= 1:
+        return [
+            "--sequence_parallel shards activations across TP ranks; set --tensor_parallel_degree"
+        ]
+    if cfg.seq_len % tp:
+        return [
+            f"--sequence_parallel: --seq_len {cfg.seq_len} is not divisible by "
+            f"--tensor_parallel_degree {tp}; pick a length that splits evenly"
+        ]
+    return []
 
 
 def _pipeline_errors(cfg: TrainConfig) -> list[str]:
@@ -205,4 +226,22 @@ def _mode_errors(cfg: TrainConfig) -> list[str]:
         )
     if cfg.dp_replicate and cfg.parallel != "fsdp":
         errors.append("--dp_replicate sets HSDP replicas; add --parallel fsdp")
+    return errors + _deepspeed_errors(cfg)
+
+
+def _deepspeed_errors(cfg: TrainConfig) -> list[str]:
+    errors = []
+    if cfg.zero_stage not in (0, 1, 2, 3):
+        errors.append(f"--zero_stage must be 1, 2 or 3, got {cfg.zero_stage}")
+    deepspeed = bool(cfg.zero_stage or cfg.deepspeed_config)
+    if not deepspeed and (cfg.offload_optimizer != "none" or cfg.offload_params != "none"):
+        errors.append("--offload_optimizer/--offload_params are ZeRO settings; add --zero_stage")
+    if cfg.offload_params != "none" and cfg.zero_stage not in (0, 3):
+        errors.append("--offload_params needs --zero_stage 3 (ZeRO-3 partitions parameters)")
+    busy = cfg.parallel != "ddp" or cfg.zero1 or cfg.tensor_parallel_degree > 1 or cfg.pipelined
+    if deepspeed and busy:
+        errors.append(
+            "DeepSpeed ZeRO replaces --parallel fsdp, --zero1, tensor and pipeline parallelism "
+            "here; drop them (or drop --zero_stage/--deepspeed_config)"
+        )
     return errors

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -55,12 +55,13 @@ class DistContext:
 
 @dataclass(frozen=True)
 class Launch:
-    """Rank and world as the launcher exported them: torchrun, or mpirun for SMDDP."""
+    """Rank and world as the launcher exported them: torchrun, or mpirun (Open MPI or MPICH)."""
 
     rank: int
     local_rank: int
     world_size: int
     local_world_size: int
+    launcher: str = "none"  # torchrun, mpi or none
 
     @property
     def multi_process(self) -> bool:
@@ -75,16 +76,49 @@ def _mark_group_created() -> None:
     _group_created = True
 
 
-def launch_from_env(environ: Mapping[str, str]) -> Launch:
-    def pick(torchrun: str, ompi: str, default: int) -> int:
-        return int(environ.get(torchrun, environ.get(ompi, default)))
+# Where each launcher puts (rank, local rank, world size, local world size).
+_TORCHRUN = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE")
+_OPEN_MPI = (
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "OMPI_COMM_WORLD_LOCAL_SIZE",
+)
+_MPICH = ("PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE", "MPI_LOCALNRANKS")  # Hydra's mpiexec
+DEFAULT_MASTER_PORT = 29500  # torch's default; a local run always passes a free one
 
-    return Launch(
-        rank=pick("RANK", "OMPI_COMM_WORLD_RANK", 0),
-        local_rank=pick("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", 0),
-        world_size=pick("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", 1),
-        local_world_size=pick("LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", 1),
-    )
+
+def launch_from_env(environ: Mapping[str, str]) -> Launch:
+    """torchrun's variables, else Open MPI's, else MPICH's (SMP v1 and ``mpi`` jobs run under
+    mpirun, which exports no RANK), else one process."""
+    for launcher, names in (("torchrun", _TORCHRUN), ("mpi", _OPEN_MPI), ("mpi", _MPICH)):
+        if names[0] in environ:
+            rank, local_rank, world, local_world = (
+                int(environ.get(name, default))
+                for name, default in zip(names, (0, 0, 1, 1), strict=True)
+            )
+            return Launch(rank, local_rank, world, local_world, launcher)
+    return Launch(0, 0, 1, 1)
+
+
+def master_address(environ: Mapping[str, str]) -> str:
+    """MASTER_ADDR, else the first of SM_HOSTS (the toolkit's master host), else loopback."""
+    if environ.get("MASTER_ADDR"):
+        return environ["MASTER_ADDR"]
+    hosts = smenv.decode_value(environ.get("SM_HOSTS", "[]"))
+    return str(hosts[0]) if isinstance(hosts, list) and hosts else "127.0.0.1"
+
+
+def export_mpi_launch(environ: MutableMapping[str, str]) -> None:
+    """Under mpirun, export what torchrun would have (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_*), so
+    the env:// rendezvous and libraries that read them (DeepSpeed) see one launch."""
+    launch = launch_from_env(environ)
+    if launch.launcher != "mpi":
+        return
+    values = (launch.rank, launch.local_rank, launch.world_size, launch.local_world_size)
+    environ.update({name: str(value) for name, value in zip(_TORCHRUN, values, strict=True)})
+    environ["MASTER_ADDR"] = master_address(environ)
+    environ.setdefault("MASTER_PORT", str(DEFAULT_MASTER_PORT))
 
 
 def warn(message: str) -> None:
@@ -175,6 +209,7 @@ def setup(
     env: smenv.SageMakerEnv, mp_params: dict[str, Any] | None, need_group: bool, warn: Warn
 ) -> DistContext:
     """Initialise the device and (when more than one process, FSDP or SMP) the process group."""
+    export_mpi_launch(os.environ)
     quiet = launch_from_env(env.environ).rank != 0
     kind = choose_kind(env, mp_params, _silent if quiet else warn)
     # Read the launch only now: importing SMDDP under mpirun may export RANK and friends.

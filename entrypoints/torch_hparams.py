@@ -23,6 +23,7 @@ import torch_parallel
 DATA_KINDS = ("synthetic", "channel")
 PRECISIONS = ("bf16", "fp32")
 SCHEDULES = ("gpipe", "1f1b", "interleaved_1f1b")
+OFFLOAD = ("none", "cpu")  # DeepSpeed's nvme offload needs a path and a fast disk: use a config
 
 
 def _text(raw: str) -> str:
@@ -106,6 +107,7 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     )
     flag("zero1", "DDP: shard the optimizer state (ZeroRedundancyOptimizer)")
     opt("tensor_parallel_degree", _integer, 1, "ranks splitting each attention and MLP (TP)")
+    flag("sequence_parallel", "TP: norms and dropout on sequence shards (needs TP > 1)")
     opt("pipeline_parallel_degree", _integer, 1, "pipeline stages the GPT is cut into (PP)")
     opt("pipeline_schedule", _text, "1f1b", "PP schedule", choices=SCHEDULES)
     opt("microbatches", _integer, 0, "PP: micro-batches per step (0: one per stage)")
@@ -121,6 +123,10 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("checkpoint_dir", _path, env.checkpoint_dir, "where checkpoints go and resume from")
     opt("keep_checkpoints", _integer, 2, "complete checkpoints kept")
     opt("mp_parameters", _text, None, "SMP v2 parameters (JSON), set by SageMaker")
+    opt("zero_stage", _integer, 0, "DeepSpeed ZeRO stage 1, 2 or 3 (0: no DeepSpeed)")
+    opt("deepspeed_config", _text, None, "DeepSpeed JSON config, relative to the code folder")
+    opt("offload_optimizer", _text, "none", "ZeRO: optimizer state on", choices=OFFLOAD)
+    opt("offload_params", _text, "none", "ZeRO-3: parameters on", choices=OFFLOAD)
     return p
 
 

@@ -18,6 +18,7 @@ from torch import nn
 
 import smenv
 import torch_config
+import torch_deepspeed
 import torch_dist
 import torch_models
 import torch_pipeline
@@ -40,6 +41,8 @@ class Parallel:
     pipeline: torch_pipeline.Pipeline | None = None
     dp_group: Any = None  # gradients are all-reduced here by hand (DDP beside TP or PP)
     zero1: bool = False
+    engine: Any = None  # mode "deepspeed": the DeepSpeed engine (model is the engine too)
+    engine_optimizer: Any = None  # ... and the optimizer deepspeed.initialize built
 
     @property
     def uses_dcp(self) -> bool:
@@ -65,7 +68,9 @@ def parallelize(
     layout: torch_config.Layout,
 ) -> Parallel:
     """Compose the parallelisms in torchtitan's order: PP split, TP, activation checkpointing
-    (inside the model), compile, then FSDP or DDP."""
+    (inside the model), compile, then FSDP or DDP. DeepSpeed ZeRO replaces all of it."""
+    if torch_deepspeed.enabled(cfg):
+        return torch_deepspeed.initialize(model, ctx, cfg, layout)
     if ctx.kind == "xla":
         if cfg.parallel == "fsdp" or not layout.is_data_parallel_only:
             raise smenv.UsageError("on Neuron only --parallel ddp runs; drop FSDP, TP and PP")
@@ -83,7 +88,8 @@ def parallelize(
     )
     holder: nn.Module = pipe.holder if pipe else model
     if layout.tp > 1:
-        apply_tensor_parallel(holder, mesh["tp"])
+        parts: list[nn.Module] = list(pipe.parts) if pipe else [holder]
+        apply_tensor_parallel(holder, mesh["tp"], parts if cfg.sequence_parallel else None)
     _compile_blocks(holder, cfg.compile)
     par = Parallel(holder, holder, cfg.parallel, ctx, layout, mesh, pipe)
     if cfg.parallel == "fsdp":
@@ -105,6 +111,7 @@ def _plain_ddp(
     if ctx.world_size == 1:
         return Parallel(model, model, "single", ctx, layout)
     wrapped = _ddp(model, ctx)
+    settle_buckets(wrapped, ctx, cfg)
     return Parallel(wrapped, wrapped, "ddp", ctx, layout, zero1=cfg.zero1)
 
 
@@ -124,16 +131,31 @@ def _dp_mesh(mesh: Any, layout: torch_config.Layout) -> Any:
     return mesh["dp_replicate", "dp_shard"] if layout.dp_replicate > 1 else mesh["dp_shard"]
 
 
-def apply_tensor_parallel(model: nn.Module, tp_mesh: Any) -> None:
+def apply_tensor_parallel(
+    model: nn.Module, tp_mesh: Any, sequence_parallel: list[nn.Module] | None = None
+) -> None:
     """Megatron-style TP per block: q, k, v and the MLP's first layer split column-wise (by
-    heads), the projections row-wise, so each block needs one all-reduce forward and backward."""
+    heads), the projections row-wise, so each block needs one all-reduce forward and backward.
+
+    With ``sequence_parallel`` (the model's parts: the whole model, or each pipeline stage) the
+    norms and dropout run on this rank's slice of the sequence, as torchtitan does: each
+    all-reduce becomes a reduce-scatter into sequence shards plus an all-gather before the next
+    attention or MLP, and the activations between them are 1/tp the size. A part enters sequence
+    shards at its first block and leaves them (all-gathered) after its last, so embeddings, final
+    norm, head and pipeline stage boundaries see whole sequences. The ranks of a TP group share a
+    random stream, so dropout masks repeat across sequence shards (as they repeat across heads).
+    """
+    from torch.distributed.tensor import Replicate, Shard
     from torch.distributed.tensor.parallel import (
         ColwiseParallel,
+        PrepareModuleInput,
+        PrepareModuleOutput,
         RowwiseParallel,
+        SequenceParallel,
         parallelize_module,
     )
 
-    plan = {
+    plan: dict[str, Any] = {
         "attn.q": ColwiseParallel(),
         "attn.k": ColwiseParallel(),
         "attn.v": ColwiseParallel(),
@@ -141,8 +163,32 @@ def apply_tensor_parallel(model: nn.Module, tp_mesh: Any) -> None:
         "mlp.0": ColwiseParallel(),
         "mlp.2": RowwiseParallel(),
     }
+    if sequence_parallel is not None:
+        gather = PrepareModuleInput(
+            input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),), use_local_output=True
+        )
+        plan.update(
+            {
+                "ln1": SequenceParallel(),
+                "attn": gather,
+                "attn.proj": RowwiseParallel(output_layouts=Shard(1)),
+                "ln2": SequenceParallel(),
+                "mlp": gather,
+                "mlp.2": RowwiseParallel(output_layouts=Shard(1)),
+            }
+        )
     for block in torch_models.shard_units(model):
         parallelize_module(block, tp_mesh, plan)  # type: ignore[arg-type]
+    for part in sequence_parallel or []:
+        blocks = torch_models.shard_units(part)
+        scatter = PrepareModuleInput(
+            input_layouts=(Replicate(),), desired_input_layouts=(Shard(1),), use_local_output=True
+        )
+        gather_out = PrepareModuleOutput(
+            output_layouts=(Shard(1),), desired_output_layouts=(Replicate(),), use_local_output=True
+        )
+        parallelize_module(blocks[0], tp_mesh, scatter)  # type: ignore[arg-type]
+        parallelize_module(blocks[-1], tp_mesh, gather_out)  # type: ignore[arg-type]
 
 
 def _compiled(model: nn.Module, compile: bool) -> nn.Module:
@@ -163,6 +209,27 @@ def _ddp(model: nn.Module, ctx: torch_dist.DistContext) -> nn.Module:
 
     device_ids = [ctx.device.index] if ctx.device.type == "cuda" else None
     return DistributedDataParallel(model, device_ids=device_ids)
+
+
+def settle_buckets(
+    ddp: nn.Module, ctx: torch_dist.DistContext, cfg: torch_config.TrainConfig
+) -> None:
+    """Give DDP its final gradient buckets before the first step, in every run alike.
+
+    DDP rebuckets its gradients once, after the first backward, in the order they became ready.
+    Until then it reduces in its initial buckets, so a run resumed at step N would reduce step
+    N+1 in a layout the uninterrupted run left behind at step 1. On more than two ranks the ring
+    all-reduce sums an element in an order set by its offset in the bucket, so that step would
+    differ by an ulp and resume would not be bit-identical. One throwaway forward and backward
+    (gradients dropped, random streams untouched) makes every run rebucket from the same graph
+    before step 1; it costs one step's compute at start-up.
+    """
+    tokens = torch.zeros((cfg.batch_size, cfg.seq_len), dtype=torch.long, device=ctx.device)
+    devices = [ctx.device] if ctx.device.type == "cuda" else []
+    rng = torch.random.fork_rng(devices=devices, device_type=ctx.device.type)
+    with rng, autocast(ctx, cfg.precision or "fp32"):
+        ddp(tokens).float().sum().backward()
+    ddp.zero_grad(set_to_none=True)
 
 
 def _fully_shard(
@@ -205,6 +272,8 @@ def autocast(ctx: torch_dist.DistContext, precision: str) -> contextlib.Abstract
 def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.Optimizer:
     """AdamW over this rank's parameters; with --zero1 each rank keeps only its share of its
     state (ZeroRedundancyOptimizer updates its shard and broadcasts the new weights)."""
+    if par.mode == "deepspeed":
+        return par.engine_optimizer  # type: ignore[no-any-return]
     params = list(par.model.parameters())
     if par.zero1:
         from torch.distributed.optim import ZeroRedundancyOptimizer
@@ -329,6 +398,8 @@ def load_sharded_state(par: Parallel, optimizer: torch.optim.Optimizer, state: d
 
 def full_cpu_state_dict(par: Parallel) -> dict[str, torch.Tensor]:
     """The whole model on the CPU for model.pt; collective when sharded, complete on rank 0."""
+    if par.mode == "deepspeed":
+        return torch_deepspeed.full_state_dict(par)
     if not par.uses_dcp:
         return {k: v.detach().cpu() for k, v in unwrapped(par.model).state_dict().items()}
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict

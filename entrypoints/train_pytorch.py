@@ -27,6 +27,8 @@ import torch_ckpt
 import torch_config
 import torch_data
 import torch_datafeed
+import torch_deepspeed
+import torch_deepspeed_ckpt
 import torch_dist
 import torch_hparams
 import torch_models
@@ -107,6 +109,8 @@ def train_step(
 ) -> tuple[torch.Tensor, float]:
     """One optimizer step; the mean loss (not synced to host) and its weight (0 on ranks that
     hold no loss: pipeline stages before the last)."""
+    if par.mode == "deepspeed":
+        return torch_deepspeed.train_step(par, batches, step, cfg.grad_accum), 1.0
     optimizer.zero_grad(set_to_none=True)
     if par.pipeline is not None:
         inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, 0))
@@ -146,7 +150,8 @@ def train(
         cfg, env.environ, plan, lambda: make_dataset(cfg, env), ctx.rank, ctx.world_size
     )
     steps = total_steps(cfg, batches)
-    ckpt = torch_ckpt.Checkpointer(
+    deepspeed = par.mode == "deepspeed"
+    ckpt = (torch_deepspeed_ckpt.Checkpointer if deepspeed else torch_ckpt.Checkpointer)(
         cfg.checkpoint_dir,
         cfg.keep_checkpoints,
         par,
@@ -303,6 +308,7 @@ def main(argv: Sequence[str]) -> int:
     # Every invalid combination fails here, before any process-group work.
     layout = torch_config.resolve_layout(cfg, launch.world_size, hybrid)
     need_group = cfg.parallel == "fsdp" or not layout.is_data_parallel_only
+    need_group = need_group or torch_deepspeed.enabled(cfg)
     ctx = torch_dist.setup(env, mp_params, need_group=need_group, warn=torch_dist.warn)
     if cfg.precision is None:
         cfg = dataclasses.replace(cfg, precision="bf16" if ctx.device.type == "cuda" else "fp32")

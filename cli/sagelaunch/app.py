@@ -14,9 +14,9 @@ from typing import Annotated, Any, NamedTuple
 import typer
 from typer.core import TyperGroup
 
-from sagelaunch import __version__
+from sagelaunch import __version__, completion, output
 from sagelaunch.errors import ConfigError, ExitCode, SagelaunchError
-from sagelaunch.output import stderr
+from sagelaunch.help_format import TidyCommand
 
 
 class Entry(NamedTuple):
@@ -70,16 +70,37 @@ COMMANDS: dict[str, Entry] = {
         "Print a job's logs: every host, interleaved in time order, each line prefixed algo-N.",
     ),
     "stop": Entry("jobs", "stop", "Ask SageMaker to stop a job (it goes Stopping, then Stopped)."),
-    "list": Entry("jobs", "list_jobs", "List training jobs, newest first."),
+    "list": Entry(
+        "jobs", "list_jobs", "List training jobs (or, with --tuning, tuning jobs), newest first."
+    ),
     "local": Entry(
         "local",
         "local",
         "Run the job on this machine as the SageMaker container would.",
     ),
+    "sweep": Entry(
+        "sweep",
+        "sweep",
+        "Run one job per trial of the config's sweep: block (grid or random), with a results "
+        "table.",
+    ),
+    "tune": Entry(
+        "tune",
+        "tune",
+        "Create the config's tuning: block as a SageMaker tuning job (the SDK tuner's request).",
+    ),
     "import": Entry(
         "import_",
         "import_job",
         "Turn an existing training job into a launch config that plans to the same request.",
+    ),
+    "export": Entry(
+        "export",
+        "export",
+        "Write a runnable SageMaker SDK script that creates the same training job.",
+    ),
+    "metrics": Entry(
+        "metrics", "metrics", "Show a job's or a local run's metrics over time: table, chart, PNG."
     ),
 }
 
@@ -92,6 +113,12 @@ class _LazyGroup(TyperGroup):
     CliRunner too, so tests see exactly what users see.
     """
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from sagelaunch.cli_params import lighten
+
+        lighten(self, ctx)  # --debug, --version, --help: no pydantic for plain flags
+        return list(super().parse_args(ctx, args))
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
@@ -100,8 +127,14 @@ class _LazyGroup(TyperGroup):
         if entry is None:
             return None
         if cmd_name not in self.commands:
-            self.commands[cmd_name] = _build(cmd_name, entry)
+            self.commands[cmd_name] = _build(cmd_name, entry, ctx)
         return self.commands[cmd_name]
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """Command names from the static table: a TAB builds no command module."""
+        if incomplete.startswith("-"):
+            return super().shell_complete(ctx, incomplete)  # the group's options
+        return completion.commands(COMMANDS, incomplete)
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         """Plain help from the static table: no command module, no Rich help renderer."""
@@ -125,35 +158,53 @@ class _LazyGroup(TyperGroup):
             raise typer.Exit(exc.exit_code) from None
         except (typer.Exit, typer.Abort, typer.TyperException):  # usage errors, --help, exits
             raise
+        except BrokenPipeError:  # the reader left early (`sagelaunch plan --help | head`)
+            _silence_stdout()
+            raise typer.Exit(ExitCode.OK) from None
         except KeyboardInterrupt:
-            stderr.print("[red]interrupted[/red]")
+            output.stderr.print("[red]interrupted[/red]")
             raise typer.Exit(ExitCode.INTERRUPTED) from None
         except Exception as exc:
             if debug:
                 _print_traceback()
-            stderr.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc}", markup=True)
+            output.stderr.print(
+                f"[red]internal error:[/red] {type(exc).__name__}: {exc}", markup=True
+            )
             if not debug:
-                stderr.print("rerun with --debug for the traceback, and please report it")
+                output.stderr.print("rerun with --debug for the traceback, and please report it")
             raise typer.Exit(ExitCode.INTERNAL) from None
 
 
-def _build(name: str, entry: Entry) -> Any:
+def _build(name: str, entry: Entry, ctx: Any) -> Any:
     """The click command of one entry: its module imported now, and only now."""
     module = importlib.import_module(f"sagelaunch.commands.{entry.module}")
     single = typer.Typer(add_completion=False, rich_markup_mode="rich")
-    single.command(name)(getattr(module, entry.function))
-    return typer.main.get_command(single)
+    single.command(name, cls=TidyCommand)(getattr(module, entry.function))
+    from sagelaunch.cli_params import lighten
+
+    command = lighten(typer.main.get_command(single), ctx)
+    completion.attach(name, command)
+    return command
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail again."""
+    import os
+    import sys
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _print_traceback() -> None:
     import traceback
 
-    stderr.print(traceback.format_exc(), markup=False)
+    output.stderr.print(traceback.format_exc(), markup=False)
 
 
 def _report(exc: SagelaunchError) -> None:
     from rich.markup import escape
 
+    stderr = output.stderr
     if isinstance(exc, ConfigError):
         for problem in exc.problems:
             stderr.print(f"[red]error:[/red] {escape(str(problem))}", markup=True, highlight=False)
@@ -169,7 +220,7 @@ app = typer.Typer(
     help="Validate, plan, submit, follow and locally run SageMaker training jobs "
     "from one YAML launch config.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (sagelaunch/completion.py)
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )

@@ -65,6 +65,11 @@ class AwsError(SagelaunchError):
     exit_code = ExitCode.AWS
 
 
+class QuotaExceeded(AwsError):
+    """ResourceLimitExceeded: an account quota (instances of a type, concurrent jobs) is used up.
+    A sweep keeps the trial queued and tries again when one of its jobs ends."""
+
+
 class JobFailed(SagelaunchError):
     exit_code = ExitCode.JOB_FAILED
 

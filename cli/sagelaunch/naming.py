@@ -75,4 +75,76 @@ def with_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
     hyperparameters = request.get("HyperParameters")
     if hyperparameters and "sagemaker_job_name" in hyperparameters:
         renamed["HyperParameters"] = {**hyperparameters, "sagemaker_job_name": json.dumps(name)}
+        _rename_model_dir(renamed["HyperParameters"], request.get("TrainingJobName"), name)
+    return renamed
+
+
+def _rename_model_dir(hyperparameters: dict[str, Any], old: str | None, new: str) -> None:
+    """The TensorFlow estimator's default model_dir is OUTPUT_PATH/JOB_NAME/model: a third place
+    the SDK writes the name (a model_dir the config sets is left as it is)."""
+    raw = hyperparameters.get("model_dir")
+    suffix = f"/{old}/model"
+    if old and raw:
+        value = json.loads(raw)
+        if isinstance(value, str) and value.startswith("s3://") and value.endswith(suffix):
+            hyperparameters["model_dir"] = json.dumps(value[: -len(suffix)] + f"/{new}/model")
+
+
+# --- tuning jobs ---------------------------------------------------------------------------------
+# HyperParameterTuningJobName: 1-32 characters. The SDK's tuner names a job
+# `name_from_base(base, max_length=32, short=True)`: the base cut to fit, then "-yymmdd-HHMM".
+MAX_TUNING_JOB_NAME = 32
+SHORT_TIMESTAMP_LEN = 11
+TUNING_DIGEST_LEN = 16
+
+
+def tuning_job_name(base: str, now: datetime | None = None) -> str:
+    """``base-yymmdd-HHMM`` within 32 characters, as the SDK's tuner names its jobs."""
+    now = now or datetime.now(timezone.utc)
+    return f"{base[: MAX_TUNING_JOB_NAME - SHORT_TIMESTAMP_LEN - 1]}-{now:%y%m%d-%H%M}"
+
+
+def tuning_job_name_for(config: Any, job_name: str | None = None) -> str:
+    """A config's tuning job name: ``tuning.base_name`` (else ``name``) + the short timestamp of
+    the plan's training job name when it has one (one plan, one moment), else of now."""
+    return tuning_job_name(config.tuning.base_name or config.name, timestamp_of(job_name or ""))
+
+
+def timestamp_of(job_name: str) -> datetime | None:
+    """The time in a timestamped job name (``NAME-YYYY-MM-DD-HH-MM-SS-mmm``), else None."""
+    match = _TIMESTAMP_SUFFIX.search(job_name)
+    if not match:
+        return None
+    year, month, day, hour, minute, second, milli = (
+        int(p) for p in match.group(0).strip("-").split("-")
+    )
+    return datetime(year, month, day, hour, minute, second, milli * 1000, tzinfo=timezone.utc)
+
+
+def tuning_base_of(name: str) -> str:
+    """A planned tuning job name without its short timestamp."""
+    return re.sub(r"-\d{6}-\d{4}$", "", name)
+
+
+def idempotent_tuning(base: str, key: str, request: dict[str, Any]) -> str:
+    """A tuning job's name for ``key``: same key and same request, same name (see `idempotent`)."""
+    stable = {k: v for k, v in request.items() if k != "HyperParameterTuningJobName"}
+    definition = dict(stable.get("TrainingJobDefinition", {}))
+    static = dict(definition.get("StaticHyperParameters", {}))
+    static.pop("sagemaker_job_name", None)
+    stable["TrainingJobDefinition"] = {**definition, "StaticHyperParameters": static}
+    payload = json.dumps({"key": key, "request": stable}, sort_keys=True, default=str)
+    digest = hashlib.sha256(payload.encode()).hexdigest()[:TUNING_DIGEST_LEN]
+    return f"{base[: MAX_TUNING_JOB_NAME - TUNING_DIGEST_LEN - 1]}-{digest}"
+
+
+def with_tuning_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
+    """A tuning request under another name: the SDK writes it in HyperParameterTuningJobName and,
+    for framework estimators, the JSON-encoded `sagemaker_job_name` static hyperparameter."""
+    renamed = {**request, "HyperParameterTuningJobName": name}
+    definition = request.get("TrainingJobDefinition") or {}
+    static = definition.get("StaticHyperParameters") or {}
+    if "sagemaker_job_name" in static:
+        static = {**static, "sagemaker_job_name": json.dumps(name)}
+        renamed["TrainingJobDefinition"] = {**definition, "StaticHyperParameters": static}
     return renamed

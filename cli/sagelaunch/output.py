@@ -5,15 +5,31 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
-# Tables and results go to stdout; messages, progress and errors to stderr, so that
-# `--output json` on stdout is always parseable.
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    # Tables and results go to stdout; messages, progress and errors to stderr, so that
+    # `--output json` on stdout is always parseable.
+    stdout: Console
+    stderr: Console
+
+_consoles: dict[str, Console] = {}
+
+
+def __getattr__(name: str) -> Console:
+    """``stdout`` and ``stderr``, made on first use: Rich costs a tenth of a second to import,
+    which `--help` and a cached `validate` never pay."""
+    if name not in ("stdout", "stderr"):
+        raise AttributeError(name)
+    if name not in _consoles:
+        from rich.console import Console
+
+        _consoles[name] = Console(stderr=name == "stderr", highlight=False, soft_wrap=True)
+    return _consoles[name]
 
 
 # One colour per emulated host or job host, in host order (local runs and job logs alike).

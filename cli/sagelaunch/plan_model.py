@@ -94,6 +94,18 @@ class PlanWarning(_Model):
         return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
+class TuningPlan(_Model):
+    """A config's `tuning:` block as the SDK's HyperparameterTuner sends it (`tune`)."""
+
+    job_name: str
+    tuner: dict[str, Any]  # class, kwargs, hyperparameter_ranges (as a script would write them)
+    request: dict[str, Any]  # CreateHyperParameterTuningJob parameters, exactly as sent
+
+    def renamed(self, job_name: str) -> TuningPlan:
+        request = naming.with_tuning_job_name(self.request, job_name)
+        return self.model_copy(update={"job_name": job_name, "request": request})
+
+
 class Plan(_Model):
     """Everything `plan` shows and `submit` sends."""
 
@@ -106,6 +118,7 @@ class Plan(_Model):
     topology: Topology
     upload: Upload | None = None
     warnings: list[PlanWarning] = Field(default_factory=list)
+    tuning: TuningPlan | None = None  # only for a config with a `tuning:` block
 
     def renamed(self, job_name: str) -> Plan:
         """This plan under another job name (equal to planning again with that name)."""
@@ -129,4 +142,6 @@ class Plan(_Model):
         if data["topology"].get("groups") is None:
             data["topology"].pop("groups", None)
         data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]
+        if data["tuning"] is None:
+            del data["tuning"]  # plans without tuning keep their keys (and their goldens)
         return data

@@ -36,6 +36,13 @@ class FaultProxy:
         self.upstream_errors: Counter[str] = Counter()  # "Operation status": moto's own 5xx
         self.s3_bytes_in = 0  # request body bytes of forwarded S3 writes
         self.created_names: list[str] = []  # TrainingJobName of every forwarded create
+        # Scripted answers, in order, for the next requests of an operation (e.g. the first
+        # creates refused with ResourceLimitExceeded): operation -> [(status, code, message)].
+        self.scripted: dict[str, list[tuple[int, str, str]]] = {}
+        # moto lets a second CreateTrainingJob of one name replace the first; AWS refuses it
+        # (ResourceInUse). With this set the proxy refuses it as AWS does.
+        self.unique_creates = False
+        self._claimed: set[str] = set()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -61,9 +68,30 @@ class FaultProxy:
                 counter.clear()
             self.s3_bytes_in = 0
             self.created_names.clear()
+            self._claimed.clear()
 
     def total(self) -> int:
         return sum(self.requests.values())
+
+    def script(self, operation: str, code: str, message: str, times: int = 1) -> None:
+        """Answer the next ``times`` requests of ``operation`` with this AWS error (HTTP 400)."""
+        with self.lock:
+            self.scripted.setdefault(operation, []).extend([(400, code, message)] * times)
+
+    def _scripted_answer(self, operation: str, body: bytes) -> tuple[int, str, str] | None:
+        """A scripted error, or AWS's refusal of a second create of one name; counted."""
+        with self.lock:
+            queue = self.scripted.get(operation)
+            answer = queue.pop(0) if queue else None
+            if answer is None and self.unique_creates and operation.endswith("CreateTrainingJob"):
+                name = json.loads(body)["TrainingJobName"]
+                if name in self._claimed:  # checked and claimed under one lock: no race
+                    answer = (400, "ResourceInUse", f"Training job {name} already exists")
+                self._claimed.add(name)
+            if answer is not None:
+                self.requests[operation] += 1
+                self.faults[operation] += 1
+            return answer
 
     def _decide_fault(self, operation: str) -> bool:
         with self.lock:
@@ -93,6 +121,10 @@ class FaultProxy:
             def _any(self) -> None:
                 body = _read_body(self)
                 operation = self._operation = _operation(self.command, self.path, self.headers)
+                scripted = proxy._scripted_answer(operation, body)
+                if scripted is not None:
+                    self._json_error(*scripted)
+                    return
                 if proxy._decide_fault(operation):
                     self._fault(operation)
                     return
@@ -128,6 +160,14 @@ class FaultProxy:
                 if self.command != "HEAD":
                     self.wfile.write(data)
                 upstream.close()
+
+            def _json_error(self, status: int, code: str, message: str) -> None:
+                body = json.dumps({"__type": code, "message": message}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/x-amz-json-1.1")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
 
             def _fault(self, operation: str) -> None:
                 if operation.startswith("s3:"):

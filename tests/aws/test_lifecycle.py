@@ -189,6 +189,12 @@ def test_stop_through_a_stubbed_client(cli, moto):
         "Could not find job to update with name bert-2",
         expected_params={"TrainingJobName": "bert-2"},
     )
+    stubber.add_client_error(  # nor a tuning job of that name (stop tries one next)
+        "describe_hyper_parameter_tuning_job",
+        "ResourceNotFound",
+        "Amazon SageMaker can't find a tuning job with name bert-2",
+        expected_params={"HyperParameterTuningJobName": "bert-2"},
+    )
     with stubber:
         ok = cli("stop", "bert-1", "-o", "json", obj=Clients(REGION, sagemaker=client))
         missing = cli("stop", "bert-2", obj=Clients(REGION, sagemaker=client))
@@ -198,6 +204,36 @@ def test_stop_through_a_stubbed_client(cli, moto):
         "status": "Stopping",
     }
     assert missing.exit_code == 3 and "Could not find job" in missing.stderr
+
+
+def test_stop_of_a_tuning_job_through_a_stubbed_client(cli, moto):
+    """moto has no StopHyperParameterTuningJob: the Stubber plays AWS."""
+    from sagelaunch.aws.session import Clients
+
+    client, stubber = stubbed_sagemaker()
+    name = {"TrainingJobName": "tune-1"}
+    stubber.add_client_error(
+        "stop_training_job", "ValidationException", "Could not find job", expected_params=name
+    )
+    described = {
+        "HyperParameterTuningJobName": "tune-1",
+        "HyperParameterTuningJobArn": "arn:aws:sagemaker:us-east-1:1:hyper-parameter-tuning-job/t",
+        "HyperParameterTuningJobConfig": {
+            "Strategy": "Bayesian",
+            "ResourceLimits": {"MaxParallelTrainingJobs": 1},
+        },
+        "HyperParameterTuningJobStatus": "InProgress",
+        "CreationTime": "2026-01-01T00:00:00Z",
+        "TrainingJobStatusCounters": {},
+        "ObjectiveStatusCounters": {},
+    }
+    tuning_name = {"HyperParameterTuningJobName": "tune-1"}
+    stubber.add_response("describe_hyper_parameter_tuning_job", described, tuning_name)
+    stubber.add_response("stop_hyper_parameter_tuning_job", {}, tuning_name)
+    with stubber:
+        result = cli("stop", "tune-1", "-o", "json", obj=Clients(REGION, sagemaker=client))
+        stubber.assert_no_pending_responses()
+    assert result.exit_code == 0, result.output
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from botocore.validate import validate_parameters
 from sagelaunch.aws import models
 from tests.conftest import REPO
 
-JOBS = REPO / "cli" / "sagelaunch" / "aws" / "jobs.py"
+CALLERS = [REPO / "cli" / "sagelaunch" / "aws" / name for name in ("jobs.py", "tuning.py")]
 
 
 def client_from(loader):
@@ -45,7 +45,7 @@ def structure(shape, seen=None) -> dict:
 
 
 def test_every_sagemaker_call_in_aws_jobs_is_kept():
-    called = set(re.findall(r"sagemaker\.(\w+)\(", JOBS.read_text()))
+    called = {c for f in CALLERS for c in re.findall(r"sagemaker\.(\w+)\(", f.read_text())}
     assert called, "the pattern no longer finds the calls"
     assert called == {xform_name(op) for op in models.OPERATIONS["sagemaker"]}
 

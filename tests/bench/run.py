@@ -41,6 +41,7 @@ def main(selected: list[str]) -> int:
 ROWS = [
     ("bench_cli", "help_vs_import", "--help / import sagemaker", 0.05, "x"),
     ("bench_cli", "validate_vs_import", "validate / import sagemaker", 0.05, "x"),
+    ("bench_cli", "validate_uncached_vs_import", "  (uncached: no validate cache)", None, "x"),
     ("bench_plan", "cached_vs_first", "cached re-plan / first plan", 0.15, "x"),
     ("bench_plan", "ratio", "first plan / plain SDK script", 1.0, "x"),
     ("bench_submit", "submit_plan_file_s", "submit plan.json (whole command)", 0.5, "s"),
@@ -57,7 +58,10 @@ def table(results: dict) -> str:
         for part in key.split("."):
             value = value.get(part) if isinstance(value, dict) else None
         if value is None:
-            lines.append(f"{what:<38} {'-':>8} {target:>7}{unit}  not run")
+            lines.append(f"{what:<38} {'-':>8} {target or '-':>7}{unit}  not run")
+            continue
+        if target is None:  # shown for context, no target
+            lines.append(f"{what:<38} {value:>7}{unit} {'-':>8}")
             continue
         ok = "yes" if value <= target else "NO"
         lines.append(f"{what:<38} {value:>7}{unit} {target:>7}{unit}  {ok}")

@@ -7,6 +7,7 @@ import pytest
 from sagelaunch.config.loader import load
 from sagelaunch.config.rules import RULES, check
 from tests.config.hetero_cases import HETERO_CASES
+from tests.config.tf_rule_cases import TF_CASES
 
 P4D = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
 P5 = {"instance_type": "ml.p5.48xlarge", "instance_count": 2}
@@ -161,13 +162,23 @@ CASES = {
     ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
     "job_name_truncated": ({"name": "n" * 40}, "keep the first 39", {"name": "n" * 39}),
+    "deepspeed_needs_a_launcher": (
+        {"compute": P4D, "hyperparameters": {"zero_stage": 3}},
+        "runs under a distributed launcher, not strategy none",
+        {
+            "compute": P4D,
+            "distribution": {"strategy": "torchrun"},
+            "hyperparameters": {"zero_stage": 3},
+        },
+    ),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},
         "overrides it",
         {"hyperparameters": {"program": "x"}},
     ),
 }
-CASES.update(HETERO_CASES)
+CASES |= TF_CASES
+CASES |= HETERO_CASES
 
 # What real users' SDK setups (from public examples) must get through validate: no errors.
 ACCEPTED_AS_THE_SDK_DOES = {

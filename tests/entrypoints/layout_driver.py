@@ -7,6 +7,13 @@ own fake /opt/ml under ``root`` (model/, output/, checkpoints/), rank 0's stdout
 ``root/stdout.txt``, and ``resume_from`` (a checkpoint dir) is copied into its checkpoints first.
 One gloo group for all runs: starting torch and rendezvousing four processes is most of a tiny
 run's cost on a two-core machine, so the layout tests pay it once.
+
+A run with ``"kill_after_step": N`` is killed for real: each rank forks a child (torch is already
+imported, so a fork costs milliseconds where a new torchrun costs seconds) that joins a process
+group of its own, and once rank 0's child logs step N every child gets SIGKILL at once, like a
+spot interruption, wherever it is (often in the middle of writing a checkpoint). Its output goes
+to ``root/killed.txt`` and each rank's wait status to ``root/status.<rank>``. These runs go first,
+before this process makes its own group (a process group does not survive a fork).
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import io
 import json
 import os
 import shutil
+import signal
 import sys
+import time
 from pathlib import Path
 
 ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
@@ -28,32 +37,103 @@ import smenv  # noqa: E402
 import torch_dist  # noqa: E402
 import train_pytorch  # noqa: E402
 
+RANK = int(os.environ["RANK"])
+WORLD = int(os.environ["WORLD_SIZE"])
 
-def run_one(spec: dict) -> int:
-    root = Path(spec["root"])
-    checkpoints = root / "checkpoints"
-    if dist.get_rank() == 0 and spec.get("resume_from"):
-        source = Path(spec["resume_from"])
-        shutil.copytree(source, checkpoints / source.name)
-    dist.barrier()
+
+def _job_env(root: Path) -> None:
     os.environ["SM_MODEL_DIR"] = str(root / "model")
     os.environ["SM_OUTPUT_DIR"] = str(root / "output")
     os.environ["SM_OUTPUT_DATA_DIR"] = str(root / "output" / "data")
+
+
+def _argv(root: Path, spec: dict) -> list[str]:
+    return ["--checkpoint_dir", str(root / "checkpoints"), *spec["argv"]]
+
+
+def run_one(spec: dict) -> int:
+    root = Path(spec["root"])
+    if RANK == 0 and spec.get("resume_from"):
+        source = Path(spec["resume_from"])
+        shutil.copytree(source, root / "checkpoints" / source.name)
+    dist.barrier()
+    _job_env(root)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        status = smenv.run(
-            train_pytorch.main, ["--checkpoint_dir", str(checkpoints), *spec["argv"]]
-        )
-    if dist.get_rank() == 0:
+        status = smenv.run(train_pytorch.main, _argv(root, spec))
+    if RANK == 0:
         (root / "stdout.txt").write_text(out.getvalue())
     return status
 
 
+# ----------------------------------------------------------------------------- killed runs
+
+
+def run_killed(spec: dict) -> None:
+    """Fork this rank's child, and on rank 0 SIGKILL every rank's child after the chosen step."""
+    root = Path(spec["root"])
+    (root / "pids").mkdir(parents=True, exist_ok=True)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read)
+        _child(root, spec, write)
+    os.close(write)
+    with os.fdopen(read) as lines:
+        if RANK == 0:
+            _watch(root, lines, int(spec["kill_after_step"]))
+        else:
+            lines.read()  # until the child is gone
+    _, status = os.waitpid(pid, 0)
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    (root / f"status.{RANK}").write_text(str(code))
+
+
+def _child(root: Path, spec: dict, write: int) -> None:
+    status = 70
+    try:
+        os.dup2(write, 1)
+        sys.stdout = os.fdopen(1, "w", buffering=1)
+        (root / "pids" / str(RANK)).write_text(str(os.getpid()))
+        store = dist.FileStore(str(root / "store"), WORLD)
+        dist.init_process_group("gloo", store=store, rank=RANK, world_size=WORLD)
+        _job_env(root)
+        status = smenv.run(train_pytorch.main, _argv(root, spec))
+        sys.stdout.flush()
+    finally:
+        os._exit(status)  # a forked child must not run the parent's exit path
+
+
+def _watch(root: Path, lines: io.TextIOBase, step: int) -> None:
+    with (root / "killed.txt").open("w") as seen:
+        for line in lines:
+            seen.write(line)
+            if line.startswith(f"step={step} "):
+                _kill_all(root)
+                break
+    with contextlib.suppress(OSError):
+        lines.read()
+
+
+def _kill_all(root: Path) -> None:
+    deadline = time.monotonic() + 60
+    while len(list((root / "pids").iterdir())) < WORLD and time.monotonic() < deadline:
+        time.sleep(0.01)  # every child wrote its pid before it joined the group
+    for path in (root / "pids").iterdir():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(path.read_text()), signal.SIGKILL)
+
+
 def main(path: str) -> int:
+    specs = json.loads(Path(path).read_text())
+    for spec in specs:
+        if spec.get("kill_after_step"):
+            run_killed(spec)
     dist.init_process_group("gloo")
     status = 0
-    for spec in json.loads(Path(path).read_text()):
-        status |= run_one(spec)
+    for spec in specs:
+        if not spec.get("kill_after_step"):
+            status |= run_one(spec)
     dist.barrier()
     return status
 

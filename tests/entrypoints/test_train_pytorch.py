@@ -122,6 +122,11 @@ def test_benchmark_reports_steady_state_throughput(train_pytorch_main):
         (["--pipeline_schedule", "zb"], "--pipeline_schedule"),
         (["--zero1", "--parallel", "fsdp"], "--zero1"),
         (["--dp_replicate", "2"], "--parallel fsdp"),
+        (["--sequence_parallel"], "set --tensor_parallel_degree"),
+        (
+            ["--sequence_parallel", "--tensor_parallel_degree", "2", "--seq_len", "15"],
+            "--seq_len 15 is not divisible",
+        ),
     ],
 )
 def test_bad_hyperparameters_fail_fast_with_one_line(train_pytorch_main, argv, mentions):

@@ -131,13 +131,6 @@ def test_one_process_per_host_without_a_distributed_launcher():
     assert launch.warning and "processes_per_host is ignored" in launch.warning
 
 
-def test_mpi_without_open_mpi_runs_torchrun_with_one_warning(monkeypatch):
-    monkeypatch.setattr(launchers, "open_mpi_available", lambda: False)
-    launch = launchers.choose("mpirun", "mpi", 4)
-    assert launch == launchers.Launch("torchrun", 4, launch.warning)
-    assert launch.warning and "mpirun" in launch.warning
-
-
 def test_torchrun_command_per_host():
     launch = launchers.Launch("torchrun", 2)
     command = launchers.host_command(
@@ -155,12 +148,14 @@ def test_torchrun_command_per_host():
     ]  # fmt: skip
 
 
-def test_mpirun_runs_from_the_first_host_only():
-    launch = launchers.Launch("mpirun", 2)
-    kwargs = {"entry_point": "t.py", "args": [], "host_count": 3, "master_port": 1}
+def test_mpirun_runs_from_the_first_host_only(tmp_path):
+    launch = launchers.Launch("mpirun", 2, mpirun="/venv/bin/mpirun")
+    job = launchers.MpiJob(tmp_path / "ranks.json")
+    kwargs = {"entry_point": "t.py", "args": [], "host_count": 3, "master_port": 1, "mpi_job": job}
     assert launchers.host_command(launch, host_index=1, **kwargs) is None
     command = launchers.host_command(launch, host_index=0, **kwargs)
-    assert command is not None and command[0] == "mpirun" and "6" in command
+    assert command is not None and command[0] == "/venv/bin/mpirun"
+    assert command[command.index("-np") + 1] == "6"
 
 
 @pytest.mark.slow

@@ -206,3 +206,19 @@ def test_emit_native_tensor_parallel_config_validates(cli, tmp_path):
     assert (hps["tensor_parallel_degree"], hps["parallel"]) == (8, "ddp")  # 8 GPUs: dp 1
     assert config["framework_version"] == "2.8.0"
     assert config["distribution"] == {"strategy": "torchrun"}
+
+
+def test_activation_offload_enters_the_memory_model_and_the_emitted_config(cli, tmp_path):
+    plain = recommend_json(cli, "--params", "13B", "--seq-len", "8192", "--micro-batch", "4")
+    offload = recommend_json(
+        cli, "--params", "13B", "--seq-len", "8192", "--micro-batch", "4", "--activation-offload"
+    )
+    assert offload["model"]["activation_offload"] is True
+    assert not plain["model"]["activation_offload"]
+    assert offload["per_device_gb"]["activations"] < plain["per_device_gb"]["activations"] / 4
+    path, config = emit(cli, tmp_path, "--params", "7B", "--activation-offload")
+    assert_valid(path)
+    assert config["hyperparameters"]["activation_offload"] is True
+    assert "--activation-offload" in path.read_text().splitlines()[0]
+    _, config = emit(cli, tmp_path, "--params", "7B")
+    assert "activation_offload" not in config["hyperparameters"]

@@ -24,7 +24,7 @@ from botocore.exceptions import (
 )
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from sagelaunch.errors import AwsError
+from sagelaunch.errors import AwsError, QuotaExceeded
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -130,7 +130,7 @@ def _client_error(exc: ClientError) -> AwsError:
 
 def _service_error(code: str, message: str, operation: str) -> AwsError:
     if code == "ResourceLimitExceeded":
-        return AwsError(
+        return QuotaExceeded(
             f"quota exceeded: {message}",
             hint="request a higher 'training job usage' quota for this instance type "
             "in Service Quotas, or use another instance type or region",

@@ -10,6 +10,7 @@ full disk) leaves botocore's full model in use: slower, never wrong.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -27,13 +28,21 @@ OPERATIONS = {
         "ListTrainingJobs",
         "StopTrainingJob",
         "ListTags",  # import: DescribeTrainingJob does not return a job's tags
+        # aws.tuning: `tune`, and tuning jobs in status / list / stop
+        "CreateHyperParameterTuningJob",
+        "DescribeHyperParameterTuningJob",
+        "ListHyperParameterTuningJobs",
+        "StopHyperParameterTuningJob",
     ),
 }
 
 
 def cache_root() -> Path:
+    """Per botocore version and per operation list: a sagelaunch that calls more operations
+    never reads an older, smaller trim."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "sagelaunch" / f"botocore-{botocore.__version__}"
+    kept = hashlib.sha256(json.dumps(OPERATIONS, sort_keys=True).encode()).hexdigest()[:12]
+    return Path(base) / "sagelaunch" / f"botocore-{botocore.__version__}-{kept}"
 
 
 def trimmed_loader(data_path: str | None) -> botocore.loaders.Loader:

@@ -23,11 +23,23 @@ if TYPE_CHECKING:
 _OFFLINE_KEYS = {"aws_access_key_id": "offline", "aws_secret_access_key": "offline"}
 
 
-def offline_session(region: str) -> boto3.Session:
-    """A boto3 session for building requests offline: the SDK needs one, AWS never sees it."""
+def offline_session(region: str, models: botocore.loaders.Loader | None = None) -> boto3.Session:
+    """A boto3 session for building requests offline: the SDK needs one, AWS never sees it.
+    ``models``: a loader that has parsed the service models already (its cache is reused)."""
     import boto3  # only the SDK path needs boto3; the clients below are plain botocore
 
-    return boto3.Session(region_name=region, **_OFFLINE_KEYS)
+    core = botocore.session.Session()
+    # The service models are parsed once per process (hundreds of ms each time otherwise): the
+    # SDK's own loader when the caller has it (it parsed them at import), else one per process,
+    # so a process that plans many configs (sweeps, tests) shares them, as clients() does.
+    loader = models or _full_loader(core.get_config_variable("data_path"))
+    core.register_component("data_loader", loader)
+    return boto3.Session(region_name=region, botocore_session=core, **_OFFLINE_KEYS)
+
+
+@functools.cache
+def _full_loader(data_path: str | None) -> botocore.loaders.Loader:
+    return botocore.loaders.create_loader(data_path)
 
 
 def boto3_session(region: str) -> boto3.Session:

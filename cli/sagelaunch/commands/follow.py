@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from sagelaunch import output as out
 from sagelaunch.errors import JobFailed, JobStopped, UsageError, WaitTimeout
-from sagelaunch.output import stderr
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
@@ -76,11 +76,11 @@ def follow(
         time.sleep(seconds)
 
     last: dict[str, Any] = {}
-    with stderr.status(f"waiting for {name}…", spinner="dots") as spinner:
+    with out.stderr.status(f"waiting for {name}…", spinner="dots") as spinner:
         if reader is not None:
             spinner.stop()  # log lines and a live spinner would fight over the terminal
         for transition, job in jobs.watch(aws.sagemaker, name, timeout_s, sleep=sleep):
-            stderr.print(transition_line(transition), highlight=False)
+            out.stderr.print(transition_line(transition), highlight=False)
             spinner.update(f"{name}: {transition.status} · {transition.secondary}")
             last = job
     if reader is not None:

@@ -6,7 +6,7 @@ or stable JSON with `--output json` for CI.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,7 +22,10 @@ from sagelaunch.links import console_url
 from sagelaunch.output import OutputFormat, OutputOption, RegionOption, print_json, stderr, stdout
 from sagelaunch.statuses import JobStatus
 
-JobArgument = Annotated[str, typer.Argument(help="Training job name.")]
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+
+JobArgument = Annotated[str, typer.Argument(help="Training job (or tuning job) name.")]
 
 
 def status(
@@ -38,7 +41,8 @@ def status(
     aws = connect(ctx, region)
     description = jobs.describe(aws.sagemaker, job)
     if description is None:
-        raise jobs.missing(job)
+        _tuning_status(aws, job, output)
+        return
     summary = job_summary(description, console_url(aws.region, job))
     if output is OutputFormat.json:
         print_json(summary)
@@ -57,8 +61,14 @@ def wait(
     region: RegionOption = None,
 ) -> None:
     """Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out."""
+    from sagelaunch.aws import jobs
+
     timeout_s = timeout_seconds(timeout)
-    final = follow(connect(ctx, region), job, timeout_s, with_logs=logs)
+    aws = connect(ctx, region)
+    if jobs.describe(aws.sagemaker, job) is None:  # not a training job: a tuning job?
+        _wait_for_tuning(aws, job, timeout_s, output)
+        return
+    final = follow(aws, job, timeout_s, with_logs=logs)
     if output is OutputFormat.json:
         print_json(wait_summary(final))
     conclude(final, timeout_s)
@@ -101,9 +111,9 @@ def stop(
     region: RegionOption = None,
 ) -> None:
     """Ask SageMaker to stop a job (it goes Stopping, then Stopped)."""
-    from sagelaunch.aws import jobs
+    from sagelaunch.aws import tuning
 
-    jobs.stop(connect(ctx, region).sagemaker, job)
+    tuning.stop_training_or_tuning(connect(ctx, region).sagemaker, job)
     if output is OutputFormat.json:
         print_json({"job_name": job, "status": JobStatus.Stopping.value})
     else:
@@ -119,13 +129,19 @@ def list_jobs(
         str | None, typer.Option("--name-contains", help="Only jobs whose name contains this.")
     ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many jobs.")] = 20,
+    tuning: Annotated[
+        bool, typer.Option("--tuning", help="List hyperparameter tuning jobs instead.")
+    ] = False,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """List training jobs, newest first."""
+    """List training jobs (or, with --tuning, tuning jobs), newest first."""
     from sagelaunch.aws import jobs
     from sagelaunch.commands.job_view import list_summary, render_list
 
+    if tuning:
+        _list_tuning(ctx, status_, name_contains, limit, output, region)
+        return
     found = jobs.list_jobs(
         connect(ctx, region).sagemaker,
         status=status_.value if status_ else None,
@@ -137,3 +153,62 @@ def list_jobs(
         print_json(summaries)
     else:
         render_list(summaries)
+
+
+# --- tuning jobs: the same commands, when the name is a hyperparameter tuning job's -------------
+
+
+def _tuning_status(aws: Clients, name: str, output: OutputFormat) -> None:
+    from sagelaunch.aws import tuning
+    from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
+    from sagelaunch.links import tuning_console_url
+
+    description = tuning.describe(aws.sagemaker, name)
+    if description is None:
+        raise tuning.missing(name)
+    summary = tuning_summary(description, tuning_console_url(aws.region, name))
+    if output is OutputFormat.json:
+        print_json(summary)
+    else:
+        render_tuning(summary)
+
+
+def _wait_for_tuning(
+    aws: Clients, name: str, timeout_s: float | None, output: OutputFormat
+) -> None:
+    from sagelaunch.commands.tune import conclude_tuning, follow_tuning
+
+    final = follow_tuning(aws, name, timeout_s)
+    if output is OutputFormat.json:
+        print_json(
+            {
+                "tuning_job_name": name,
+                "status": final["HyperParameterTuningJobStatus"],
+                "failure_reason": final.get("FailureReason") or None,
+            }
+        )
+    conclude_tuning(final, timeout_s)
+
+
+def _list_tuning(
+    ctx: typer.Context,
+    status: JobStatus | None,
+    name_contains: str | None,
+    limit: int,
+    output: OutputFormat,
+    region: str | None,
+) -> None:
+    from sagelaunch.aws import tuning
+    from sagelaunch.commands.tuning_view import render_tuning_list, tuning_list_summary
+
+    found = tuning.list_jobs(
+        connect(ctx, region).sagemaker,
+        status=status.value if status else None,
+        name_contains=name_contains,
+        limit=limit,
+    )
+    summaries = [tuning_list_summary(job) for job in found]
+    if output is OutputFormat.json:
+        print_json(summaries)
+    else:
+        render_tuning_list(summaries)

@@ -30,6 +30,10 @@ def render(plan: Plan) -> None:
     _stopping(request)
     _cost(plan.cost)
     _upload(plan.upload)
+    if plan.tuning is not None:
+        from sagelaunch.commands.tuning_view import render_tuning_plan
+
+        render_tuning_plan(plan.tuning)
     for warning in plan.warnings:
         stdout.print(f"[yellow]warning:[/yellow] {escape(str(warning))}", highlight=False)
 

@@ -26,6 +26,12 @@ class Precision(str, Enum):
     fp8 = "fp8"
 
 
+class Offload(str, Enum):
+    none = "none"
+    optimizer = "optimizer"
+    all = "all"
+
+
 class OptimizerName(str, Enum):
     adamw = "adamw"
     adam = "adam"
@@ -69,11 +75,31 @@ def recommend(
         bool,
         typer.Option("--activation-checkpointing", help="Recompute activations in backward."),
     ] = False,
+    activation_offload: Annotated[
+        bool,
+        typer.Option(
+            "--activation-offload",
+            help="Keep saved activations in host memory (train_pytorch.py --activation_offload).",
+        ),
+    ] = False,
     eager_attention: Annotated[
         bool,
         typer.Option("--eager-attention", help="Attention stores its scores (no SDPA/flash)."),
     ] = False,
+    zero_stage: Annotated[
+        int,
+        typer.Option(
+            "--zero-stage", min=0, max=3, help="Plan DeepSpeed ZeRO 1, 2 or 3 (0: the ladder)."
+        ),
+    ] = 0,
+    offload: Annotated[
+        Offload, typer.Option("--offload", help="ZeRO: optimizer (2, 3) or all (3) on the CPU.")
+    ] = Offload.none,
     output: OutputOption = OutputFormat.table,
+    emit_deepspeed_config: Annotated[
+        Path | None,
+        typer.Option("--emit-deepspeed-config", help="Write the ZeRO layout's DeepSpeed JSON."),
+    ] = None,
     emit_config: Annotated[
         Path | None,
         typer.Option("--emit-config", help="Write a launch config that runs the recommendation."),
@@ -95,7 +121,10 @@ def recommend(
         precision=cast("PrecisionName", precision.value),
         optimizer=cast("OptimizerChoice", optimizer.value),
         activation_checkpointing=activation_checkpointing,
+        activation_offload=activation_offload,
         fused_attention=not eager_attention,
+        zero_stage=_zero_stage(zero_stage, offload, emit_deepspeed_config),
+        zero_offload=offload.value,
     )
     rec = planner.recommend(workload, layouts.device(instance_type), instance_count)
     if output is OutputFormat.json:
@@ -104,6 +133,34 @@ def recommend(
         _print(rec)
     if emit_config is not None:
         _write_config(emit_config, rec, _invocation(ctx))
+    if emit_deepspeed_config is not None:
+        _write_deepspeed_config(emit_deepspeed_config, rec, force)
+
+
+def _zero_stage(stage: int, offload: Offload, emit: Path | None) -> int:
+    if offload is not Offload.none and not stage:
+        raise UsageError("--offload is a ZeRO setting", hint="add --zero-stage 2 or 3")
+    if offload is Offload.all and stage != 3:
+        raise UsageError("--offload all needs --zero-stage 3 (ZeRO-3 partitions the weights)")
+    if emit is not None and not stage:
+        raise UsageError("--emit-deepspeed-config needs --zero-stage 1, 2 or 3")
+    return stage
+
+
+def _write_deepspeed_config(target: Path, rec: Recommendation, force: bool) -> None:
+    import json
+
+    from sagelaunch.recommend.planner import zero_json
+
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists", hint="pass --force to overwrite it")
+    config = zero_json(rec.workload, rec.chosen)["deepspeed_config"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    stderr.print(
+        f"wrote [bold]{target}[/bold] — pass it as the hyperparameter deepspeed_config "
+        "(relative to source_dir)"
+    )
 
 
 def _write_config(target: Path, rec: Recommendation, command: str) -> None:
@@ -132,7 +189,7 @@ def _invocation(ctx: typer.Context) -> str:
     return shlex.join(parts)
 
 
-_NOT_PLANNING = {"output", "emit_config", "force"}
+_NOT_PLANNING = {"output", "emit_config", "emit_deepspeed_config", "force"}
 
 
 def _print(rec: Recommendation) -> None:

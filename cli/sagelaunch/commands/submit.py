@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sagelaunch import output as out
 from sagelaunch.commands.follow import (
     TimeoutOption,
     conclude,
@@ -21,8 +22,6 @@ from sagelaunch.output import (
     RegionOption,
     SetOption,
     print_json,
-    stderr,
-    stdout,
 )
 
 if TYPE_CHECKING:
@@ -65,7 +64,9 @@ def submit(
         region,
         given_clients(ctx),
         uploader=_upload,
-        progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
+        progress=lambda: out.stderr.status(
+            "building the request with the SageMaker SDK (offline)…"
+        ),
     )
     final = None
     if wait or logs:
@@ -85,7 +86,7 @@ def _upload(aws: Clients, uri: str, data: bytes) -> None:
     columns = ("uploading code", BarColumn(), DownloadColumn(), TransferSpeedColumn())
     # Only on a terminal: a bar means nothing in CI logs (and one live display per console).
     with Progress(
-        *columns, console=stderr, transient=True, disable=not stderr.is_terminal
+        *columns, console=out.stderr, transient=True, disable=not out.stderr.is_terminal
     ) as progress:
         task = progress.add_task("upload", total=len(data))
         put(aws.s3, uri, data, progress=lambda sent: progress.update(task, completed=sent))
@@ -98,14 +99,14 @@ def _report(result: Submission, output: OutputFormat, done: bool) -> None:
         return
     if not done:
         verb = "attached to" if result.attached else "created"
-        stderr.print(f"{verb} [bold]{result.job_name}[/bold]; waiting…")
+        out.stderr.print(f"{verb} [bold]{result.job_name}[/bold]; waiting…")
         return
     verb = "attached to existing job" if result.attached else "created job"
     code = ("uploaded" if result.uploaded else "already in S3") if result.bundle_sha256 else "none"
-    stdout.print(f"{verb} [bold]{result.job_name}[/bold] ({result.status})")
-    stdout.print(f"  arn      {result.arn}", highlight=False)
-    stdout.print(
+    out.stdout.print(f"{verb} [bold]{result.job_name}[/bold] ({result.status})")
+    out.stdout.print(f"  arn      {result.arn}", highlight=False)
+    out.stdout.print(
         f"  code     {code}"
         + (f" (sha256 {result.bundle_sha256[:12]}…)" if result.bundle_sha256 else "")
     )
-    stdout.print(f"  console  {result.console_url}", highlight=False)
+    out.stdout.print(f"  console  {result.console_url}", highlight=False)

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from sagelaunch.errors import ExitCode, UsageError
-from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json, stderr, stdout
+from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
+    from sagelaunch.services.validate_cache import Answer
 
 
 def validate(
@@ -26,26 +26,52 @@ def validate(
     ] = False,
 ) -> None:
     """Load and check launch configs (schema and compatibility rules); no AWS calls."""
-    # Imported here so that `--help` does not build the pydantic model.
-    from sagelaunch.config.loader import config_files
-    from sagelaunch.config.validation import validate_file
+    from sagelaunch.config.paths import config_files
+    from sagelaunch.services import validate_cache
 
     files = config_files(paths)
     if not files:
         raise UsageError(f"no *.yaml configs in {', '.join(map(str, paths))}")
-    reports = [validate_file(path, overrides) for path in files]
-    if output is OutputFormat.json:
-        print_json([report.as_json() for report in reports])
+    key = validate_cache.key(files, overrides, output.value)
+    answer = validate_cache.lookup(key)
+    if answer is None:
+        answer = _validate(files, overrides, output, key)
+    elif output is OutputFormat.json:
+        print_json(answer.reports)
     else:
-        _print_table(reports)
-    if not all(report.ok for report in reports):
+        answer.replay()
+    if not answer.ok:
         raise typer.Exit(ExitCode.INVALID)
-    if strict and any(report.warnings for report in reports):
+    if strict and answer.warned:
+        from sagelaunch.output import stderr
+
         stderr.print("[red]error:[/red] warnings with --strict")
         raise typer.Exit(ExitCode.INVALID)
 
 
+def _validate(
+    files: list[Path], overrides: list[str] | None, output: OutputFormat, key: str
+) -> Answer:
+    """Validate for real (pydantic, the rules, the SDK's data), show it and cache the answer."""
+    from sagelaunch.config.validation import validate_file
+    from sagelaunch.services import validate_cache
+
+    reports = [validate_file(path, overrides) for path in files]
+    table = output is OutputFormat.table
+    with validate_cache.recording(table) as rendered:
+        if table:
+            _print_table(reports)
+        else:
+            print_json([report.as_json() for report in reports])
+    validate_cache.store(key, reports, rendered)
+    return validate_cache.Answer([report.as_json() for report in reports], rendered)
+
+
 def _print_table(reports: list[Report]) -> None:
+    from rich.table import Table
+
+    from sagelaunch.output import stderr, stdout
+
     table = Table(box=None, show_header=True, header_style="bold")
     table.add_column("config", no_wrap=True)
     table.add_column("result", no_wrap=True)

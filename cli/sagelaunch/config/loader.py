@@ -6,19 +6,29 @@ import difflib
 import types
 import typing
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from sagelaunch.config import facts
 from sagelaunch.config.debugging import SETTINGS, SWITCH
 from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
-from sagelaunch.config.yamlsource import Document, KeyPath, format_path, parse_text, read_document
+from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
+from sagelaunch.config.sweep import RANGE_TAGS
+from sagelaunch.config.yamlsource import (
+    Document,
+    KeyPath,
+    Position,
+    format_path,
+    parse_text,
+    read_document,
+)
 from sagelaunch.errors import ConfigError, Problem
 
 SET_LABEL = "--set"
 SWITCH_TAGS = (SWITCH, SETTINGS)
+__all__ = ["LoadedConfig", "config_files", "default_source_dir", "load"]
 
 
 @dataclass(frozen=True)
@@ -40,37 +50,25 @@ class LoadedConfig:
     @property
     def source_dir(self) -> Path:
         """The code directory: relative to the config file, default the repo's entrypoints/."""
-        if self.config.source_dir:
-            return (self.path.parent / self.config.source_dir).resolve()
-        return default_source_dir(self.path)
-
-
-def default_source_dir(config_path: Path) -> Path:
-    """The nearest `entrypoints/` folder above the config (this repository's layout), else the
-    entry points installed with sagelaunch, so `init` + `local` work outside a checkout too."""
-    for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
-        if (folder / "entrypoints").is_dir():
-            return folder / "entrypoints"
-    return Path(str(resources.files("sagelaunch.entrypoints")))
+        return resolve_source_dir(self.path, self.config.source_dir)
 
 
 def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
     """Load, merge and validate one launch config; raise ConfigError with located problems."""
+    return from_document(path, load_document(path, overrides))
+
+
+def load_document(path: Path, overrides: list[str] | None = None) -> Document:
+    """The merged document (extends, then --set), not yet validated: what sweeps vary."""
     doc = _resolve_extends(path, chain=())
     for override in overrides or []:
         _apply_override(doc, override)
+    return doc
+
+
+def from_document(path: Path, doc: Document) -> LoadedConfig:
+    """Validate a merged document; ConfigError with its problems located."""
     return LoadedConfig(path=path, config=_validate(doc), document=doc)
-
-
-def config_files(paths: list[Path]) -> list[Path]:
-    """Expand folders to the *.yaml / *.yml files in them (sorted)."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
-        else:
-            files.append(path)
-    return files
 
 
 # --- extends -------------------------------------------------------------------------------------
@@ -99,7 +97,9 @@ def _merge(base: Document, over: Document) -> Document:
     """Deep merge: maps merge key by key, lists and scalars from ``over`` replace."""
     positions = {key: pos for key, pos in base.positions.items() if not _replaced(key, over.data)}
     positions.update(over.positions)
-    return Document(_merge_data(base.data, over.data), over.label, positions)
+    merged = Document(_merge_data(base.data, over.data), over.label, positions)
+    merged.sources = [*base.sources, *over.sources]
+    return merged
 
 
 def _merge_data(base: Any, over: Any) -> Any:
@@ -133,16 +133,27 @@ def _apply_override(doc: Document, override: str) -> None:
         problem = Problem(SET_LABEL, 1, 1, "", f"{override!r}: expected key.path=value")
         raise ConfigError([problem])
     value = parse_text(raw, f"{SET_LABEL} {key}").data if raw.strip() else ""
+    position = (f"{SET_LABEL} {override}", 1, 1)
+    assign(doc, tuple(parts), value, position)
+    for depth in range(1, len(parts)):
+        doc.positions[tuple(parts[:depth])] = position
+
+
+def assign(doc: Document, path: tuple[str, ...], value: Any, position: Position) -> None:
+    """Set the key at ``path`` (maps created as needed), written at ``position``: the one way a
+    `--set` flag and a sweep's trial change a config, so their errors point where they were
+    written (the flag, or the sweep's line for the value)."""
     node = doc.data
-    for part in parts[:-1]:
+    for depth, part in enumerate(path[:-1], start=1):
         child = node.get(part)
         if not isinstance(child, dict):
             child = node[part] = {}
+            doc.positions[path[:depth]] = position
         node = child
-    node[parts[-1]] = value
-    label = f"{SET_LABEL} {override}"
-    for depth in range(1, len(parts) + 1):
-        doc.positions[tuple(parts[:depth])] = (label, 1, 1)
+    node[path[-1]] = value
+    for old in [p for p in doc.positions if p[: len(path)] == path]:
+        del doc.positions[old]  # the value replaced keys written below it
+    doc.positions[path] = position
 
 
 # --- model validation ----------------------------------------------------------------------------
@@ -163,6 +174,8 @@ def _problem(doc: Document, error: Any) -> Problem:
         loc = _key_named_in(str(error["msg"]))
     if kind == "extra_forbidden" and loc[:1] == ("distribution",) and len(loc) == 2:
         message = _not_for_strategy(doc, str(loc[1]))
+    elif kind == "extra_forbidden" and len(loc) == 1 and str(loc[0]) in _legacy_arguments():
+        message = _legacy_message(str(loc[0]))
     elif kind == "extra_forbidden":
         message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc)
     elif kind == "union_tag_invalid":
@@ -176,12 +189,26 @@ def _problem(doc: Document, error: Any) -> Problem:
     return Problem(file, line, col, format_path(loc), message)
 
 
+def _legacy_arguments() -> dict[str, str]:
+    return dict(facts.load("tensorflow")["legacy_estimator_arguments"])
+
+
+def _legacy_message(key: str) -> str:
+    """TF 1.x framework-mode estimator arguments, which SDK v2 removed: say where each went."""
+    return (
+        f"{key} is a legacy TensorFlow 1.x estimator argument that SageMaker SDK v2 removed "
+        f"(script mode only): {_legacy_arguments()[key]}"
+    )
+
+
 def _without_union_tag(loc: KeyPath) -> KeyPath:
     """pydantic puts the strategy tag in the location (distribution.mpi.key); the YAML has none."""
     if len(loc) > 1 and loc[0] == "distribution" and loc[1] in STRATEGY_MODELS:
         return (loc[0], *loc[2:])
     if len(loc) > 1 and loc[1] in SWITCH_TAGS:  # debugger/profiler: true | false | {...}
         return (loc[0], *loc[2:])
+    if len(loc) > 3 and loc[:2] == ("tuning", "ranges") and loc[3] in RANGE_TAGS:
+        return (*loc[:3], *loc[4:])  # the range kind (continuous, integer, categorical)
     return loc
 
 

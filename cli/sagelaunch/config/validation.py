@@ -40,7 +40,20 @@ def validate_file(path: Path, overrides: list[str] | None = None) -> Report:
         return report
     for problem in check(report.loaded):
         (report.errors if problem.severity == "error" else report.warnings).append(problem)
+    if report.ok and report.loaded.config.sweep is not None:
+        report.errors += _trial_errors(report.loaded, overrides)
     return report
+
+
+def _trial_errors(loaded: LoadedConfig, overrides: list[str] | None) -> list[Problem]:
+    """A sweep is valid when every trial is (each checked like a config of its own)."""
+    from sagelaunch.config.trials import build_trials
+
+    try:
+        build_trials(loaded, overrides)
+    except ConfigError as exc:
+        return exc.problems
+    return []
 
 
 def load_valid(

@@ -33,6 +33,7 @@ class Document:
     data: Any
     label: str  # the file (or --set flag) a missing key is reported against
     positions: dict[KeyPath, Position] = field(default_factory=dict)
+    sources: list[Path] = field(default_factory=list)  # the files read (a base's too), resolved
 
     def position(self, path: KeyPath) -> Position:
         """Position of ``path``, or of its nearest written ancestor."""
@@ -132,6 +133,7 @@ def read_document(path: Path) -> Document:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([Problem(label, 1, 1, "", f"cannot read: {exc}")]) from None
     doc = parse_text(text, label)
+    doc.sources = [path.resolve()]
     if doc.data is None:
         raise ConfigError(
             [Problem(label, 1, 1, "", "empty file: expected a launch config mapping")]

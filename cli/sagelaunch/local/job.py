@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sagelaunch import bundle
+from sagelaunch import atomic, bundle
 from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
@@ -22,12 +23,15 @@ from sagelaunch.local import (
     environment,
     groups,
     launchers,
+    mpi,
     ports,
     supervisor,
+    tf_config,
     tree,
     warm,
 )
 from sagelaunch.local.variant import local_variant
+from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
@@ -72,6 +76,7 @@ class Result:
         return {
             "job_name": self.job_name,
             "workdir": str(self.workdir),
+            "launcher": self.launcher,  # python, torchrun or mpirun
             "hosts": [
                 {
                     "host": h.host,
@@ -99,8 +104,10 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     launch = launchers.choose(
         topology.topology(config).launcher,  # what plan.topology will say
         config.distribution.strategy,
-        options.processes_per_host or config.local.processes_per_host,
+        options.processes_per_host or _processes_per_host(config),
     )
+    if tf_config.applies(config):
+        tf_config.check_runnable_here(config.distribution.strategy)
     sources = channels.sources(loaded)
     names = [host.name for host in cluster]
     return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster)
@@ -126,6 +133,15 @@ def warm_start(prepared: Prepared) -> Iterator[list[subprocess.Popen[bytes]]]:
         yield agents
 
 
+def _processes_per_host(config: LaunchConfig) -> int:
+    """local.processes_per_host when the config sets it, else distribution.processes_per_host
+    (mpi, smp v1: the count the container's mpirun starts per host), else 1."""
+    local = config.local
+    if "processes_per_host" in local.model_fields_set:
+        return local.processes_per_host
+    return config.distribution.processes_per_host or local.processes_per_host
+
+
 def host_count(config_hosts: int | None, instance_count: int, requested: int | None) -> int:
     return requested or config_hosts or min(instance_count, MAX_DEFAULT_HOSTS)
 
@@ -143,6 +159,7 @@ def run(
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     trees = _build_trees(workdir, prepared.cluster, plan.request, code)
+    _save_metric_definitions(workdir, plan.request)
     warnings = [launch.warning] if launch.warning else []
     if (trees[0].code / "requirements.txt").is_file():
         warnings.append("requirements.txt is not installed by local runs: install it yourself")
@@ -202,11 +219,17 @@ def _host_processes(
     hyperparameters = request.get("HyperParameters", {})
     cluster = prepared.cluster
     receiving = groups.receivers(request, cluster)
-    _, user = environment.split_hyperparameters(environment.decode_hyperparameters(hyperparameters))
+    names = [host.name for host in trees]
+    framework, user = environment.split_hyperparameters(
+        environment.decode_hyperparameters(hyperparameters)
+    )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
     extra |= groups.feed_env(cluster)
-    specs = []
+    tf_cluster = (
+        tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
+    )
+    envs, sm_names = [], []
     for index, host in enumerate(trees):
         training_env = environment.training_environment(
             host,
@@ -216,23 +239,36 @@ def _host_processes(
             machine=machine,
             container_env=container_env,
         )
+        sm = environment.sm_variables(training_env)
+        sm_names = sorted(sm)
+        envs.append(
+            environment.process_environment(
+                os.environ,
+                container_env=container_env,
+                sm=sm,
+                training_env=training_env,
+                job_name=plan.job_name,
+                region=plan.region,
+                code_dir=str(host.code),
+                extra=extra,
+            )
+        )
+    training = [i for i, h in enumerate(cluster) if h.trains]  # mpirun spans these hosts only
+    mpi_job = _mpi_job(
+        launch, [trees[i] for i in training], [envs[i] for i in training], sm_names, framework
+    )
+    specs = []
+    for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
         command = _command(
-            launch, config, user, groups.training_position(cluster, index), master_port
+            launch, config, user, groups.training_position(cluster, index), master_port, mpi_job
         )
         if command is None:
             continue
-        env = environment.process_environment(
-            os.environ,
-            container_env=container_env,
-            sm=environment.sm_variables(training_env),
-            training_env=training_env,
-            job_name=plan.job_name,
-            region=plan.region,
-            code_dir=str(host.code),
-            extra=extra,
-        )
         log = host.root.parent / "logs" / f"{host.name}.log"
         waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
+        if tf_cluster is not None:
+            env = tf_cluster.worker_environment(env, names, host.name)
+            specs.extend(tf_cluster.parameter_servers(env, names, host.name, host.code, log))
         specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
     return specs
 
@@ -243,6 +279,7 @@ def _command(
     user: dict[str, Any],
     position: tuple[int, int] | None,
     master_port: int,
+    mpi_job: launchers.MpiJob | None,
 ) -> list[str] | None:
     """The launcher on the training group's hosts; one plain process on the other groups'."""
     run_as = launch if position is not None else launchers.Launch("python", 1)
@@ -254,7 +291,26 @@ def _command(
         host_index=node_rank,
         host_count=nodes,
         master_port=master_port,
+        mpi_job=mpi_job if position is not None else None,
     )
+
+
+def _mpi_job(
+    launch: launchers.Launch,
+    trees: list[tree.HostTree],
+    envs: list[dict[str, str]],
+    sm_names: list[str],
+    framework: dict[str, Any],
+) -> launchers.MpiJob | None:
+    """The ranks file mpi_rank.py reads (every host's folder and environment) and what the
+    toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
+    if launch.kind != "mpirun":
+        return None
+    ranks_file = trees[0].root.parent / "logs" / "mpi-ranks.json"
+    hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
+    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts)
+    custom = str(framework.get("sagemaker_mpi_custom_mpi_options") or "")
+    return launchers.MpiJob(ranks_file, sm_names, custom)
 
 
 def _launcher_env(
@@ -283,6 +339,8 @@ def _with_waiting(
     their own (mpirun workers) have no exit code."""
     by_host = {outcome.host: outcome for outcome in outcomes}
     ordered = [by_host.get(host.name) or supervisor.HostOutcome(host.name) for host in trees]
+    named = {host.name for host in trees}  # a failed helper (TF parameter server) is shown too
+    ordered += [o for o in outcomes if o.host not in named and o.failed]
     for outcome, host in zip(ordered, trees, strict=True):
         if host.failure_file.is_file():
             outcome.failure = host.failure_file.read_text("utf-8", errors="replace").strip()
@@ -324,6 +382,12 @@ def _say_plan(
     )
     for name, files in counts.items():
         say(f"  channel {name}: files per host {files}")
+
+
+def _save_metric_definitions(workdir: Path, request: dict[str, Any]) -> None:
+    """Beside the logs, so that `sagelaunch metrics RUN_DIR` applies the job's own patterns."""
+    definitions = request["AlgorithmSpecification"].get("MetricDefinitions", [])
+    atomic.write_text(workdir / DEFINITIONS_FILE, json.dumps(definitions, indent=2))
 
 
 def _metric_patterns(request: dict[str, Any]) -> list[str]:

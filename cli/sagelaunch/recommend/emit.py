@@ -91,7 +91,8 @@ def _neuron_layout(chosen: Candidate) -> str:
 def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
     work, chosen = rec.workload, rec.chosen
-    fsdp = chosen.strategy in {"fsdp", "smp"} or chosen.sharding.weights_over > 1
+    sharded = chosen.sharding.weights_over > 1 and chosen.strategy != "deepspeed"
+    fsdp = chosen.strategy in {"fsdp", "smp"} or sharded
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -104,6 +105,8 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     ]
     if chosen.strategy == "fsdp":
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
+    if chosen.strategy == "deepspeed":  # DeepSpeed ZeRO replaces FSDP: plain ddp
+        params += [("zero_stage", work.zero_stage), *_offloads(work.zero_offload)]
     if chosen.strategy == "torchrun":  # the entry point's native TP / PP
         pp = chosen.sharding.pipeline_parallel
         params.append(("tensor_parallel_degree", chosen.tensor_parallel))
@@ -113,7 +116,18 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("precision", "fp32" if work.precision == "fp32" else "bf16"),
         ("activation_checkpointing", work.activation_checkpointing),
     ]
+    if work.activation_offload:  # the entry point's save_on_cpu; absent means off
+        params.append(("activation_offload", True))
     return params
+
+
+def _offloads(offload: str) -> list[tuple[str, object]]:
+    found: list[tuple[str, object]] = []
+    if offload in ("optimizer", "all"):
+        found.append(("offload_optimizer", "cpu"))
+    if offload == "all":
+        found.append(("offload_params", "cpu"))
+    return found
 
 
 def _scalar(value: object) -> str:

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from sagelaunch.config import facts
 from sagelaunch.errors import UsageError
+from sagelaunch.recommend import zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Workload
 
@@ -108,6 +109,8 @@ class Candidate:
     def short(self) -> str:
         """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "ZeRO-1 32"."""
         tp = f"TP{self.tensor_parallel} + " if self.tensor_parallel > 1 else ""
+        if self.strategy == "deepspeed":
+            return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
             world = self.instance_count * self.device.ranks_per_host // self.tensor_parallel
             replicas = f" ×{world // self.shard_group}" if self.hybrid else ""
@@ -139,7 +142,9 @@ class Candidate:
 
 
 def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
-    """Every layout on `count` instances, simplest first."""
+    """Every layout on `count` instances, simplest first (with a ZeRO stage asked: that one)."""
+    if workload.zero_stage and dev.kind == "gpu":
+        return [_zero_candidate(workload, dev, count)]
     make = _gpu_layouts if dev.kind == "gpu" else _neuron_layouts
     return [
         Candidate(
@@ -154,6 +159,27 @@ def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
         )
         for rung in make(dev, count)
     ]
+
+
+def _zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
+    """DeepSpeed ZeRO over every GPU of the job, launched by torchrun (zero.py's memory)."""
+    plan = zero.Zero(workload.zero_stage, workload.zero_offload)
+    world = dev.ranks_per_host * count
+    stage = workload.zero_stage
+    sharding = Sharding(
+        weights_over=world if stage == 3 else 1,
+        gradients_over=world if stage >= 2 else 1,
+        optimizer_over=world,
+    )
+    return Candidate(
+        strategy="deepspeed",
+        instance_count=count,
+        sharding=sharding,
+        memory=zero.per_device(workload, plan, dev.ranks_per_host, count),
+        device=dev,
+        layout=f"{plan.describe()} over {world} GPUs",
+        family=f"zero{stage}",
+    )
 
 
 class _Rung(NamedTuple):

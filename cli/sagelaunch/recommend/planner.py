@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from sagelaunch.recommend import zero
 from sagelaunch.recommend.layouts import Candidate, Device, layouts
 from sagelaunch.recommend.memory import state_bytes
 from sagelaunch.recommend.workload import Workload, format_params
@@ -31,7 +32,21 @@ class Recommendation:
         body["alternatives"] = [alt.as_json() for alt in self.alternatives]
         body["model"] = model_json(self.workload)
         body["notes"] = self.notes
+        if self.chosen.strategy == "deepspeed":
+            body.update(zero_json(self.workload, self.chosen))
         return body
+
+
+def zero_json(workload: Workload, chosen: Candidate) -> dict[str, object]:
+    """The DeepSpeed config for the chosen ZeRO layout and the host memory it needs."""
+    plan = zero.Zero(workload.zero_stage, workload.zero_offload)
+    per_host, nodes = chosen.device.ranks_per_host, chosen.instance_count
+    largest = zero.largest_layer_params(workload)
+    host = zero.host_bytes(workload.params, largest, plan, per_host, nodes)
+    return {
+        "deepspeed_config": zero.deepspeed_config(plan, workload.micro_batch, workload.precision),
+        "host_memory_gb_per_instance": round(host / 1e9, 2),
+    }
 
 
 def model_json(workload: Workload) -> dict[str, object]:
@@ -47,6 +62,7 @@ def model_json(workload: Workload) -> dict[str, object]:
         "precision": workload.precision,
         "optimizer": workload.optimizer,
         "activation_checkpointing": workload.activation_checkpointing,
+        "activation_offload": workload.activation_offload,
         "fused_attention": workload.fused_attention,
         "state_bytes_per_param": per_param,
         "states_gb": round(workload.params * per_param / 1e9, 2),
@@ -119,6 +135,11 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
             f"Trainium trains with torchrun and neuronx-distributed, whose sharding is tensor "
             f"parallelism and ZeRO-1 (no FSDP on Neuron): {chosen.layout} on "
             f"{_instances(chosen)} needs {total}, within the {usable}."
+        )
+    if chosen.strategy == "deepspeed":
+        return (
+            f"{chosen.layout} on {_instances(chosen)} (as asked with --zero-stage) needs {total}, "
+            f"within the {usable}; the fewest instances where it fits."
         )
     ddp = layouts(workload, dev, chosen.instance_count)[0]
     states = (

@@ -106,6 +106,8 @@ class Workload:
     activation_offload: bool = False  # saved activations in host memory (save_on_cpu)
     fused_attention: bool = True  # SDPA / FlashAttention: attention scores never stored
     vocab: int = DEFAULT_VOCAB
+    zero_stage: int = 0  # DeepSpeed ZeRO stage to plan for (0: the strategy ladder; zero.py)
+    zero_offload: str = "none"  # none | optimizer | all
 
     @property
     def layer_params(self) -> int:

@@ -8,6 +8,8 @@ botocore's service model then validates it as the client would. No credentials, 
 from __future__ import annotations
 
 import copy
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from sagelaunch.aws.session import offline_session, validate_request
@@ -33,11 +35,32 @@ def _capture_session_class() -> type:
     return CaptureSession
 
 
+def _parsed_models() -> Any:
+    """The botocore loader of the session the SDK makes when it is imported (JumpStart's
+    default), which has parsed SageMaker's service models (~0.1 s for its largest) and the
+    endpoint data already: our session reads them from its cache instead of parsing them again.
+    None when this SDK has no such session (then botocore parses as usual)."""
+    sagemaker()
+    constants = sys.modules.get("sagemaker.jumpstart.constants")
+    default = getattr(constants, "DEFAULT_JUMPSTART_SAGEMAKER_SESSION", None)
+    try:
+        return default.boto_session._session.get_component("data_loader")  # type: ignore[union-attr]
+    except AttributeError:
+        return None
+
+
+def capture_session(region: str) -> Any:
+    """A session that keeps the request it would send (``.captured``) instead of sending it."""
+    boto_session = offline_session(region, models=_parsed_models())
+    return _capture_session_class()(boto_session=boto_session)
+
+
 def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
     sdk = sagemaker()
     classes = {
         "sagemaker.pytorch.PyTorch": sdk.pytorch.PyTorch,
         "sagemaker.xgboost.XGBoost": sdk.xgboost.XGBoost,
+        "sagemaker.tensorflow.TensorFlow": sdk.tensorflow.TensorFlow,
         "sagemaker.estimator.Estimator": sdk.estimator.Estimator,
     }
     # A deep copy: the SDK adds its sagemaker_* keys into the hyperparameters dict it is given,
@@ -60,17 +83,28 @@ def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
 
 def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
     """The CreateTrainingJob parameters the SDK would send for ``spec``."""
-    session = _capture_session_class()(boto_session=offline_session(region))
+
+    def fit(session: Any) -> None:
+        estimator = build_estimator(spec, session)
+        estimator.fit(
+            fit_inputs(spec) or None,
+            wait=False,
+            logs=False,
+            job_name=job_name,
+            **copy.deepcopy(spec.fit_kwargs),
+        )
+
+    return capture(fit, region)
+
+
+def capture(create: Callable[[Any], object], region: str) -> dict[str, Any]:
+    """The CreateTrainingJob request that ``create(session)`` makes through the SDK, captured
+    offline and validated against botocore's model. Planning passes its estimator; tests pass
+    an exported script's ``main``."""
+    session = capture_session(region)
     try:
         with offline():
-            estimator = build_estimator(spec, session)
-            estimator.fit(
-                fit_inputs(spec) or None,
-                wait=False,
-                logs=False,
-                job_name=job_name,
-                **copy.deepcopy(spec.fit_kwargs),
-            )
+            create(session)
     except (ValueError, TypeError, RuntimeError) as exc:
         # The SDK's own checks (versions, distribution, images): the config cannot be sent.
         raise SdkRejected(f"the SageMaker SDK rejects this job: {exc}") from None

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from sagelaunch import bundle as bundles
+from sagelaunch import naming
 from sagelaunch.config import cost, topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
-from sagelaunch.plan_model import Cost, EstimatorInfo, Plan, PlanWarning, Topology, Upload
+from sagelaunch.plan_model import (
+    Cost,
+    EstimatorInfo,
+    Plan,
+    PlanWarning,
+    Topology,
+    TuningPlan,
+    Upload,
+)
 from sagelaunch.sdk import groups
 from sagelaunch.sdk.capture import SdkRejected, capture_request
-from sagelaunch.sdk.estimator import estimator_spec
+from sagelaunch.sdk.estimator import EstimatorSpec, estimator_spec
 from sagelaunch.sdk.runtime import SDK_WARNINGS
 
 
@@ -57,7 +66,9 @@ def build_plan(
         request = capture_request(spec, region, job_name)
     except SdkRejected as exc:
         raise loaded.error(("framework",), exc.message) from None
+    tuning = planned_tuning(loaded, spec, region, job_name) if config.tuning else None
     return Plan(
+        tuning=tuning,
         job_name=job_name,
         region=region,
         estimator=EstimatorInfo.model_validate(spec.as_json()),
@@ -69,3 +80,20 @@ def build_plan(
         + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages]
         + [PlanWarning(source="tool", message=m) for m in groups.notes(config, spec.kwargs)],
     )
+
+
+def planned_tuning(
+    loaded: LoadedConfig, spec: EstimatorSpec, region: str, job_name: str
+) -> TuningPlan:
+    """The `tuning:` block through the SDK's HyperparameterTuner, around the same estimator."""
+    from sagelaunch.sdk.tuning import capture_tuning_request, tuner_spec
+
+    tuning = loaded.config.tuning
+    assert tuning is not None
+    name = naming.tuning_job_name_for(loaded.config, job_name)
+    tuner = tuner_spec(tuning, spec)
+    try:
+        request = capture_tuning_request(spec, tuner, region, name)
+    except SdkRejected as exc:
+        raise loaded.error(("tuning",), exc.message) from None
+    return TuningPlan(job_name=name, tuner=tuner.as_json(), request=request)

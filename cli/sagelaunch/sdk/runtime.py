@@ -47,8 +47,11 @@ def sagemaker() -> ModuleType:
         import sagemaker as sdk
         import sagemaker.estimator
         import sagemaker.inputs
+        import sagemaker.parameter
         import sagemaker.pytorch
         import sagemaker.telemetry.telemetry_logging
+        import sagemaker.tensorflow
+        import sagemaker.tuner
         import sagemaker.xgboost
 
     # sagemaker_core replaces the excepthook and sagemaker.experiments calls basicConfig(INFO),
@@ -64,9 +67,21 @@ def offline() -> Iterator[None]:
     of the EC2 metadata endpoint. `import sagemaker` builds a JumpStart session and every
     estimator a `boto3.client` (for TensorBoard); off EC2 without credentials each would spend
     seconds timing out on 169.254.169.254 before giving up."""
-    with warnings.catch_warnings(), _no_instance_metadata(), _no_telemetry():
+    with warnings.catch_warnings(), _no_instance_metadata(), _no_telemetry(), _root_logging():
         warnings.simplefilter("ignore", FutureWarning)
         yield
+
+
+@contextmanager
+def _root_logging() -> Iterator[None]:
+    """Modules the SDK imports late (sagemaker.experiments, on the tuner's path) call
+    `logging.basicConfig(INFO)`: botocore's INFO lines must not reach our stderr."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        root.handlers[:], root.level = handlers, level
 
 
 @contextmanager

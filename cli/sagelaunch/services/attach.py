@@ -43,7 +43,7 @@ COMPARED = (
     "RemoteDebugConfig",
     "InfraCheckConfig",
 )
-NOT_COMPARED = {("AlgorithmSpecification", "MetricDefinitions")}
+NOT_COMPARED: set[tuple[str, ...]] = {("AlgorithmSpecification", "MetricDefinitions")}
 MISSING = "(absent)"
 
 
@@ -66,19 +66,25 @@ def differences(request: dict[str, Any], described: dict[str, Any]) -> list[Diff
     return found
 
 
-def _compare(path: tuple[str, ...], planned: Any, existing: Any, found: list[Difference]) -> None:
-    if path in NOT_COMPARED:
+def _compare(
+    path: tuple[str, ...],
+    planned: Any,
+    existing: Any,
+    found: list[Difference],
+    skipped: set[tuple[str, ...]] = NOT_COMPARED,
+) -> None:
+    if path in skipped:
         return
     if isinstance(planned, dict) and isinstance(existing, dict):
         for key, value in planned.items():
             if key not in existing:
                 found.append(Difference(_dotted((*path, key)), _shown(value), MISSING))
             else:
-                _compare((*path, key), value, existing[key], found)
+                _compare((*path, key), value, existing[key], found, skipped)
         return
     if isinstance(planned, list) and isinstance(existing, list) and len(planned) == len(existing):
         for index, (mine, theirs) in enumerate(zip(planned, existing, strict=True)):
-            _compare((*path, f"[{index}]"), mine, theirs, found)
+            _compare((*path, f"[{index}]"), mine, theirs, found, skipped)
         return
     if planned != existing:
         found.append(Difference(_dotted(path), _shown(planned), _shown(existing)))
@@ -91,3 +97,19 @@ def _dotted(path: tuple[str, ...]) -> str:
 def _shown(value: Any, limit: int = 120) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# A tuning job: the same comparison over what DescribeHyperParameterTuningJob returns.
+TUNING_COMPARED = ("HyperParameterTuningJobConfig", "TrainingJobDefinition", "WarmStartConfig")
+TUNING_NOT_COMPARED: set[tuple[str, ...]] = {
+    ("TrainingJobDefinition", "AlgorithmSpecification", "MetricDefinitions")
+}
+
+
+def tuning_differences(request: dict[str, Any], described: dict[str, Any]) -> list[Difference]:
+    """Where the existing tuning job differs from ``request`` (empty: the same tuning job)."""
+    found: list[Difference] = []
+    for field in TUNING_COMPARED:
+        if field in request and described.get(field) is not None:
+            _compare((field,), request[field], described[field], found, TUNING_NOT_COMPARED)
+    return found

@@ -168,6 +168,9 @@ def retarget(
 ) -> Plan:
     """The cached plan for this run: its job name, its code bundle, today's config warnings."""
     plan = plan.renamed(job_name)
+    if plan.tuning is not None:
+        tuning = plan.tuning.renamed(naming.tuning_job_name_for(loaded.config, job_name))
+        plan = plan.model_copy(update={"tuning": tuning})
     if code is not None and plan.upload is not None:
         plan = _relocated(plan, code, code.s3_uri(bundles.code_prefix(loaded.config)))
     config_warnings = [PlanWarning.from_problem(w) for w in warnings]

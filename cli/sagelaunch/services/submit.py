@@ -30,11 +30,11 @@ from sagelaunch.errors import AttachRefused, UsageError
 from sagelaunch.links import console_url
 from sagelaunch.plan_model import Plan, Upload
 from sagelaunch.services import attach
-from sagelaunch.services.planning import Progress, make_plan
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
+    from sagelaunch.services.planning import Progress
 
 # Sends the bundle: (clients, s3 uri, bytes). The command passes one that draws a progress bar.
 Uploader = Callable[["Clients", str, bytes], None]
@@ -89,6 +89,9 @@ def load_plan(
 ) -> tuple[Plan, bytes | None, bool]:
     """The plan and its bundle bytes, and whether it came from a saved plan file."""
     if target.suffix != ".json":
+        # Only a config needs the config model (and maybe the SDK); a saved plan needs neither.
+        from sagelaunch.services.planning import make_plan
+
         kwargs = {"progress": progress} if progress else {}
         return (*make_plan(target, overrides, region, None, **kwargs), False)
     from sagelaunch import plan_file

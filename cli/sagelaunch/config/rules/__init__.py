@@ -49,4 +49,5 @@ from sagelaunch.config.rules import (  # noqa: E402, F401
     groups,
     parallelism,
     resources,
+    tensorflow,
 )

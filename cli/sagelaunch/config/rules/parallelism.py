@@ -33,7 +33,9 @@ def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     if config.distribution.strategy != "smddp":
         return
     instances = facts.load("instances")
-    allowed = instances["smddp_supported"] + instances["smddp_with_torchrun"]
+    allowed = instances["smddp_supported"]
+    if config.framework == "pytorch":  # p5-class only with torchrun, which TensorFlow lacks
+        allowed = allowed + instances["smddp_with_torchrun"]
     if config.compute.instance_type not in allowed:
         yield error(
             loaded,
@@ -50,6 +52,8 @@ def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
     if config.distribution.strategy != "smddp" or config.image_uri:
         return
+    if config.framework != "pytorch":
+        return  # TensorFlow: tensorflow_smddp_versions
     if images.sdk_has_smddp_image(config) or images.tool_known_image(config, check_region(loaded)):
         return
     supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["pytorch"]
@@ -197,3 +201,28 @@ def _smp_v1_values(loaded: LoadedConfig, params: dict, at: tuple) -> Iterator[Pr
             yield error(loaded, (*at, key), "must be true or false (the SDK checks)")
     if params.get("ddp") and params.get("horovod"):
         yield error(loaded, at, "ddp and horovod cannot both be enabled (the SDK checks)")
+
+
+_DEEPSPEED_KEYS = ("zero_stage", "deepspeed_config")
+_DEEPSPEED_STRATEGIES = ("torchrun", "mpi")
+
+
+@rule
+def deepspeed_needs_a_launcher(loaded: LoadedConfig) -> Iterator[Problem]:
+    """DeepSpeed's init_distributed reads its ranks from torchrun's variables (RANK, WORLD_SIZE,
+    MASTER_ADDR) or, in a SageMaker job, from mpirun's (OMPI_COMM_WORLD_*,
+    patch_aws_sm_env_for_torch_nccl_backend); strategy none starts one plain process per host with
+    neither, so DeepSpeed falls back to mpi4py discovery (not in the images) and the job fails;
+    smddp and smp start their own collective libraries under their own launchers."""
+    config = loaded.config
+    hyperparameters = config.hyperparameters or {}
+    keys = [k for k in _DEEPSPEED_KEYS if hyperparameters.get(k) not in (None, 0, "0", "")]
+    strategy = config.distribution.strategy
+    if config.framework != "pytorch" or not keys or strategy in _DEEPSPEED_STRATEGIES:
+        return
+    yield error(
+        loaded,
+        ("hyperparameters", keys[0]),
+        f"DeepSpeed ({keys[0]}) runs under a distributed launcher, not strategy {strategy}: "
+        "use distribution.strategy torchrun (GPU instances) or mpi",
+    )

@@ -1,0 +1,115 @@
+"""Hyperparameter tuning jobs: create (or attach), describe, stop, list."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from botocore.exceptions import ClientError
+from botocore.exceptions import ConnectionError as BotoConnectionError
+
+from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
+from sagelaunch.errors import AwsError
+from sagelaunch.statuses import TERMINAL
+
+POLL_S = 30.0  # a tuning job runs many training jobs: minutes, not seconds
+
+
+@translated
+def describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
+    """DescribeHyperParameterTuningJob, or None when there is no such tuning job."""
+    try:
+        return dict(sagemaker.describe_hyper_parameter_tuning_job(HyperParameterTuningJobName=name))
+    except ClientError as exc:
+        if is_not_found(exc):
+            return None
+        raise
+
+
+@translated
+def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """CreateHyperParameterTuningJob; the ARN, and the description when it already existed
+    (a retried create that had gone through: see aws.jobs.create)."""
+    name = request["HyperParameterTuningJobName"]
+    try:
+        response = sagemaker.create_hyper_parameter_tuning_job(**request)
+    except ClientError as exc:
+        existing = describe(sagemaker, name) if is_already_exists(exc) else None
+        if existing is None:
+            raise
+        return existing["HyperParameterTuningJobArn"], existing
+    except BotoConnectionError:
+        existing = describe(sagemaker, name)
+        if existing is None:
+            raise
+        return existing["HyperParameterTuningJobArn"], existing
+    return response["HyperParameterTuningJobArn"], None
+
+
+@translated
+def stop_training_or_tuning(sagemaker: Any, name: str) -> str:
+    """StopTrainingJob; when no training job has that name but a tuning job does,
+    StopHyperParameterTuningJob (its training jobs stop with it). Returns which kind stopped."""
+    try:
+        sagemaker.stop_training_job(TrainingJobName=name)
+        return "training"
+    except ClientError as exc:
+        if not is_not_found(exc) or describe(sagemaker, name) is None:
+            raise  # the training job's own error: the name is neither
+    sagemaker.stop_hyper_parameter_tuning_job(HyperParameterTuningJobName=name)
+    return "tuning"
+
+
+@translated
+def list_jobs(
+    sagemaker: Any, status: str | None = None, name_contains: str | None = None, limit: int = 20
+) -> list[dict[str, Any]]:
+    """The newest ``limit`` tuning jobs, optionally filtered by status and name."""
+    query: dict[str, Any] = {"SortBy": "CreationTime", "SortOrder": "Descending"}
+    if status:
+        query["StatusEquals"] = status
+    if name_contains:
+        query["NameContains"] = name_contains
+    found: list[dict[str, Any]] = []
+    while len(found) < limit:
+        page = sagemaker.list_hyper_parameter_tuning_jobs(
+            MaxResults=min(100, limit - len(found)), **query
+        )
+        found.extend(page.get("HyperParameterTuningJobSummaries", []))
+        if not page.get("NextToken"):
+            break
+        query["NextToken"] = page["NextToken"]
+    return found[:limit]
+
+
+def watch(
+    sagemaker: Any,
+    name: str,
+    timeout_s: float | None = None,
+    poll_s: float = POLL_S,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Iterator[dict[str, Any]]:
+    """Describe the tuning job until it ends or ``timeout_s`` passes, yielding each description
+    whose status or job counts changed."""
+    deadline = None if timeout_s is None else clock() + timeout_s
+    last: tuple[Any, ...] | None = None
+    while True:
+        job = describe(sagemaker, name)
+        if job is None:
+            raise missing(name)
+        now = (job["HyperParameterTuningJobStatus"], str(job.get("TrainingJobStatusCounters")))
+        if now != last:
+            last = now
+            yield job
+        if now[0] in TERMINAL or (deadline is not None and clock() >= deadline):
+            return
+        sleep(poll_s if deadline is None else max(0.0, min(poll_s, deadline - clock())))
+
+
+def missing(name: str) -> AwsError:
+    return AwsError(
+        f"no training job named {name!r} (nor a tuning job) in this account and region",
+        hint="check the name (sagelaunch list, sagelaunch list --tuning) and --region",
+    )

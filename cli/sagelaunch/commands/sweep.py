@@ -1,0 +1,212 @@
+"""`sagelaunch sweep CONFIG`: options and rendering; the protocol is `services.sweep` (SageMaker)
+and `services.sweep_local` (--local)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from sagelaunch.commands.follow import TimeoutOption, given_clients, timeout_seconds
+from sagelaunch.output import (
+    OutputFormat,
+    OutputOption,
+    RegionOption,
+    SetOption,
+    print_json,
+    stderr,
+    stdout,
+)
+
+if TYPE_CHECKING:
+    from sagelaunch.services.sweep import PlannedSweep
+    from sagelaunch.services.sweep_results import SweepResult
+
+
+def sweep(
+    ctx: typer.Context,
+    config: Annotated[Path, typer.Argument(help="Launch config (YAML) with a sweep: block.")],
+    overrides: SetOption = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Run the trials here, as `sagelaunch local` does.")
+    ] = False,
+    max_parallel: Annotated[
+        int | None,
+        typer.Option(
+            "--max-parallel",
+            min=1,
+            help="Trials at once (default: sweep.max_parallel; --local: what the cores hold).",
+        ),
+    ] = None,
+    idempotency_key: Annotated[
+        str | None,
+        typer.Option(
+            "--idempotency-key",
+            envvar="SAGELAUNCH_IDEMPOTENCY_KEY",
+            help="Same key = same trial job names: a rerun attaches to the trials already "
+            "created and creates only the missing ones.",
+        ),
+    ] = None,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait", help="Run the whole sweep to its end (else: start what fits, and return)."
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Show the trials and their requests; send nothing."),
+    ] = False,
+    results: Annotated[
+        Path | None,
+        typer.Option("--results", help="Write the results: JSON, or CSV when FILE ends in .csv."),
+    ] = None,
+    workdir: Annotated[
+        Path | None,
+        typer.Option(
+            "--workdir", help="--local: the sweep's folder (default .sagelaunch/sweeps/NAME-TIME)."
+        ),
+    ] = None,
+    timeout: TimeoutOption = None,
+    region: RegionOption = None,
+    output: OutputOption = OutputFormat.table,
+) -> None:
+    """Run one job per trial of the config's sweep: block (grid or random), with a results table.
+
+    Exit 0 when every trial completed, 1 when any failed, 4 when any was stopped, 5 when --wait
+    timed out."""
+    timeout_s = timeout_seconds(timeout)
+    progress = _progress(output)
+    if local:
+        from sagelaunch.config.trials import expand
+        from sagelaunch.services import sweep_local
+
+        spec = expand(config, overrides)
+        _warn([str(w) for trial in spec.trials for w in trial.warnings])
+        parallel = max_parallel or sweep_local.default_parallel(spec)
+        with _live(output) as notify:
+            result = sweep_local.run(spec, parallel, workdir, notify, progress)
+        _finish(result, output, results, waited=True)
+        return
+    from sagelaunch.services.sweep import plan_trials
+
+    planned = plan_trials(config, overrides, region, idempotency_key, progress)
+    _warn([str(w) for trial in planned.trials for w in trial.plan.warnings])
+    if dry_run:
+        _dry_run(planned, output)
+        return
+    _run_on_sagemaker(ctx, planned, max_parallel, wait, timeout_s, output, results)
+
+
+def _run_on_sagemaker(
+    ctx: typer.Context,
+    planned: PlannedSweep,
+    max_parallel: int | None,
+    wait: bool,
+    timeout_s: float | None,
+    output: OutputFormat,
+    results: Path | None,
+) -> None:
+    from sagelaunch.services.sweep import Pacing, Scheduler
+
+    aws = given_clients(ctx)
+    if aws is None:
+        from sagelaunch.aws.session import clients
+
+        aws = clients(planned.trials[0].plan.region)
+    if not planned.key_given:
+        stderr.print(
+            f"sweep key [bold]{planned.key}[/bold]: rerun with --idempotency-key {planned.key} "
+            "to attach to these trials"
+        )
+    parallel = max_parallel or planned.spec.sweep.max_parallel
+    with _live(output if wait else OutputFormat.json) as notify:
+        scheduler = Scheduler(
+            aws, planned, parallel, Pacing(timeout_s=timeout_s), notify=notify, say=_say
+        )
+        result = scheduler.run(wait)
+    _finish(result, output, results, waited=wait)
+
+
+def _finish(result: SweepResult, output: OutputFormat, results: Path | None, waited: bool) -> None:
+    from sagelaunch.commands.sweep_view import results_table
+    from sagelaunch.services.sweep_results import write_results
+
+    if results is not None:
+        write_results(results, result)
+        stderr.print(f"wrote the results to [bold]{results}[/bold]")
+    if output is OutputFormat.json:
+        print_json(result.as_json())
+    else:
+        _print_table(results_table(result, final=True))
+    _conclude(result, waited)
+
+
+def _conclude(result: SweepResult, waited: bool) -> None:
+    """The exit code as an error with its message: failed 1, stopped 4, still running 5."""
+    from sagelaunch.errors import ExitCode, JobFailed, JobStopped, WaitTimeout
+
+    code = result.exit_code(waited)
+    if code == ExitCode.JOB_FAILED:
+        failed = [t for t in result.trials if t.status == "Failed"]
+        first = failed[0]
+        raise JobFailed(
+            f"{len(failed)} of {len(result.trials)} trials failed; trial {first.index} "
+            f"({first.job_name}): {first.failure_reason or 'no reason given'}"
+        )
+    if code == ExitCode.JOB_STOPPED:
+        raise JobStopped(f"{result.count('Stopped')} of {len(result.trials)} trials were stopped")
+    if code == ExitCode.WAIT_TIMEOUT:
+        raise WaitTimeout(
+            f"{sum(not t.done for t in result.trials)} trials had not ended when waiting stopped",
+            hint="rerun the sweep with the same --idempotency-key to attach and keep waiting",
+        )
+
+
+def _dry_run(planned: PlannedSweep, output: OutputFormat) -> None:
+    from sagelaunch.commands.sweep_view import dry_run_json, trials_table
+
+    if output is OutputFormat.json:
+        print_json(dry_run_json(planned))
+        return
+    _print_table(trials_table(planned))
+    for trial in planned.trials:
+        stdout.print(f"\n[bold]trial {trial.trial.index}[/bold] {trial.plan.job_name}")
+        print_json(trial.plan.redacted().request)
+
+
+def _live(output: OutputFormat):  # type: ignore[no-untyped-def]
+    """A context giving the callback that redraws the live table (quiet for JSON)."""
+    from sagelaunch.commands.sweep_view import live_table
+
+    return live_table(enabled=output is OutputFormat.table and stderr.is_terminal)
+
+
+def _progress(output: OutputFormat):  # type: ignore[no-untyped-def]
+    return lambda: stderr.status("building the trials' requests with the SageMaker SDK (offline)…")
+
+
+def _print_table(table: object) -> None:
+    """A terminal's width where there is one; in CI logs wide enough that job names (what people
+    copy) stay on one line."""
+    if stdout.is_terminal:
+        stdout.print(table)
+        return
+    from rich.console import Console
+
+    Console(file=stdout.file, highlight=False, width=LOG_WIDTH).print(table)
+
+
+LOG_WIDTH = 160
+
+
+def _warn(warnings: list[str]) -> None:
+    """Each distinct warning once (trials share most of their config, and so their warnings)."""
+    for warning in dict.fromkeys(warnings):
+        stderr.print(f"[yellow]warning:[/yellow] {escape(warning)}", highlight=False)
+
+
+def _say(message: str) -> None:
+    stderr.print(message, highlight=False)

@@ -1,0 +1,136 @@
+"""How sweeps look: the trial table of a dry run, the live table while trials run, the final
+results table with the best trial marked, and the dry run's JSON."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+
+from sagelaunch.output import stderr
+from sagelaunch.statuses import STYLE
+
+if TYPE_CHECKING:
+    from sagelaunch.services.sweep import PlannedSweep
+    from sagelaunch.services.sweep_results import SweepResult, TrialState
+
+
+def trials_table(planned: PlannedSweep) -> Table:
+    """--dry-run: every trial, its values, job name, instances and price ceiling."""
+    sweep = planned.spec.sweep
+    table = Table(
+        title=f"sweep {planned.name}: {len(planned.trials)} trials ({sweep.method}), "
+        f"at most {sweep.max_parallel} at once",
+        box=None,
+        header_style="bold",
+    )
+    keys = list(sweep.parameters)
+    table.add_column("trial", no_wrap=True, justify="right")
+    for column in short_names(keys):
+        table.add_column(column, no_wrap=True)
+    table.add_column("job", overflow="fold", ratio=1)
+    for column in ("instances", "max $"):
+        table.add_column(column, no_wrap=True)
+    for trial in planned.trials:
+        cost = trial.plan.cost
+        ceiling = f"{cost.max_usd:,.2f}" if cost.max_usd is not None else "?"
+        table.add_row(
+            str(trial.trial.index),
+            *(_value(trial.trial.parameters[k]) for k in keys),
+            trial.plan.job_name,
+            f"{cost.instance_count} × {cost.instance_type}",
+            ceiling,
+        )
+    return table
+
+
+def dry_run_json(planned: PlannedSweep) -> dict[str, Any]:
+    return {
+        "sweep": planned.name,
+        "method": planned.spec.sweep.method,
+        "max_parallel": planned.spec.sweep.max_parallel,
+        "idempotency_key": planned.key if planned.key_given else None,
+        "trials": [
+            {
+                "trial": t.trial.index,
+                "parameters": t.trial.parameters,
+                "job_name": t.plan.job_name,
+                "plan": t.plan.redacted().as_json(),
+            }
+            for t in planned.trials
+        ],
+    }
+
+
+def results_table(result: SweepResult, final: bool = False) -> Table:
+    """trial, parameters, job, status, elapsed, objective; the best trial marked (final)."""
+    objective = result.objective
+    title = f"sweep {result.name} ({result.where})"
+    if objective:
+        title += f": {objective.goal} {objective.metric}"
+    table = Table(title=title, box=None, header_style="bold")
+    keys = list(result.trials[0].parameters) if result.trials else []
+    table.add_column("", no_wrap=True, width=1)
+    table.add_column("trial", no_wrap=True, justify="right")
+    for column in short_names(keys):
+        table.add_column(column, no_wrap=True)
+    table.add_column("job", overflow="fold", ratio=1)  # long names fold; the rest stays whole
+    for column in ("status", "elapsed", "objective"):
+        table.add_column(column, no_wrap=True)
+    best = result.best if final else None
+    for trial in result.trials:
+        value = result.objective_of(trial)
+        table.add_row(
+            Text("★", style="bold green") if best is trial else "",
+            str(trial.index),
+            *(_value(trial.parameters[k]) for k in keys),
+            trial.job_name,
+            _status(trial),
+            "" if trial.elapsed_s is None else f"{trial.elapsed_s:.0f}s",
+            "" if value is None else f"{value:.6g}",
+        )
+    if best is not None:
+        table.caption = f"★ best: trial {best.index} ({best.job_name})"
+    return table
+
+
+def short_names(keys: list[str]) -> list[str]:
+    """Column headers: a swept key's last part (lr), unless two keys share it."""
+    last = [key.rsplit(".", 1)[-1] for key in keys]
+    return [short if last.count(short) == 1 else key for key, short in zip(keys, last, strict=True)]
+
+
+def _status(trial: TrialState) -> Text:
+    text = Text(trial.status, style=STYLE.get(trial.status, "dim"))
+    if trial.attached:
+        text.append(" (attached)", style="dim")
+    if trial.note:
+        text.append(f" · {trial.note}", style="yellow")
+    return text
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+@contextmanager
+def live_table(enabled: bool) -> Iterator[Callable[[SweepResult], None]]:
+    """A callback that redraws the results table in place (on a terminal; else a no-op)."""
+    if not enabled:
+        yield lambda result: None
+        return
+    from rich.live import Live
+
+    lock = threading.Lock()  # local trials report from their threads
+    with Live(console=stderr, transient=True, refresh_per_second=4) as live:
+
+        def update(result: SweepResult) -> None:
+            with lock:
+                live.update(results_table(result))
+
+        yield update

@@ -1,0 +1,189 @@
+"""The `sweep:` and `tuning:` blocks of a launch config: shapes and ranges only.
+
+`sweep:` is sagelaunch's own: one training job per trial, each trial the config with some dotted
+keys set (config/trials.py expands it). `tuning:` is SageMaker automatic model tuning, mapped to
+the SDK's HyperparameterTuner in sdk/tuning.py; its names are the SDK's and the API's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+
+# HyperParameterTuningJobName: 1-32 characters (CreateHyperParameterTuningJob's API model).
+MAX_TUNING_JOB_NAME = 32
+
+
+class _Strict(BaseModel):
+    # The same strictness as the rest of the config (model.Strict, which imports this module).
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SweepObjective(_Strict):
+    metric: str = Field(
+        description="Metric that ranks the trials: a metric definition's name (e.g. train:loss, "
+        "validation:rmse); on SageMaker read from FinalMetricDataList, locally from metrics.json."
+    )
+    goal: Literal["minimize", "maximize"] = Field(
+        "minimize", description="minimize or maximize the metric."
+    )
+
+
+class Sweep(_Strict):
+    """`sagelaunch sweep`: one training job per combination of the swept values."""
+
+    parameters: dict[str, list[Any]] = Field(
+        min_length=1,
+        description="Dotted config path -> the values it takes, e.g. hyperparameters.lr: "
+        "[1.0e-4, 3.0e-4] or compute.instance_type: [ml.g5.xlarge, ml.g5.2xlarge]. Any key "
+        "may be swept; every trial is validated like a config of its own.",
+    )
+    method: Literal["grid", "random"] = Field(
+        "grid", description="grid: every combination; random: `samples` distinct combinations."
+    )
+    samples: int | None = Field(
+        None, ge=1, description="method random: how many combinations to draw from the grid."
+    )
+    seed: int = Field(0, description="method random: the seed of the draw (same seed, same set).")
+    max_parallel: int = Field(
+        4, ge=1, le=100, description="At most this many trials running at once."
+    )
+    objective: SweepObjective | None = Field(
+        None, description="The metric that picks the best trial (optional)."
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Sweep:
+        empty = [key for key, values in self.parameters.items() if not values]
+        if empty:
+            raise ValueError(f"parameters: {empty[0]} has no values")
+        repeated = [key for key, values in self.parameters.items() if _has_repeats(values)]
+        if repeated:  # two trials would be one job (the same name, the same request)
+            raise ValueError(f"parameters: {repeated[0]} lists a value twice")
+        if self.method == "random" and self.samples is None:
+            raise ValueError("samples: method random needs samples (how many trials to draw)")
+        if self.method == "random" and self.samples and self.samples > self.grid_size:
+            raise ValueError(
+                f"samples: {self.samples} exceeds the {self.grid_size} combinations of the "
+                "grid; use method: grid"
+            )
+        return self
+
+    @property
+    def grid_size(self) -> int:
+        return math.prod(len(values) for values in self.parameters.values())
+
+
+def _has_repeats(values: list[Any]) -> bool:
+    seen = [json.dumps(v, sort_keys=True, default=str) for v in values]
+    return len(set(seen)) != len(seen)
+
+
+class TuningObjective(_Strict):
+    metric: str = Field(
+        description="objective_metric_name: a metric definition's name, or a built-in "
+        "algorithm's metric (e.g. validation:rmse)."
+    )
+    type: Literal["Minimize", "Maximize"] = Field(
+        "Maximize", description="objective_type (the SDK's default is Maximize)."
+    )
+
+
+class ContinuousRange(_Strict):
+    min: float = Field(description="Lowest value.")
+    max: float = Field(description="Highest value.")
+    type: Literal["continuous"] = Field("continuous", description="continuous (the default).")
+    scaling: Literal["Auto", "Linear", "Logarithmic", "ReverseLogarithmic"] = Field(
+        "Auto", description="scaling_type of the search."
+    )
+
+
+class IntegerRange(_Strict):
+    min: int = Field(description="Lowest value.")
+    max: int = Field(description="Highest value.")
+    type: Literal["integer"] = Field(description="integer.")
+    scaling: Literal["Auto", "Linear", "Logarithmic", "ReverseLogarithmic"] = Field(
+        "Auto", description="scaling_type of the search."
+    )
+
+
+class CategoricalRange(_Strict):
+    values: list[Any] = Field(min_length=1, description="The values to choose from.")
+
+
+RANGE_TAGS = ("continuous", "integer", "categorical")
+
+
+def _range_kind(data: Any) -> str:
+    if isinstance(data, dict):
+        return "categorical" if "values" in data else str(data.get("type", "continuous"))
+    return "categorical" if isinstance(data, CategoricalRange) else str(data.type)
+
+
+ParameterRange = Annotated[
+    Annotated[ContinuousRange, Tag("continuous")]
+    | Annotated[IntegerRange, Tag("integer")]
+    | Annotated[CategoricalRange, Tag("categorical")],
+    Discriminator(_range_kind),
+]
+
+
+class WarmStart(_Strict):
+    type: Literal["IdenticalDataAndAlgorithm", "TransferLearning"] = Field(
+        description="WarmStartConfig.WarmStartType."
+    )
+    parents: list[str] = Field(
+        min_length=1, max_length=5, description="Parent tuning job names (1 to 5)."
+    )
+
+
+class Hyperband(_Strict):
+    min_resource: int | None = Field(None, ge=1, description="HyperbandStrategyConfig.MinResource.")
+    max_resource: int | None = Field(None, ge=1, description="HyperbandStrategyConfig.MaxResource.")
+
+
+class Tuning(_Strict):
+    """`sagelaunch tune`: SageMaker automatic model tuning (the SDK's HyperparameterTuner)."""
+
+    objective: TuningObjective = Field(description="The metric tuning optimises.")
+    ranges: dict[str, ParameterRange] = Field(
+        min_length=1,
+        description="Hyperparameter -> range: {min, max} (continuous; type: integer for whole "
+        "numbers; scaling: Linear/Logarithmic/...) or {values: [...]} (categorical).",
+    )
+    strategy: Literal["Bayesian", "Random", "Grid", "Hyperband"] = Field(
+        "Bayesian", description="Search strategy."
+    )
+    hyperband: Hyperband | None = Field(
+        None, description="strategy Hyperband: its StrategyConfig (min/max resource)."
+    )
+    max_jobs: int | None = Field(
+        None, ge=1, description="Training jobs in all (SDK default 1; Grid: unset = every point)."
+    )
+    max_parallel_jobs: int = Field(1, ge=1, description="Training jobs at once (SDK default 1).")
+    max_runtime: int | None = Field(
+        None, ge=120, description="Longest the tuning job may run, in seconds."
+    )
+    early_stopping: Literal["Off", "Auto"] = Field("Off", description="early_stopping_type.")
+    random_seed: int | None = Field(None, description="Seed of the search (reproducible picks).")
+    warm_start: WarmStart | None = Field(None, description="Start from earlier tuning jobs.")
+    base_name: str | None = Field(
+        None,
+        pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}$",
+        description="Base of the tuning job name (default: the config's name); the tool adds a "
+        "suffix and keeps the whole within 32 characters.",
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Tuning:
+        if self.hyperband is not None and self.strategy != "Hyperband":
+            raise ValueError("hyperband: applies to strategy Hyperband only")
+        return self
+
+
+def sweep_value_path(key: str, index: int) -> tuple[str | int, ...]:
+    """Where the ``index``-th value of swept ``key`` is written: errors point there."""
+    return ("sweep", "parameters", key, index)

@@ -1,0 +1,127 @@
+"""A sweep's trials: the config with each combination of swept values set, each trial checked by
+the same loader and rules as any config before anything is sent.
+
+A trial sets its values with the loader's `assign` (what `--set` uses), positioned at the sweep's
+line for that value, so an error in a trial points at the value that caused it and names the
+trial. One bad trial fails the whole sweep (exit 2): half a sweep is rarely what was meant.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sagelaunch.config.loader import LoadedConfig, assign, from_document, load_document
+from sagelaunch.config.sweep import Sweep, sweep_value_path
+from sagelaunch.config.yamlsource import Document
+from sagelaunch.errors import ConfigError, Problem, UsageError
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One combination: its number (1-based, in grid order) and the values it sets."""
+
+    index: int
+    parameters: dict[str, Any]
+    loaded: LoadedConfig
+    warnings: list[Problem]
+
+    @property
+    def label(self) -> str:
+        return f"trial {self.index}"
+
+    def parameters_text(self) -> str:
+        return ", ".join(f"{key}={_text(value)}" for key, value in self.parameters.items())
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """The sweep as loaded: its block, the base config (with its warnings) and every trial."""
+
+    base: LoadedConfig
+    sweep: Sweep
+    trials: list[Trial]
+
+
+def expand(path: Path, overrides: list[str] | None = None) -> SweepSpec:
+    """Load ``path`` (with --set), check its `sweep:` block, build and check every trial."""
+    from sagelaunch.config.validation import load_valid
+
+    base, _ = load_valid(path, overrides)  # checks the trials too (`build_trials`)
+    if base.config.sweep is None:
+        raise UsageError(
+            f"{path} has no sweep: block",
+            hint="add sweep: {parameters: {hyperparameters.lr: [0.001, 0.01]}} to the config",
+        )
+    return SweepSpec(base, base.config.sweep, build_trials(base, overrides))
+
+
+def build_trials(base: LoadedConfig, overrides: list[str] | None = None) -> list[Trial]:
+    """Every trial of ``base``'s sweep, checked; ConfigError with every bad trial's problems.
+    `validate` runs this too, so a sweep that would fail fails there first."""
+    assert base.config.sweep is not None
+    document = load_document(base.path, overrides)
+    trials, problems = [], []
+    for index, picks in enumerate(combinations(base.config.sweep), start=1):
+        try:
+            trials.append(_trial(base.path, document, base.config.sweep, index, picks))
+        except ConfigError as exc:
+            problems += exc.problems
+    if problems:
+        raise ConfigError(problems)
+    return trials
+
+
+def combinations(sweep: Sweep) -> list[tuple[int, ...]]:
+    """Each trial as the index of its value per parameter: the whole grid, or a seeded draw of
+    ``samples`` distinct points from it (kept in grid order, so trial numbers read naturally)."""
+    grid = list(itertools.product(*(range(len(v)) for v in sweep.parameters.values())))
+    if sweep.method == "grid":
+        return grid
+    picked = sorted(random.Random(sweep.seed).sample(range(len(grid)), sweep.samples or 0))
+    return [grid[i] for i in picked]
+
+
+def _trial(
+    path: Path, document: Document, sweep: Sweep, index: int, picks: tuple[int, ...]
+) -> Trial:
+    doc = Document(copy.deepcopy(document.data), document.label, dict(document.positions))
+    del doc.data["sweep"]  # a trial is a plain job
+    parameters = {}
+    for (key, values), pick in zip(sweep.parameters.items(), picks, strict=True):
+        position = document.position(sweep_value_path(key, pick))
+        assign(doc, tuple(key.split(".")), copy.deepcopy(values[pick]), position)
+        parameters[key] = values[pick]
+    label = f"trial {index} ({', '.join(f'{k}={_text(v)}' for k, v in parameters.items())})"
+    try:
+        loaded = from_document(path, doc)
+    except ConfigError as exc:
+        raise ConfigError([_in_trial(p, label) for p in exc.problems]) from None
+    from sagelaunch.config.rules import check
+
+    found = check(loaded)
+    errors = [_in_trial(p, label) for p in found if p.severity == "error"]
+    if errors:
+        raise ConfigError(errors)
+    warnings = [p for p in found if p.severity != "error"]
+    return Trial(index, parameters, loaded, warnings)
+
+
+def _in_trial(problem: Problem, label: str) -> Problem:
+    return Problem(
+        problem.file,
+        problem.line,
+        problem.col,
+        problem.path,
+        f"{label}: {problem.message}",
+        problem.severity,
+    )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)

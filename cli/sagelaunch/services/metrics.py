@@ -1,0 +1,53 @@
+"""`sagelaunch metrics`: where a job's series come from — a local run's folder, or SageMaker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sagelaunch.errors import UsageError
+from sagelaunch.metrics import local
+from sagelaunch.metrics.series import Series, metric_names, select
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+
+RUNS_DIR = Path(".sagelaunch") / "runs"  # where `sagelaunch local` puts its runs
+
+
+@dataclass
+class Found:
+    source: str  # "local" or "sagemaker"
+    name: str  # the run folder or the job name
+    series: list[Series]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "name": self.name,
+            "metrics": metric_names(self.series),
+            "series": [s.as_json() for s in self.series],
+        }
+
+
+def find(target: str, metric: str | None, connect: Any, runs: Path = RUNS_DIR) -> Found:
+    """A local run folder (a path, or a job name under .sagelaunch/runs), else a SageMaker job.
+    ``connect()`` gives the AWS clients, asked only for a job."""
+    run_dir = local.run_dir_for(target, runs)
+    if run_dir is not None:
+        found = Found("local", str(run_dir), local.read(run_dir))
+    else:
+        found = Found("sagemaker", target, _from_sagemaker(connect(), target, None))
+    chosen = select(found.series, metric)
+    if metric is not None and not chosen:
+        names = ", ".join(metric_names(found.series)) or "none recorded yet"
+        raise UsageError(f"no series named {metric!r} in {found.name}", hint=f"metrics: {names}")
+    found.series = chosen
+    return found
+
+
+def _from_sagemaker(aws: Clients, job: str, metric: str | None) -> list[Series]:
+    from sagelaunch.aws.metrics import job_series
+
+    return job_series(aws.sagemaker, aws.client("cloudwatch"), job, metric)

@@ -1,0 +1,282 @@
+"""`sagelaunch sweep` on SageMaker: plan every trial, then run them as a set, at most
+``max_parallel`` at a time, idempotently, through quotas and throttling.
+
+Planning (`plan_trials`, also `--dry-run`): every trial is expanded and checked (config.trials),
+then planned through the plan service (cache included), one code bundle per distinct source folder.
+A trial's job name is `naming.idempotent(sweep name, key + the trial's parameters, its request)`,
+so the same key and config give the same names on every rerun.
+
+Running (`Scheduler`), in rounds:
+
+1. Once: every distinct bundle is checked (HeadObject) and uploaded only when missing; with a
+   key, every trial is described, and a job that exists is attached to (after the same safe-attach
+   check `submit` makes) instead of created.
+2. Fill: queued trials are created, in order, while fewer than ``max_parallel`` run. A create that
+   another run of the same sweep won ("already exists") attaches (aws.jobs.create), so two
+   concurrent reruns create each trial once. ResourceLimitExceeded keeps the trial queued and
+   stops filling until a running trial ends (or, with none running, until a quota back-off).
+3. Poll: DescribeTrainingJob for each active trial (ListTrainingJobs is rate-limited), with an
+   interval that grows while nothing changes. Throttling is botocore's adaptive retry mode.
+
+Without ``wait`` the scheduler fills the free slots, looks once and returns: run it again (same
+key) to start the rest as slots free up.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sagelaunch import bundle as bundles
+from sagelaunch import naming
+from sagelaunch.config.trials import SweepSpec, Trial, expand
+from sagelaunch.errors import QuotaExceeded, UsageError
+from sagelaunch.plan_model import Plan
+from sagelaunch.services import planning
+from sagelaunch.services.sweep_results import QUEUED, SweepResult, TrialState
+from sagelaunch.statuses import JobStatus
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+
+
+@dataclass(frozen=True)
+class TrialPlan:
+    trial: Trial
+    plan: Plan
+    bundle: bytes | None
+
+
+@dataclass(frozen=True)
+class PlannedSweep:
+    spec: SweepSpec
+    key: str
+    key_given: bool  # names may already exist (a rerun): describe before creating
+    trials: list[TrialPlan]
+
+    @property
+    def name(self) -> str:
+        return self.spec.base.config.name
+
+
+def plan_trials(
+    config: Path,
+    overrides: list[str] | None,
+    region: str | None,
+    key: str | None,
+    progress: planning.Progress = nullcontext,
+    cache_dir: Path = planning.CACHE_DIR,
+) -> PlannedSweep:
+    """Expand, check and plan every trial; name each after the key and its parameters."""
+    spec = expand(config, overrides)
+    regions = sorted({planning.resolve_region(trial.loaded, region) for trial in spec.trials})
+    if len(regions) > 1:  # one set of clients, one place to look for the trials
+        raise UsageError(
+            f"the trials of a sweep run in one region, not {', '.join(regions)}",
+            hint="sweep each region separately (--set region=...)",
+        )
+    sweep_key = key or f"run-{datetime.now(timezone.utc):%Y%m%dT%H%M%S.%f}"
+    built: dict[Path, bundles.Bundle] = {}
+    planned = []
+    for trial in spec.trials:
+        loaded = trial.loaded
+        code = None
+        if not loaded.config.is_builtin_algorithm:
+            if loaded.source_dir not in built:
+                built[loaded.source_dir] = bundles.build(loaded.source_dir)
+            code = built[loaded.source_dir]
+        plan = planning.planned(
+            loaded,
+            job_name=naming.job_name_for(loaded.config),
+            region=planning.resolve_region(loaded, region),
+            role=planning.resolve_role(loaded),
+            code=code,
+            warnings=trial.warnings,
+            code_in_key=True,
+            progress=progress,
+            cache_dir=cache_dir,
+        )
+        name = trial_job_name(spec.base.config.name, sweep_key, trial, plan.request)
+        planned.append(TrialPlan(trial, plan.renamed(name), code.data if code else None))
+    return PlannedSweep(spec, sweep_key, key is not None, planned)
+
+
+def trial_job_name(sweep_name: str, key: str, trial: Trial, request: dict[str, Any]) -> str:
+    """Same sweep, key, parameters and request -> the same job name (naming.idempotent)."""
+    parameters = json.dumps(trial.parameters, sort_keys=True, default=str)
+    return naming.idempotent(sweep_name, f"{key}\n{parameters}", request)
+
+
+# --- running on SageMaker ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """How often to look, and how long to back off when the quota is used up."""
+
+    poll_s: float = 5.0
+    max_poll_s: float = 60.0
+    growth: float = 1.5
+    quota_retry_s: float = 60.0
+    timeout_s: float | None = None
+
+
+Notify = Callable[[SweepResult], None]
+
+
+@dataclass
+class Scheduler:
+    """Runs a planned sweep against SageMaker (see the module docstring for the protocol)."""
+
+    aws: Clients
+    sweep: PlannedSweep
+    max_parallel: int
+    pacing: Pacing = field(default_factory=Pacing)
+    notify: Notify = lambda result: None
+    say: Callable[[str], None] = lambda message: None
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+
+    def __post_init__(self) -> None:
+        self.result = SweepResult(
+            self.sweep.name,
+            self.sweep.key if self.sweep.key_given else None,
+            [TrialState(t.trial.index, t.trial.parameters, t.plan.job_name) for t in self.trials],
+            self.sweep.spec.sweep.objective,
+        )
+        self.blocked = False  # the last create hit a quota: wait for a trial to end
+
+    @property
+    def trials(self) -> list[TrialPlan]:
+        return self.sweep.trials
+
+    def run(self, wait: bool) -> SweepResult:
+        self._upload()
+        if self.sweep.key_given:
+            self._attach_existing()
+        deadline = None if self.pacing.timeout_s is None else self.clock() + self.pacing.timeout_s
+        interval = self.pacing.poll_s
+        while True:
+            if not self.blocked:
+                self._fill()
+            changed = self._poll()
+            self.notify(self.result)
+            states = self.result.trials
+            if all(s.done for s in states) or not wait:
+                return self.result
+            if deadline is not None and self.clock() >= deadline:
+                return self.result
+            if changed and not self.blocked and any(s.status == QUEUED for s in states):
+                continue  # a slot came free: fill it now, not a poll interval later
+            interval = (
+                self.pacing.poll_s
+                if changed
+                else min(interval * self.pacing.growth, self.pacing.max_poll_s)
+            )
+            idle = self.blocked and not any(s.active for s in states)
+            pause = self.pacing.quota_retry_s if idle else interval
+            if deadline is not None:
+                pause = max(0.0, min(pause, deadline - self.clock()))
+            self.sleep(pause)
+            if idle:
+                self.blocked = False  # nothing of ours will end: try the quota again
+
+    def _upload(self) -> None:
+        """Each distinct bundle once: HeadObject, and PutObject only when it is missing."""
+        from sagelaunch.aws.upload import exists, put
+
+        seen: set[str] = set()
+        for trial in self.trials:
+            upload = trial.plan.upload
+            if upload is None or upload.s3_uri in seen:
+                continue
+            seen.add(upload.s3_uri)
+            if not exists(self.aws.s3, upload.s3_uri):
+                assert trial.bundle is not None  # plan_trials pairs them
+                put(self.aws.s3, upload.s3_uri, trial.bundle)
+                self.say(f"uploaded the code bundle to {upload.s3_uri}")
+
+    def _attach_existing(self) -> None:
+        from sagelaunch.aws import jobs
+
+        for trial, state in zip(self.trials, self.result.trials, strict=True):
+            existing = jobs.describe(self.aws.sagemaker, state.job_name)
+            if existing is not None:
+                self._attach(trial, state, existing)
+
+    def _attach(self, trial: TrialPlan, state: TrialState, existing: dict[str, Any]) -> None:
+        from sagelaunch.services.submit import require_same_job
+
+        require_same_job(trial.plan.request, existing)
+        state.attached = True
+        _update(state, existing)
+
+    def _fill(self) -> None:
+        from sagelaunch.aws import jobs
+
+        for trial, state in zip(self.trials, self.result.trials, strict=True):
+            if sum(s.active for s in self.result.trials) >= self.max_parallel:
+                return
+            if state.status != QUEUED:
+                continue
+            try:
+                _, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
+            except QuotaExceeded as exc:
+                self._queued_by_quota(state, exc)
+                return
+            if existing is not None:
+                self._attach(trial, state, existing)  # a concurrent rerun created it first
+            else:
+                state.status, state.note = JobStatus.InProgress.value, ""
+
+    def _queued_by_quota(self, state: TrialState, exc: QuotaExceeded) -> None:
+        self.blocked = True
+        if not state.note:
+            self.say(
+                f"trial {state.index}: {exc.message}; it stays queued and is created when "
+                "a running trial ends"
+            )
+        state.note = "quota"
+
+    def _poll(self) -> bool:
+        """Describe every active trial; True when any changed status."""
+        from sagelaunch.aws import jobs
+
+        changed = False
+        for state in self.result.trials:
+            if not state.active:
+                continue
+            job = jobs.describe(self.aws.sagemaker, state.job_name)
+            if job is None:
+                continue  # just created: not yet visible to a describe
+            before = state.status
+            _update(state, job)
+            if state.status != before:
+                changed = True
+                if state.done:
+                    self.blocked = False  # a slot (and its quota) came free
+        return changed
+
+
+def _update(state: TrialState, job: dict[str, Any]) -> None:
+    state.status = job["TrainingJobStatus"]
+    state.failure_reason = job.get("FailureReason") or None
+    state.metrics = {
+        m["MetricName"]: float(m["Value"]) for m in job.get("FinalMetricDataList") or []
+    }
+    state.elapsed_s = _elapsed(job)
+
+
+def _elapsed(job: dict[str, Any]) -> float | None:
+    start = job.get("TrainingStartTime") or job.get("CreationTime")
+    if not isinstance(start, datetime):
+        return None
+    end = job.get("TrainingEndTime")
+    end = end if isinstance(end, datetime) else datetime.now(start.tzinfo or timezone.utc)
+    return max(0.0, (end - start).total_seconds())

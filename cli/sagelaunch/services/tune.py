@@ -1,0 +1,102 @@
+"""`sagelaunch tune`: the config's `tuning:` block as a SageMaker tuning job, created once.
+
+tune is plan + upload + CreateHyperParameterTuningJob, as submit is for a training job: the
+request is the one `plan` shows under `tuning`. With an idempotency key the tuning job's name is
+derived from the key and the request (within the API's 32 characters), and an existing job of
+that name is attached to only when its description matches the request (services.attach).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sagelaunch import naming
+from sagelaunch.errors import AttachRefused, UsageError
+from sagelaunch.links import tuning_console_url
+from sagelaunch.plan_model import TuningPlan
+from sagelaunch.services import attach
+from sagelaunch.services.planning import Progress, make_plan
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+
+
+@dataclass
+class TuningSubmission:
+    """`tune --output json` (stable keys)."""
+
+    tuning_job_name: str
+    arn: str
+    status: str  # InProgress when just created; described when attached; final with --wait
+    uploaded: bool
+    bundle_sha256: str | None
+    console_url: str
+    attached: bool
+
+
+def deliver(
+    config: Path,
+    overrides: list[str] | None,
+    key: str | None,
+    region: str | None,
+    aws: Clients | None = None,
+    progress: Progress | None = None,
+) -> tuple[TuningSubmission, Clients]:
+    """Plan, name, upload the code (unless there), create the tuning job or attach to it."""
+    from sagelaunch.aws import tuning as tuning_jobs
+    from sagelaunch.aws.upload import exists, put
+
+    require_tuning(config, overrides)
+    kwargs = {"progress": progress} if progress else {}
+    plan, data = make_plan(config, overrides, region, None, **kwargs)
+    assert plan.tuning is not None  # a config with tuning: plans one
+    tuning = named(plan.tuning, key)
+    if aws is None:
+        from sagelaunch.aws.session import clients
+
+        aws = clients(plan.region)
+    upload = plan.upload
+    code_there = upload is None or exists(aws.s3, upload.s3_uri)
+    existing = tuning_jobs.describe(aws.sagemaker, tuning.job_name) if key else None
+    if existing is None:
+        if not code_there:
+            assert upload is not None and data is not None
+            put(aws.s3, upload.s3_uri, data)
+        arn, existing = tuning_jobs.create(aws.sagemaker, tuning.request)
+    else:
+        arn = existing["HyperParameterTuningJobArn"]
+    if existing is not None:
+        found = attach.tuning_differences(tuning.request, existing)
+        if found:
+            raise AttachRefused(tuning.job_name, [str(d) for d in found])
+    submission = TuningSubmission(
+        tuning_job_name=tuning.job_name,
+        arn=arn,
+        status=existing["HyperParameterTuningJobStatus"] if existing else "InProgress",
+        uploaded=not code_there,
+        bundle_sha256=upload.sha256 if upload else None,
+        console_url=tuning_console_url(aws.region, tuning.job_name),
+        attached=existing is not None,
+    )
+    return submission, aws
+
+
+def require_tuning(config: Path, overrides: list[str] | None) -> None:
+    """Before the SDK runs: is there a tuning block at all?"""
+    from sagelaunch.config.loader import load
+
+    if load(config, overrides).config.tuning is None:
+        raise UsageError(
+            f"{config} has no tuning: block",
+            hint="add tuning: {objective: {...}, ranges: {...}} (see `sagelaunch schema`)",
+        )
+
+
+def named(tuning: TuningPlan, key: str | None) -> TuningPlan:
+    """The tuning plan under the name for ``key`` (the planned, timestamped name without one)."""
+    if not key:
+        return tuning
+    base = naming.tuning_base_of(tuning.job_name)
+    return tuning.renamed(naming.idempotent_tuning(base, key, tuning.request))

