@@ -9,9 +9,14 @@ CONSTRAINTS := cli/constraints.txt
 
 setup: $(STAMP)
 
+# The second install is the TensorFlow container's toolkit, the TF_CONFIG oracle of tests/local,
+# without its dependencies: its pins (an old numpy, TF < 2.4) would break the environment, and the
+# tests need only its TF_CONFIG builders.
+
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local,deepspeed,charts]"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local,deepspeed,charts,tensorflow]"
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training
 	touch $@
 
 test: setup

@@ -75,7 +75,19 @@ def with_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
     hyperparameters = request.get("HyperParameters")
     if hyperparameters and "sagemaker_job_name" in hyperparameters:
         renamed["HyperParameters"] = {**hyperparameters, "sagemaker_job_name": json.dumps(name)}
+        _rename_model_dir(renamed["HyperParameters"], request.get("TrainingJobName"), name)
     return renamed
+
+
+def _rename_model_dir(hyperparameters: dict[str, Any], old: str | None, new: str) -> None:
+    """The TensorFlow estimator's default model_dir is OUTPUT_PATH/JOB_NAME/model: a third place
+    the SDK writes the name (a model_dir the config sets is left as it is)."""
+    raw = hyperparameters.get("model_dir")
+    suffix = f"/{old}/model"
+    if old and raw:
+        value = json.loads(raw)
+        if isinstance(value, str) and value.startswith("s3://") and value.endswith(suffix):
+            hyperparameters["model_dir"] = json.dumps(value[: -len(suffix)] + f"/{new}/model")
 
 
 # --- tuning jobs ---------------------------------------------------------------------------------

@@ -157,14 +157,11 @@ def test_at_most_max_parallel_run_and_quota_refusals_wait_for_a_slot(
         cluster.started([request["TrainingJobName"]])
         return outcome
 
-    aws_jobs.create = tracked_create
-    try:
-        scheduler = Scheduler(
-            clients("us-east-1"), planned, 2, FAST, say=said.append, sleep=cluster.end_one
-        )
-        result = scheduler.run(wait=True)
-    finally:
-        aws_jobs.create = create
+    monkeypatch.setattr(aws_jobs, "create", tracked_create)
+    scheduler = Scheduler(
+        clients("us-east-1"), planned, 2, FAST, say=said.append, sleep=cluster.end_one
+    )
+    result = scheduler.run(wait=True)
     names = [t.plan.job_name for t in planned.trials]
     assert Counter(proxy.created_names) == Counter(names) and moto_jobs() == sorted(names)
     assert [s.status for s in result.trials] == ["Completed"] * 4

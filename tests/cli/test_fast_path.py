@@ -15,15 +15,8 @@ from sagelaunch.app import COMMANDS
 from tests.conftest import EXAMPLES
 
 HEAVY = {
-    "sagemaker",
-    "boto3",
-    "botocore",
-    "torch",
-    "xgboost",
-    "deepspeed",
-    "moto",
-    "numpy",
-    "pandas",
+    *("sagemaker", "boto3", "botocore", "torch", "xgboost", "deepspeed", "moto", "numpy", "pandas"),
+    *("tensorflow", "keras"),
 }
 RICH_EXTRAS = {"rich.markdown", "rich.traceback", "typer.rich_utils"}
 COMMAND_MODULES = {f"sagelaunch.commands.{entry.module}" for entry in COMMANDS.values()}

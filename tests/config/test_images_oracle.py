@@ -32,6 +32,7 @@ def _cases(framework: str) -> list[tuple[str, str]]:
 CASES = [
     *_cases("pytorch"),
     *_cases("xgboost"),
+    *_cases("tensorflow"),
     *[("smp", v) for _, v in _cases("pytorch-smp")],
     *[("neuron", v) for _, v in _cases("pytorch-neuron")],
 ]
@@ -68,6 +69,11 @@ def _regions(framework: str, version: str) -> list[str]:
     config = sdk_data.training_config(name)
     table = config["versions"][config.get("version_aliases", {}).get(version, version)]
     registries = table.get("registries") or next(iter(table.values()))["registries"]
+    if framework == "tensorflow":
+        # Region lookup is one table read, covered in full for PyTorch; a sample (with the
+        # partitions whose ECR hostnames differ) keeps TensorFlow's 79 versions quick.
+        special = [r for r in registries if r.startswith(("cn-", "us-gov-", "us-iso"))]
+        return [*list(registries)[:2], *special[:3], "mars-east-1"]
     return [*registries, "mars-east-1"]
 
 

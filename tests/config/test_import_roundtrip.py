@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from sagelaunch.config.importer import ImportRefused, import_request
-from tests.conftest import EXAMPLES
-from tests.golden.regenerate import GOLDEN, golden_plan
+from tests.conftest import EXAMPLES, REPO
+from tests.golden.regenerate import golden_plan
 
 CONFIGS = sorted(EXAMPLES.glob("*.yaml"))
 
@@ -16,7 +16,9 @@ CONFIGS = sorted(EXAMPLES.glob("*.yaml"))
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.stem)
 def test_imported_config_plans_the_same_request(tmp_path, config):
     original = golden_plan(config)["request"]
-    imported = import_request(original, source_dir=str(GOLDEN / "source"))
+    # The repository's entry points: every example's script is there (the plan's bundle is
+    # golden_plan's fixed source tree either way).
+    imported = import_request(original, source_dir=str(REPO / "entrypoints"))
     path = tmp_path / "imported.yaml"
     path.write_text(yaml.safe_dump(imported, sort_keys=False))
     assert golden_plan(path)["request"] == original

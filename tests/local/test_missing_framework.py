@@ -10,12 +10,13 @@ import pytest
 
 from tests.conftest import EXAMPLES
 
-# A fresh interpreter in which `torch` and `xgboost` cannot be found, as in a plain install.
+# A fresh interpreter in which `torch`, `xgboost` and `tensorflow` cannot be found (a plain
+# install).
 WITHOUT = textwrap.dedent("""
     import sys
     class Missing:
         def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in {"torch", "xgboost"}:
+            if name.split(".")[0] in {"torch", "xgboost", "tensorflow"}:
                 raise ModuleNotFoundError(name)
             return None
     sys.meta_path.insert(0, Missing())
@@ -26,9 +27,14 @@ WITHOUT = textwrap.dedent("""
 
 
 @pytest.mark.parametrize(
-    ("config", "module"), [("cpu-local.yaml", "torch"), ("xgboost-local.yaml", "xgboost")]
+    ("config", "module", "extra"),
+    [
+        ("cpu-local.yaml", "torch", "local"),
+        ("xgboost-local.yaml", "xgboost", "local"),
+        ("tf-mwms-local.yaml", "tensorflow", "tensorflow"),
+    ],
 )
-def test_local_without_the_framework_prints_the_install_command(tmp_path, config, module):
+def test_local_without_the_framework_prints_the_install_command(tmp_path, config, module, extra):
     proc = subprocess.run(
         [sys.executable, "-c", WITHOUT, "local", str(EXAMPLES / config)],
         capture_output=True,
@@ -38,6 +44,6 @@ def test_local_without_the_framework_prints_the_install_command(tmp_path, config
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert f"with {module}, which is not installed" in proc.stderr
-    assert "pip install 'sagelaunch[local]'" in proc.stderr and "make setup" in proc.stderr
+    assert f"pip install 'sagelaunch[{extra}]'" in proc.stderr and "make setup" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / ".sagelaunch" / "runs").exists()  # nothing started

@@ -259,7 +259,7 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
 def sdk_has_smddp_image(config: LaunchConfig) -> bool:
     """True when the SDK's SMDDP version list covers this framework version."""
     supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")
-    return config.framework_version in supported["pytorch"]
+    return config.framework_version in supported.get(config.framework, [])
 
 
 def pytorch_version(version: str) -> str:
@@ -273,7 +273,7 @@ def default_py_version(config: LaunchConfig) -> str | None:
     this framework version (the PyTorch estimator requires one; XGBoost's is always py3)."""
     if config.framework == "xgboost":
         return "py3"
-    framework = "pytorch-smp" if is_smp_v2(config) else "pytorch"
+    framework = "pytorch-smp" if is_smp_v2(config) else config.framework
     family = instance_family(config.compute.instance_type)
     try:
         config_name, _ = _config_name(framework, family)

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from sagelaunch import naming
-from sagelaunch.config import facts, images, sdk_data
+from sagelaunch.config import facts, images, sdk_data, tf_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
 
@@ -49,7 +49,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     raw = dict(request.get("HyperParameters") or {})
     script = "sagemaker_program" in raw
     hps = decode_hyperparameters(raw) if script else raw
-    framework = "xgboost" if "xgboost" in spec["TrainingImage"] else "pytorch"
+    framework = _framework(spec["TrainingImage"])
     config: dict[str, Any] = {"name": naming.base_of(request["TrainingJobName"]) or "job"}
     if not naming.is_valid(config["name"]):
         config["name"] = "imported-job"
@@ -61,6 +61,10 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     if region:
         config["region"] = region
     config.update(_distribution(hps))
+    if framework == "tensorflow":
+        settings, consumed = tf_import.tensorflow_settings(hps, request)
+        config.update(settings)
+        hps = {key: value for key, value in hps.items() if key not in consumed}
     config.update(_image(spec["TrainingImage"], framework, region, request, config))
     config["role"] = request["RoleArn"]
     config["compute"] = _compute(request)
@@ -70,6 +74,12 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     config.update(_channels(request.get("InputDataConfig") or []))
     config.update(_optional_settings(request))
     return _pruned(config)
+
+
+def _framework(image: str) -> str:
+    if "xgboost" in image:
+        return "xgboost"
+    return "tensorflow" if tf_import.is_tensorflow_image(image) else "pytorch"
 
 
 def _pruned(data: dict[str, Any]) -> dict[str, Any]:
@@ -137,7 +147,7 @@ def _image(
     smp_v2 = strategy == "smp" and config["distribution"]["smp"]["version"] == 2
     if not region and ".dkr.ecr." in uri:
         region = uri.split(".")[3]  # <account>.dkr.ecr.<region>.amazonaws.com/...
-    name = "xgboost" if framework == "xgboost" else "pytorch-smp" if smp_v2 else "pytorch"
+    name = framework if framework != "pytorch" else "pytorch-smp" if smp_v2 else "pytorch"
     table = sdk_data.training_config(name)
     candidates = [
         (version, py)

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from sagelaunch.config import facts
 from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
 from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
 from sagelaunch.config.sweep import RANGE_TAGS
@@ -171,6 +172,8 @@ def _problem(doc: Document, error: Any) -> Problem:
         loc = _key_named_in(str(error["msg"]))
     if kind == "extra_forbidden" and loc[:1] == ("distribution",) and len(loc) == 2:
         message = _not_for_strategy(doc, str(loc[1]))
+    elif kind == "extra_forbidden" and len(loc) == 1 and str(loc[0]) in _legacy_arguments():
+        message = _legacy_message(str(loc[0]))
     elif kind == "extra_forbidden":
         message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc)
     elif kind == "union_tag_invalid":
@@ -182,6 +185,18 @@ def _problem(doc: Document, error: Any) -> Problem:
         message = _pydantic_message(error)
     file, line, col = doc.position(loc)
     return Problem(file, line, col, format_path(loc), message)
+
+
+def _legacy_arguments() -> dict[str, str]:
+    return dict(facts.load("tensorflow")["legacy_estimator_arguments"])
+
+
+def _legacy_message(key: str) -> str:
+    """TF 1.x framework-mode estimator arguments, which SDK v2 removed: say where each went."""
+    return (
+        f"{key} is a legacy TensorFlow 1.x estimator argument that SageMaker SDK v2 removed "
+        f"(script mode only): {_legacy_arguments()[key]}"
+    )
 
 
 def _without_union_tag(loc: KeyPath) -> KeyPath:

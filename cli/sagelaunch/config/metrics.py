@@ -13,6 +13,10 @@ DEFAULT_METRICS = {
         {"Name": "train:samples_per_sec", "Regex": f"samples_per_sec={_NUMBER}"},
         {"Name": "train:tokens_per_sec", "Regex": f"tokens_per_sec={_NUMBER}"},
     ],
+    "train_tensorflow.py": [
+        {"Name": "train:loss", "Regex": f"train_loss={_NUMBER}"},
+        {"Name": "train:samples_per_sec", "Regex": f"samples_per_sec={_NUMBER}"},
+    ],
     "train_xgboost.py": [
         {"Name": f"{channel}:{metric}", "Regex": rf"{channel}-{metric}:{_NUMBER}"}
         for channel in ("train", "validation")

@@ -161,12 +161,30 @@ class MpiDistribution(_NoSmp, Strict):
     custom_mpi_options: str = Field("", description="Extra mpirun options.")
 
 
+class ParameterServerDistribution(_NoMpiSettings, _NoSmp, Strict):
+    """TensorFlow parameter servers: the container starts one on every host beside its worker."""
+
+    strategy: Literal["parameter_server"] = Field(
+        description="parameter_server (TensorFlow ParameterServerStrategy)."
+    )
+
+
+class MultiWorkerMirroredDistribution(_NoMpiSettings, _NoSmp, Strict):
+    """TensorFlow MultiWorkerMirroredStrategy: one worker per host, all-reduce across hosts."""
+
+    strategy: Literal["multi_worker_mirrored"] = Field(
+        description="multi_worker_mirrored (TensorFlow MultiWorkerMirroredStrategy, TF >= 2.9)."
+    )
+
+
 STRATEGY_MODELS: dict[str, type[Strict]] = {
     "none": NoDistribution,
     "torchrun": TorchrunDistribution,
     "smddp": SmddpDistribution,
     "smp": SmpDistribution,
     "mpi": MpiDistribution,
+    "parameter_server": ParameterServerDistribution,
+    "multi_worker_mirrored": MultiWorkerMirroredDistribution,
 }
 
 
@@ -181,7 +199,9 @@ Distribution = Annotated[
     | Annotated[TorchrunDistribution, Tag("torchrun")]
     | Annotated[SmddpDistribution, Tag("smddp")]
     | Annotated[SmpDistribution, Tag("smp")]
-    | Annotated[MpiDistribution, Tag("mpi")],
+    | Annotated[MpiDistribution, Tag("mpi")]
+    | Annotated[ParameterServerDistribution, Tag("parameter_server")]
+    | Annotated[MultiWorkerMirroredDistribution, Tag("multi_worker_mirrored")],
     Discriminator(_strategy_of),
 ]
 
@@ -283,7 +303,9 @@ class LaunchConfig(Strict):
         description="Exact training job name (as the SDK's fit(job_name=...)); default: name + "
         "timestamp.",
     )
-    framework: Literal["pytorch", "xgboost"] = Field(description="pytorch or xgboost.")
+    framework: Literal["pytorch", "xgboost", "tensorflow"] = Field(
+        description="pytorch, xgboost or tensorflow."
+    )
     entry_point: str | None = Field(
         None,
         description="Script relative to source_dir; for xgboost, omit it to use the built-in "
@@ -302,6 +324,12 @@ class LaunchConfig(Strict):
         None, description="Python version of the image, e.g. py310 (default: from the version)."
     )
     image_uri: str | None = Field(None, description="Training image override.")
+    model_dir: str | Literal[False] | None = Field(
+        None,
+        description="TensorFlow: the estimator's model_dir, passed to the script as --model_dir "
+        "(default: the SDK's s3://OUTPUT_PATH/JOB_NAME/model, /opt/ml/model under MPI; false: "
+        "none).",
+    )
     input_mode: Literal["File", "FastFile", "Pipe"] = Field(
         "File", description="The job's default input mode (channels may override it)."
     )

@@ -92,6 +92,16 @@ def _literal(node: ast.expr) -> Any:
 
 
 @cache
+def version_constant(filename: str, name: str) -> str:
+    """The version in an SDK class attribute written ``NAME = version.Version("1.10.0")``."""
+    text = (package_dir() / filename).read_text(encoding="utf-8")
+    match = re.search(rf"^\s*{re.escape(name)}\s*=\s*version\.Version\(\"([^\"]+)\"\)", text, re.M)
+    if match is None:
+        raise SdkDataMissing(f"the installed SageMaker SDK has no {name} in {filename}")
+    return match[1]
+
+
+@cache
 def ecr_hostname(region: str) -> str:
     """ECR's hostname in ``region``, as the SDK gets it from botocore's endpoint data (read here as
     data too, so that resolving an image never imports botocore)."""

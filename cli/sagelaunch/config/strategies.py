@@ -22,7 +22,11 @@ def smddp_with_torchrun(config: LaunchConfig) -> bool:
     """SMDDP on p5-class instances runs under torchrun (the SDK refuses smdistributed there
     without torch_distributed)."""
     instances = facts.load("instances")["smddp_with_torchrun"]
-    return config.distribution.strategy == "smddp" and config.compute.instance_type in instances
+    return (
+        config.framework == "pytorch"
+        and config.distribution.strategy == "smddp"
+        and config.compute.instance_type in instances
+    )
 
 
 def uses_torch_distributed(config: LaunchConfig) -> bool:

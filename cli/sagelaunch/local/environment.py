@@ -53,6 +53,7 @@ _DISTRIBUTION_FLAGS = (
 TRAINING_MODULES = {
     "pytorch": "sagemaker_pytorch_container.training:main",
     "xgboost": "sagemaker_xgboost_container.training:main",
+    "tensorflow": "sagemaker_tensorflow_container.training:main",
 }
 INFO = 20  # logging.INFO, the toolkit's default log level
 

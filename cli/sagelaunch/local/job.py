@@ -25,6 +25,7 @@ from sagelaunch.local import (
     mpi,
     ports,
     supervisor,
+    tf_config,
     tree,
     warm,
 )
@@ -103,6 +104,8 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
         config.distribution.strategy,
         options.processes_per_host or _processes_per_host(config),
     )
+    if tf_config.applies(config):
+        tf_config.check_runnable_here(config.distribution.strategy)
     sources = channels.sources(loaded)
     return Prepared(loaded, local_variant(loaded), sources, tree.host_names(count), launch)
 
@@ -203,6 +206,9 @@ def _host_processes(
     )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
+    tf_cluster = (
+        tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
+    )
     envs, sm_names = [], []
     for host in trees:
         training_env = environment.training_environment(
@@ -243,6 +249,9 @@ def _host_processes(
             continue
         log = host.root.parent / "logs" / f"{host.name}.log"
         waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
+        if tf_cluster is not None:
+            env = tf_cluster.worker_environment(env, names, host.name)
+            specs.extend(tf_cluster.parameter_servers(env, names, host.name, host.code, log))
         specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
     return specs
 
@@ -291,6 +300,8 @@ def _with_waiting(
     their own (mpirun workers) have no exit code."""
     by_host = {outcome.host: outcome for outcome in outcomes}
     ordered = [by_host.get(host.name) or supervisor.HostOutcome(host.name) for host in trees]
+    named = {host.name for host in trees}  # a failed helper (TF parameter server) is shown too
+    ordered += [o for o in outcomes if o.host not in named and o.failed]
     for outcome, host in zip(ordered, trees, strict=True):
         if host.failure_file.is_file():
             outcome.failure = host.failure_file.read_text("utf-8", errors="replace").strip()

@@ -38,6 +38,7 @@ class HostProcess:
     env: dict[str, str]
     log: Path
     waiting: subprocess.Popen[bytes] | None = None  # a warm-started agent (see warm.py)
+    auxiliary: bool = False  # serves the others (a TF parameter server): stopped once they end
 
 
 @dataclass
@@ -142,11 +143,12 @@ def stop_everything(grace_s: float = GRACE_S) -> None:
 
 
 def _wait(running: list[_Running], grace_s: float) -> None:
-    while not _all_finished(running):
+    primary = [host for host in running if not host.spec.auxiliary]
+    while not _all_finished(primary):
         if any(host.outcome.failed for host in running):
-            _stop(running, grace_s)
-            return
+            break
         time.sleep(POLL_S)
+    _stop(running, grace_s)  # after a failure, everything; else only auxiliaries are left
 
 
 def _stop(running: list[_Running], grace_s: float) -> None:

@@ -65,6 +65,11 @@ def estimator_spec(
     metrics = _metric_definitions(config)
     if metrics is not None:
         kwargs["metric_definitions"] = metrics
+    if config.framework == "tensorflow":
+        from sagelaunch.sdk.tensorflow import TENSORFLOW, tensorflow_kwargs
+
+        _set_image(kwargs, config, region)
+        return EstimatorSpec(TENSORFLOW, tensorflow_kwargs(config, kwargs), inputs)
     if config.framework == "xgboost":
         kwargs["py_version"] = config.py_version or "py3"
         _set_image(kwargs, config, region)

@@ -50,6 +50,7 @@ def sagemaker() -> ModuleType:
         import sagemaker.parameter
         import sagemaker.pytorch
         import sagemaker.telemetry.telemetry_logging
+        import sagemaker.tensorflow
         import sagemaker.tuner
         import sagemaker.xgboost
 

@@ -61,8 +61,14 @@ def require_framework(framework: str) -> None:
     raise UsageError(
         f"sagelaunch local runs {framework} jobs with {module}, which is not installed in this "
         "Python environment",
-        hint=f"install it: {INSTALL}  (in a sagelaunch checkout: {INSTALL_IN_CHECKOUT})",
+        hint=f"install it: {install_command(framework)}  (in a sagelaunch checkout: "
+        f"{INSTALL_IN_CHECKOUT})",
     )
+
+
+def install_command(framework: str) -> str:
+    """TensorFlow has an extra of its own (it is large); the other frameworks come with local."""
+    return "pip install 'sagelaunch[tensorflow]'" if framework == "tensorflow" else INSTALL
 
 
 def _installed(module: str) -> bool:

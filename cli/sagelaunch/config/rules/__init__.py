@@ -43,4 +43,9 @@ def offered(values: object) -> str:
 
 
 # Registration happens on import; the modules below use `rule` from here.
-from sagelaunch.config.rules import frameworks, parallelism, resources  # noqa: E402, F401
+from sagelaunch.config.rules import (  # noqa: E402, F401
+    frameworks,
+    parallelism,
+    resources,
+    tensorflow,
+)

@@ -21,8 +21,9 @@ def check_region(loaded: LoadedConfig) -> str:
 def entry_point_present(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK tars source_dir with the entry point in it; a missing file fails `fit()`."""
     config = loaded.config
-    if config.framework == "pytorch" and not config.entry_point:
-        yield error(loaded, ("framework",), "pytorch jobs need entry_point (e.g. train_pytorch.py)")
+    if config.framework in {"pytorch", "tensorflow"} and not config.entry_point:
+        example = f"train_{config.framework}.py"
+        yield error(loaded, ("framework",), f"{config.framework} jobs need entry_point ({example})")
         return
     if config.entry_point and not (loaded.source_dir / config.entry_point).is_file():
         yield error(

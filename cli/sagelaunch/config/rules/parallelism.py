@@ -33,7 +33,9 @@ def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     if config.distribution.strategy != "smddp":
         return
     instances = facts.load("instances")
-    allowed = instances["smddp_supported"] + instances["smddp_with_torchrun"]
+    allowed = instances["smddp_supported"]
+    if config.framework == "pytorch":  # p5-class only with torchrun, which TensorFlow lacks
+        allowed = allowed + instances["smddp_with_torchrun"]
     if config.compute.instance_type not in allowed:
         yield error(
             loaded,
@@ -50,6 +52,8 @@ def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
     if config.distribution.strategy != "smddp" or config.image_uri:
         return
+    if config.framework != "pytorch":
+        return  # TensorFlow: tensorflow_smddp_versions
     if images.sdk_has_smddp_image(config) or images.tool_known_image(config, check_region(loaded)):
         return
     supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["pytorch"]

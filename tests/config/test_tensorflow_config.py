@@ -1,0 +1,55 @@
+"""TensorFlow in the launch config: its strategies and model_dir load, legacy TF 1.x estimator
+arguments are refused with where each went, and the SDK-accepted setups validate clean."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagelaunch.config.loader import load
+from sagelaunch.config.rules import check
+from sagelaunch.errors import ConfigError
+from tests.config.tf_rule_cases import TF, TWO_C5
+
+ACCEPTED = {
+    "mirrored on one GPU host": {**TF, "compute": {"instance_type": "ml.g5.12xlarge"}},
+    "mwms on 2 CPU hosts": {**TF, "distribution": {"strategy": "multi_worker_mirrored"}},
+    "parameter servers": {**TF, "distribution": {"strategy": "parameter_server"}},
+    "horovod": {**TF, "distribution": {"strategy": "mpi", "processes_per_host": 4}},
+    "smddp on TF 2.11": {
+        **TF,
+        "framework_version": "2.11.0",
+        "distribution": {"strategy": "smddp"},
+        "compute": {"instance_type": "ml.p4d.24xlarge", "instance_count": 2},
+    },
+    "script mode on TF 1.15 with model_dir": {
+        **TF,
+        "framework_version": "1.15",
+        "model_dir": "s3://b/m",
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED))
+def test_tensorflow_setups_the_sdk_accepts_validate(make_config, case):
+    config = {"compute": TWO_C5, **ACCEPTED[case]}
+    problems = check(load(make_config(config)))
+    assert [p.message for p in problems if p.severity == "error"] == []
+
+
+def test_a_legacy_estimator_argument_says_where_it_went(make_config):
+    with pytest.raises(ConfigError) as info:
+        load(make_config({**TF, "training_steps": 1000}))
+    (problem,) = info.value.problems
+    assert problem.path == "training_steps" and problem.line >= 1
+    assert "legacy TensorFlow 1.x estimator argument" in problem.message
+    assert "hyperparameters.training_steps" in problem.message
+
+
+def test_mpi_keys_do_not_apply_to_parameter_servers(make_config):
+    distribution = {"strategy": "parameter_server", "processes_per_host": 2}
+    with pytest.raises(ConfigError) as info:
+        load(make_config({**TF, "distribution": distribution}))
+    (problem,) = info.value.problems
+    assert "processes_per_host applies to strategy smp or mpi, not parameter_server" in (
+        problem.message
+    )

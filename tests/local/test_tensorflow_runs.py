@@ -1,0 +1,165 @@
+"""`sagelaunch local` trains TensorFlow jobs on 2 emulated hosts as the container would: with
+MultiWorkerMirroredStrategy (the same losses as one process on the global batch), and with
+parameter servers (a ps process per host beside the worker, SageMaker's master as TF2's chief),
+killed and resumed from its checkpoints. Each run leaves a SavedModel under model/1."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ENTRYPOINTS
+from tests.local.conftest import clean_env, run_local
+
+STEP = re.compile(r"\[algo-1\] step=(\d+) train_loss=([0-9.eE+-]+) samples_per_sec=")
+
+
+def tf_job(strategy: str, **hyperparameters: object) -> dict[str, object]:
+    return {
+        "name": "tf-local-test",
+        "framework": "tensorflow",
+        "entry_point": "train_tensorflow.py",
+        "source_dir": str(ENTRYPOINTS),
+        "framework_version": "2.19.0",
+        "compute": {"instance_type": "ml.c5.2xlarge", "instance_count": 2},
+        "distribution": {"strategy": strategy},
+        "hyperparameters": {"hidden": 16, "features": 8, "num_samples": 512, **hyperparameters},
+    }
+
+
+def losses(stdout: str) -> dict[int, float]:
+    return {int(m[1]): float(m[2]) for m in STEP.finditer(stdout)}
+
+
+def saved_model_in(workdir: Path) -> list[str]:
+    with tarfile.open(workdir / "model.tar.gz") as tar:
+        return [name for name in tar.getnames() if name.endswith("saved_model.pb")]
+
+
+@pytest.mark.slow
+def test_multi_worker_mirrored_on_two_hosts_equals_one_process(write_config, tmp_path):
+    """Gradients summed across the hosts: the same steps as one process on the global batch,
+    also across a resume of both hosts from the chief's checkpoints (one shared dir, as
+    SageMaker's checkpoint sync gives every host)."""
+    shared = {"log_every": 3, "batch_size": 16, "checkpoint_dir": str(tmp_path / "ckpt")}
+    first = tf_job("multi_worker_mirrored", max_steps=12, checkpoint_every=6, **shared)
+    workdir = tmp_path / "run"
+    done = run_local(write_config(first), "--workdir", str(workdir), timeout=300)
+    log = done.stdout + done.stderr  # hosts' lines go to stderr, prefixed [algo-N]
+    assert done.returncode == 0, log[-3000:]
+    assert "CollectiveAllReduceStrategy: 2 replica(s); 12 steps of 32 samples" in log
+    seen = losses(log)
+    assert sorted(seen) == [3, 6, 9, 12] and seen[12] < seen[3]
+    assert saved_model_in(workdir) == ["1/saved_model.pb"]
+
+    more = write_config(tf_job("multi_worker_mirrored", max_steps=18, **shared), name="more.yaml")
+    again = run_local(more, "--workdir", str(workdir), timeout=300)
+    log = again.stdout + again.stderr
+    assert again.returncode == 0, log[-3000:]
+    assert "[algo-1] resumed from step 12" in log
+    resumed = losses(log)
+    assert sorted(resumed) == [15, 18]
+
+    alone = single_process(tmp_path / "alone", "--max_steps", "18", "--batch_size", "32")
+    for step, loss in {**seen, **resumed}.items():
+        assert loss == pytest.approx(alone[str(step)], rel=1e-5), step
+
+
+def single_process(root: Path, *args: str) -> dict[str, float]:
+    env = clean_env(SM_MODEL_DIR=str(root / "model"), SM_OUTPUT_DIR=str(root / "output"))
+    env.pop("TF_CONFIG", None)
+    common = ["--hidden", "16", "--features", "8", "--num_samples", "512", "--log_every", "3"]
+    done = subprocess.run(
+        [sys.executable, str(ENTRYPOINTS / "train_tensorflow.py"), *common, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root.parent,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((root / "output" / "data" / "metrics.json").read_text())["losses"]
+
+
+def chief_pid(workdir: Path) -> int | None:
+    """The first host's training process (its cwd is that host's code/ folder)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if b"train_tensorflow.py" in cmdline and cwd == str(workdir / "algo-1" / "code"):
+            return int(entry.name)
+    return None
+
+
+def newest_checkpoint(folder: Path) -> int:
+    state = folder / "checkpoint"
+    found = (
+        re.search(r'^model_checkpoint_path: "ckpt-(\d+)"', state.read_text(), re.M)
+        if (state.is_file())
+        else None
+    )
+    return int(found[1]) if found else 0
+
+
+@pytest.mark.slow
+def test_parameter_servers_on_two_hosts_resume_after_the_chief_is_killed(write_config, tmp_path):
+    checkpoints = tmp_path / "checkpoints"  # outside the host trees, which a rerun replaces
+    job = tf_job(
+        "parameter_server",
+        max_steps=300,
+        log_every=5,
+        checkpoint_every=5,
+        checkpoint_dir=str(checkpoints),
+    )
+    config, workdir = write_config(job), tmp_path / "run"
+    args = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)]
+    first = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+        env=clean_env(),
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while newest_checkpoint(checkpoints) < 10 and time.monotonic() < deadline:
+            assert first.poll() is None, first.stdout.read() if first.stdout else ""
+            time.sleep(0.05)
+        pid = chief_pid(workdir)
+        assert pid is not None and newest_checkpoint(checkpoints) >= 10
+        os.kill(pid, signal.SIGKILL)
+        output, _ = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 1, output[-3000:]  # the killed host failed the run
+    killed_at = newest_checkpoint(checkpoints)
+    assert killed_at < 300, "the run ended before the kill: nothing was resumed"
+
+    done = run_local(config, "--workdir", str(workdir), timeout=300)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-3000:]
+    assert "ParameterServerStrategy: 1 worker(s)" in log
+    assert "(SageMaker's master is TF2's chief)" in log
+    resumed = int(re.search(r"\[algo-1\] resumed from step (\d+)", log)[1])
+    assert resumed == killed_at and 10 <= resumed < 300
+    for host in ("algo-1", "algo-2"):  # each host ran its own parameter server
+        assert f"[{host}-ps] parameter server" in log
+    seen = losses(log)
+    assert max(seen) == 300 and seen[300] < first_loss(output)
+    assert saved_model_in(workdir) == ["1/saved_model.pb"]
+
+
+def first_loss(output: str) -> float:
+    """The first logged loss of the killed run (training from scratch)."""
+    seen = losses(output)
+    return seen[min(seen)]
