@@ -24,10 +24,10 @@ from tests.golden.regenerate import GOLDEN, golden_plan
 CONFIGS = sorted(EXAMPLES.glob("*.yaml"))
 
 
-def run_exported(path: Path, region: str) -> dict:
+def run_exported(path: Path, region: str, operation: str = "CreateTrainingJob") -> dict:
     """The request the exported script's main() makes, captured as plan captures its own."""
     namespace = runpy.run_path(str(path))  # as a module: defines main, runs nothing
-    return capture(lambda session: namespace["main"](session, wait=False), region)
+    return capture(lambda session: namespace["main"](session, wait=False), region, operation)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.stem)
@@ -35,9 +35,15 @@ def test_exported_script_sends_the_planned_request(config, tmp_path):
     plan = Plan.model_validate(golden_plan(config))
     path = tmp_path / f"{config.stem}.py"
     path.write_text(script(plan, "v2", source=f"launch_configs/{config.name}", name=path.name))
+    golden = json.loads((GOLDEN / f"{config.stem}.json").read_text())
+    if plan.tuning is not None:  # a `tuning:` config exports the HyperparameterTuner
+        request = run_exported(path, plan.region, "CreateHyperParameterTuningJob")
+        assert json.dumps(request) == json.dumps(plan.tuning.request)
+        assert request == golden["tuning"]["request"]
+        return
     request = run_exported(path, plan.region)
     assert json.dumps(request) == json.dumps(plan.request)  # the same keys in the same order
-    assert request == json.loads((GOLDEN / f"{config.stem}.json").read_text())["request"]
+    assert request == golden["request"]
 
 
 @pytest.mark.parametrize("config", ["smddp-p4d", "xgboost-builtin"])

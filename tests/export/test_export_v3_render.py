@@ -15,7 +15,11 @@ from tests.golden.regenerate import GOLDEN
 
 REFUSED = {
     "smddp-p4d": "no SMDDP option",
+    "tf-smddp-p4d": "no SMDDP option",
     "smp-v1-p4d": "no SMP v1",
+    "tf-ps-local": "no TensorFlow parameter_server",
+    "tf-mwms-local": "no TensorFlow multi_worker_mirrored_strategy",
+    "tuning-pytorch-g5": "tuning: block would be lost",
 }
 
 

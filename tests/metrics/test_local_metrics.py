@@ -107,3 +107,22 @@ def test_a_local_runs_loss_curve_as_json_table_chart_and_png(cli, real_run, tmp_
     png = tmp_path / "loss.png"
     assert cli("metrics", real_run, "--png", png).exit_code == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_a_sweep_results_file_plots_the_objective_per_trial(cli, tmp_path):
+    """`sweep --results F.json` (the shape `SweepResult.as_json` writes) as series by trial."""
+    trials = [
+        {"trial": i, "status": "Completed", "objective": loss, "metrics": {"train:loss": loss}}
+        for i, loss in enumerate([0.9, 0.4, 0.6])
+    ]
+    trials.append({"trial": 3, "status": "Failed", "objective": None, "metrics": {}})
+    results = tmp_path / "results.json"
+    results.write_text(
+        json.dumps({"objective": {"metric": "train:loss", "goal": "minimize"}, "trials": trials})
+    )
+    data = json.loads(cli("metrics", results, "-o", "json").stdout)
+    assert (data["source"], data["metrics"]) == ("sweep", ["train:loss"])
+    points = data["series"][0]["points"]
+    assert [(p["trial"], p["value"]) for p in points] == [(0, 0.9), (1, 0.4), (2, 0.6)]
+    png = tmp_path / "sweep.png"
+    assert cli("metrics", results, "--png", png).exit_code == 0 and png.stat().st_size > 5_000

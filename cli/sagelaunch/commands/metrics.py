@@ -18,8 +18,8 @@ def metrics(
     target: Annotated[
         str,
         typer.Argument(
-            help="A training job name, or a local run (its folder, or its name under "
-            ".sagelaunch/runs)."
+            help="A training job name, a local run (its folder, or its name under "
+            ".sagelaunch/runs), or a sweep's results file (sweep --results F.json)."
         ),
     ],
     metric: Annotated[
@@ -39,8 +39,9 @@ def metrics(
     """Show a job's or a local run's metrics over time: table, chart, PNG.
 
     A local run's metrics are read from its host logs with the job's metric definitions (x: the
-    step); a SageMaker job's from CloudWatch (x: seconds since its first point). json keys:
-    source (local, sagemaker), name, metrics, series (metric, host, x, points)."""
+    step); a SageMaker job's from CloudWatch (x: seconds since its first point); a sweep's per
+    trial (x: the trial). json keys: source (local, sagemaker, sweep), name, metrics, series
+    (metric, host, x, points)."""
     from sagelaunch.commands.follow import connect
     from sagelaunch.services.metrics import find
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sagelaunch.export import tuner_v2
 from sagelaunch.export.pysource import INDENT, call, literal
 from sagelaunch.plan_model import Plan
 
@@ -47,7 +48,7 @@ def main(session: sagemaker.Session | None = None, wait: bool = True):
     """Create the training job (and follow its logs to the end unless ``wait`` is False)."""
     session = session or sagemaker.Session(boto_session=boto3.Session(region_name=REGION))
     estimator = make_estimator(session)
-{set_hyperparameters}    estimator.fit({fit_args}, job_name=JOB_NAME, wait=wait)
+    estimator.fit({fit_args}, job_name=JOB_NAME, wait=wait)
     return estimator
 
 
@@ -55,19 +56,15 @@ if __name__ == "__main__":
     main()
 '''
 
-CLASSES = {  # the plan's class name -> (module, name) for the import line
-    "sagemaker.pytorch.PyTorch": ("sagemaker.pytorch", "PyTorch"),
-    "sagemaker.xgboost.XGBoost": ("sagemaker.xgboost", "XGBoost"),
-    "sagemaker.estimator.Estimator": ("sagemaker.estimator", "Estimator"),
-}
-
 
 def render(plan: Plan, *, source: str, script: str) -> str:
     """The script for ``plan`` (``source``: the config it came from; ``script``: its file name)."""
     estimator = plan.estimator
-    module, name = CLASSES[estimator.class_name]
+    module, name = estimator.class_name.rsplit(".", 1)  # e.g. sagemaker.pytorch, PyTorch
     input_classes = sorted({_input_class(spec) for spec in estimator.fit_inputs.values()})
     imports = [f"from {module} import {name}"]
+    if plan.tuning is not None:
+        imports += tuner_v2.imports(plan.tuning)
     if input_classes:
         imports.insert(0, f"from sagemaker.inputs import {', '.join(input_classes)}")
     header = HEADER.format(
@@ -76,18 +73,26 @@ def render(plan: Plan, *, source: str, script: str) -> str:
         script=script,
         code_note=_code_note(plan),
         imports="\n".join(imports),
-        job_literal=literal(plan.job_name),
+        job_literal=literal(plan.job_name) + _tuning_name(plan),
         region=literal(plan.region),
     )
     kwargs = {**estimator.kwargs, "sagemaker_session": "session"}
     body = [
         "\n\ndef make_estimator(session: sagemaker.Session):",
         f'{INDENT}"""The estimator, with the keyword arguments `sagelaunch plan` showed."""',
-        f"{INDENT}return " + call(name, kwargs, depth=1, raw=frozenset({"sagemaker_session"})),
+        f"{INDENT}estimator = " + call(name, kwargs, depth=1, raw=frozenset({"sagemaker_session"})),
     ]
+    if estimator.set_hyperparameters is not None:  # built-in algorithms take them this way
+        body.append(f"{INDENT}estimator.{_set_call(estimator.set_hyperparameters)}")
+    body.append(f"{INDENT}return estimator")
+    if plan.tuning is not None:
+        body += tuner_v2.make_tuner(plan.tuning)
     if estimator.fit_inputs:
         body += ["\n", *_fit_inputs(estimator.fit_inputs)]
-    return header + "\n".join(body) + "\n" + _footer(plan)
+    fit_args = "fit_inputs()" if estimator.fit_inputs else "None"
+    if plan.tuning is not None:
+        return header + "\n".join(body) + "\n" + tuner_v2.main(fit_args)
+    return header + "\n".join(body) + "\n" + FOOTER.format(fit_args=fit_args)
 
 
 def _input_class(spec: dict) -> str:
@@ -108,15 +113,6 @@ def _fit_inputs(inputs: dict[str, dict]) -> list[str]:
     ]
 
 
-def _footer(plan: Plan) -> str:
-    hyperparameters = plan.estimator.set_hyperparameters
-    set_line = ""
-    if hyperparameters is not None:  # built-in algorithms take them through set_hyperparameters
-        set_line = f"{INDENT}estimator.{_set_call(hyperparameters)}\n"
-    fit_args = "fit_inputs()" if plan.estimator.fit_inputs else "None"
-    return FOOTER.format(set_hyperparameters=set_line, fit_args=fit_args)
-
-
 def _code_note(plan: Plan) -> str:
     if plan.upload is None:
         return ""
@@ -128,3 +124,9 @@ def _set_call(hyperparameters: dict[str, Any]) -> str:
     if all(key.isidentifier() for key in hyperparameters):
         return call("set_hyperparameters", hyperparameters, depth=1)
     return f"set_hyperparameters(**{literal(hyperparameters, 1, 30)})"
+
+
+def _tuning_name(plan: Plan) -> str:
+    if plan.tuning is None:
+        return ""
+    return f"\nTUNING_JOB_NAME = {literal(plan.tuning.job_name)}"

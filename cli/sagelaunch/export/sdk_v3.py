@@ -82,6 +82,12 @@ if __name__ == "__main__":
 
 def render(plan: Plan, *, source: str, script: str) -> str:
     """The ModelTrainer script for ``plan``; UsageError naming what v3 lacks."""
+    if plan.tuning is not None:
+        raise UsageError(
+            "export --sdk v3 writes a ModelTrainer (one training job); this config's tuning: "
+            "block would be lost",
+            hint="export --sdk v2 writes its HyperparameterTuner",
+        )
     kwargs = plan.estimator.kwargs
     distributed = _distributed(kwargs.get("distribution") or {})
     trainer = _trainer_kwargs(plan, distributed)
@@ -125,10 +131,12 @@ def _distributed(distribution: dict[str, Any]) -> Source | None:
             "export this job",
             hint="export --sdk v2, or use strategy torchrun (NCCL) for a v3 job",
         )
-    for name in ("parameter_server", "multi_worker_mirrored"):
+    for name in ("parameter_server", "multi_worker_mirrored_strategy"):
         if distribution.get(name, {}).get("enabled"):
             raise UsageError(
-                f"SDK v3 has no TensorFlow {name} distribution", hint="export --sdk v2"
+                f"SDK v3 has no TensorFlow {name} distribution (ModelTrainer runs torchrun, "
+                "mpirun or one process)",
+                hint="export --sdk v2",
             )
     model_parallel = smdistributed.get("modelparallel")
     if model_parallel is not None:

@@ -8,7 +8,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Point:
-    x: float  # the step (local runs) or seconds since the job's first point (SageMaker)
+    x: float  # the step (local runs), seconds since the first point (SageMaker), or the trial
     value: float
     timestamp: str | None = None  # ISO 8601, for points CloudWatch recorded
 
@@ -17,7 +17,7 @@ class Point:
 class Series:
     metric: str
     host: str
-    x_label: str  # "step" or "seconds"
+    x_label: str  # "step", "seconds" or "trial"
     points: list[Point] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -42,7 +42,8 @@ class Series:
 
 
 def _point_json(point: Point, x_label: str) -> dict[str, Any]:
-    data: dict[str, Any] = {x_label: int(point.x) if x_label == "step" else point.x}
+    whole = x_label in ("step", "trial")
+    data: dict[str, Any] = {x_label: int(point.x) if whole else point.x}
     if point.timestamp is not None:
         data["timestamp"] = point.timestamp
     data["value"] = point.value

@@ -97,7 +97,9 @@ def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str
     return capture(fit, region)
 
 
-def capture(create: Callable[[Any], object], region: str) -> dict[str, Any]:
+def capture(
+    create: Callable[[Any], object], region: str, operation: str = "CreateTrainingJob"
+) -> dict[str, Any]:
     """The CreateTrainingJob request that ``create(session)`` makes through the SDK, captured
     offline and validated against botocore's model. Planning passes its estimator; tests pass
     an exported script's ``main``."""
@@ -110,7 +112,5 @@ def capture(create: Callable[[Any], object], region: str) -> dict[str, Any]:
         raise SdkRejected(f"the SageMaker SDK rejects this job: {exc}") from None
     if session.captured is None:  # pragma: no cover - the SDK changed its request path
         raise SagelaunchError("the SageMaker SDK did not build a CreateTrainingJob request")
-    validate_request(
-        "CreateTrainingJob", session.captured, model=session.sagemaker_client.meta.service_model
-    )
+    validate_request(operation, session.captured, model=session.sagemaker_client.meta.service_model)
     return session.captured

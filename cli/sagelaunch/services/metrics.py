@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch.errors import UsageError
-from sagelaunch.metrics import local
+from sagelaunch.metrics import local, sweep
 from sagelaunch.metrics.series import Series, metric_names, select
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ RUNS_DIR = Path(".sagelaunch") / "runs"  # where `sagelaunch local` puts its run
 
 @dataclass
 class Found:
-    source: str  # "local" or "sagemaker"
+    source: str  # "local", "sagemaker" or "sweep" (a `sweep --results` file)
     name: str  # the run folder or the job name
     series: list[Series]
 
@@ -32,10 +32,14 @@ class Found:
 
 
 def find(target: str, metric: str | None, connect: Any, runs: Path = RUNS_DIR) -> Found:
-    """A local run folder (a path, or a job name under .sagelaunch/runs), else a SageMaker job.
+    """A sweep's results file, a local run folder (a path, or a job name under
+    .sagelaunch/runs), else a SageMaker job.
     ``connect()`` gives the AWS clients, asked only for a job."""
     run_dir = local.run_dir_for(target, runs)
-    if run_dir is not None:
+    results = sweep.read_results(Path(target))
+    if results is not None:
+        found = Found("sweep", target, sweep.series(results))
+    elif run_dir is not None:
         found = Found("local", str(run_dir), local.read(run_dir))
     else:
         found = Found("sagemaker", target, _from_sagemaker(connect(), target, None))
