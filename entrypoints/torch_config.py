@@ -35,6 +35,7 @@ class TrainConfig:
     data: str = "synthetic"
     channel: str = "train"
     num_samples: int = 4096
+    data_augment_cost: int = 0  # torch_datafeed.augment rounds per batch (CPU data work)
     batch_size: int = 8
     grad_accum: int = 1
     lr: float = 3e-4

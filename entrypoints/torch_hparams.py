@@ -81,6 +81,13 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("data", _text, "synthetic", "synthetic or a channel of token files", choices=DATA_KINDS)
     opt("channel", _text, "train", "channel read by --data channel (SM_CHANNEL_<NAME>)")
     opt("num_samples", _integer, 4096, "synthetic: samples per epoch")
+    opt(
+        "data_augment_cost",
+        _integer,
+        0,
+        "CPU data work per batch (128x128 matmul rounds); on a heterogeneous job the data "
+        "hosts do it instead of the training ranks",
+    )
     opt("batch_size", _integer, 8, "samples per device per micro-step")
     opt("grad_accum", _integer, 1, "micro-steps per optimizer step")
     opt("lr", _number, 3e-4, "AdamW learning rate")
@@ -132,6 +139,7 @@ POSITIVE = (
 )
 NON_NEGATIVE = (
     *("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay"),
+    "data_augment_cost",
     "straggler_delay_ms",
 )
 

@@ -27,6 +27,7 @@ import smenv
 import torch_ckpt
 import torch_config
 import torch_data
+import torch_datafeed
 import torch_deepspeed
 import torch_deepspeed_ckpt
 import torch_dist
@@ -71,7 +72,7 @@ def make_dataset(cfg: torch_config.TrainConfig, env: smenv.SageMakerEnv) -> torc
     return torch_data.ChannelTokens(files, cfg.seq_len, cfg.vocab_size)
 
 
-def total_steps(cfg: torch_config.TrainConfig, batches: torch_data.Batches) -> int:
+def total_steps(cfg: torch_config.TrainConfig, batches: torch_datafeed.BatchSource) -> int:
     per_epoch = len(batches.dataset) // batches.plan.global_batch
     if per_epoch == 0:
         raise smenv.UsageError(
@@ -105,7 +106,7 @@ def train_step(
     step: int,
     par: torch_parallel.Parallel,
     optimizer: torch.optim.Optimizer,
-    batches: torch_data.Batches,
+    batches: torch_datafeed.BatchSource,
     cfg: torch_config.TrainConfig,
 ) -> tuple[torch.Tensor, float]:
     """One optimizer step; the mean loss (not synced to host) and its weight (0 on ranks that
@@ -147,7 +148,9 @@ def train(
     torch.manual_seed(torch_data.seed_for("torch", cfg.seed, ctx.rank // layout.tp))
     optimizer = torch_parallel.make_optimizer(par, cfg)
     plan = torch_data.BatchPlan(cfg.seed, cfg.batch_size, cfg.grad_accum, par.dp_rank, layout.dp)
-    batches = torch_data.Batches(make_dataset(cfg, env), plan)
+    batches = torch_datafeed.batches(
+        cfg, env.environ, plan, lambda: make_dataset(cfg, env), ctx.rank, ctx.world_size
+    )
     steps = total_steps(cfg, batches)
     deepspeed = par.mode == "deepspeed"
     ckpt = (torch_deepspeed_ckpt.Checkpointer if deepspeed else torch_ckpt.Checkpointer)(
@@ -186,7 +189,7 @@ def _loop(
     cfg: torch_config.TrainConfig,
     par: torch_parallel.Parallel,
     optimizer: torch.optim.Optimizer,
-    batches: torch_data.Batches,
+    batches: torch_datafeed.BatchSource,
     ckpt: torch_ckpt.Checkpointer,
     start: int,
     steps: int,
@@ -300,6 +303,9 @@ def _utilisation(
 def main(argv: Sequence[str]) -> int:
     env = smenv.current()
     cfg = torch_hparams.parse_args(argv, env)
+    feed = torch_datafeed.topology(env.environ)
+    if feed is not None and feed.is_data_host:  # a heterogeneous job's data host: no training
+        return torch_datafeed.serve(cfg, feed, lambda: make_dataset(cfg, env))
     mp_params = torch_dist.mp_parameters(env, cfg.mp_parameters)
     launch = torch_dist.launch_from_env(env.environ)
     if cfg.parallel == "ps":  # its own process roles over RPC, no process group

@@ -29,6 +29,7 @@ class EstimatorInfo(_Model):
     kwargs: dict[str, Any]
     set_hyperparameters: dict[str, Any] | None = None
     fit_inputs: dict[str, Any] = Field(default_factory=dict)
+    fit_kwargs: dict[str, Any] | None = None  # fit(experiment_config=...)
 
 
 class Cost(_Model):
@@ -41,6 +42,7 @@ class Cost(_Model):
     price_region: str
     note: str | None = None
     max_wait_s: int | None = None
+    groups: list[dict[str, Any]] | None = None  # heterogeneous: per-group price and hosts
 
 
 class Topology(_Model):
@@ -49,6 +51,7 @@ class Topology(_Model):
     launcher: str
     world_size: int
     mesh: dict[str, int] | None = None  # dp_replicate × dp_shard × pp × tp, when degrees are set
+    groups: list[dict[str, Any]] | None = None  # heterogeneous: every group, which one trains
 
 
 class Upload(_Model):
@@ -136,6 +139,8 @@ class Plan(_Model):
         data = self.model_dump(mode="json", by_alias=True)
         data["estimator"] = {k: v for k, v in data["estimator"].items() if v is not None}
         data["cost"] = {k: v for k, v in data["cost"].items() if v is not None or "usd" in k}
+        if data["topology"].get("groups") is None:
+            data["topology"].pop("groups", None)
         data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]
         if data["tuning"] is None:
             del data["tuning"]  # plans without tuning keep their keys (and their goldens)

@@ -18,6 +18,7 @@ BENCHES = [
     "bench_xgboost",
     "bench_local",
     "bench_submit",
+    "bench_datafeed",
 ]
 
 
@@ -54,6 +55,7 @@ ROWS = [
     ("bench_submit", "submit_plan_file_s", "submit plan.json (whole command)", 0.5, "s"),
     ("bench_local", "smoke_run.ratio", "local 20 steps / torchrun by hand", 1.15, "x"),
     ("bench_local", "ratio", "local 300 steps / torchrun by hand", 1.15, "x"),
+    ("bench_datafeed", "offloaded_vs_on_ranks", "rank step time: offloaded / on ranks", 1.0, "x"),
 ]
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from sagelaunch.config.loader import load
 from sagelaunch.config.rules import RULES, check
+from tests.config.hetero_cases import HETERO_CASES
 from tests.config.tf_rule_cases import TF_CASES
 
 P4D = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
@@ -182,6 +183,7 @@ CASES = {
     ),
 }
 CASES |= TF_CASES
+CASES |= HETERO_CASES
 
 # What real users' SDK setups (from public examples) must get through validate: no errors.
 ACCEPTED_AS_THE_SDK_DOES = {

@@ -27,7 +27,18 @@ def golden_plan(config: Path) -> dict:
     ).as_json()
 
 
+def unordered(request: dict) -> dict:
+    """``request`` with the one list whose order is not the request's meaning sorted: the SDK
+    gathers the debugger hook's CollectionConfigurations in a set (order varies per process)."""
+    hook = request.get("DebugHookConfig")
+    if not hook or "CollectionConfigurations" not in hook:
+        return request
+    ordered = sorted(hook["CollectionConfigurations"], key=lambda c: json.dumps(c, sort_keys=True))
+    return {**request, "DebugHookConfig": {**hook, "CollectionConfigurations": ordered}}
+
+
 def text(plan: dict) -> str:
+    plan = {**plan, "request": unordered(plan["request"])}
     # Warnings name the config file: keep goldens free of this checkout's absolute path.
     return json.dumps(plan, indent=2, sort_keys=True).replace(f"{EXAMPLES.parent}/", "") + "\n"
 

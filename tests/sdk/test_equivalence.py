@@ -44,7 +44,7 @@ def sdk_request(monkeypatch):
     """Capture what a hand-written `estimator.fit()` sends, through a stubbed sagemaker client."""
     monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
 
-    def capture(make_estimator, inputs=None):
+    def capture(make_estimator, inputs=None, **fit_kwargs):
         boto = boto3.Session(
             region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
         )
@@ -56,7 +56,9 @@ def sdk_request(monkeypatch):
         )
         with Stubber(session.sagemaker_client) as stub:
             stub.add_response("create_training_job", {"TrainingJobArn": "arn:aws:sagemaker:x"})
-            make_estimator(session).fit(inputs, wait=False, logs=False, job_name=JOB_NAME)
+            make_estimator(session).fit(
+                inputs, wait=False, logs=False, job_name=JOB_NAME, **fit_kwargs
+            )
         return captured
 
     return capture

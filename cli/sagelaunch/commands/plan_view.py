@@ -44,6 +44,8 @@ def _mesh(dims: dict[str, int]) -> str:
 
 
 def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
+    if topology.groups:
+        return _groups_tree(topology)
     hosts, per_host = topology.hosts, topology.processes_per_host
     tree = Tree(
         f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
@@ -56,6 +58,24 @@ def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
         tree.add(f"algo-{index + 1}: {per_host} process{'es' if per_host > 1 else ''} ({ranks})")
     if hosts > MAX_HOSTS_SHOWN:
         tree.add(f"… {hosts - MAX_HOSTS_SHOWN} more hosts")
+    return tree
+
+
+def _groups_tree(topology: Topology) -> Tree:
+    """A heterogeneous cluster: one branch per instance group, the training group marked."""
+    groups = topology.groups or []
+    tree = Tree(
+        f"[bold]cluster[/bold] {len(groups)} instance groups · {topology.launcher} on the "
+        f"training group: {topology.hosts} hosts × {topology.processes_per_host} processes = "
+        f"world size {topology.world_size}"
+    )
+    for group in groups:
+        price = f"${group['hourly_usd']}/h" if group["hourly_usd"] is not None else "price unknown"
+        role = f"trains ({group['launcher']})" if group["trains"] else "plain process per host"
+        tree.add(
+            f"{group['name']}: {group['hosts']} × {group['instance_type']} · "
+            f"{group['accelerators_per_host']} accelerators/host · {price} · {role}"
+        )
     return tree
 
 
@@ -107,6 +127,11 @@ def _stopping(request: dict[str, Any]) -> None:
 def _cost(cost: Cost) -> None:
     if cost.hourly_usd is None:
         text = "unknown"
+    elif cost.groups:
+        text = (
+            f"${cost.hourly_usd}/h for {cost.instance_type} = at most ${cost.max_usd} for "
+            f"max_run (prices as of {cost.prices_as_of})"
+        )
     else:
         text = (
             f"${cost.hourly_usd}/h × {cost.instance_count} = at most "

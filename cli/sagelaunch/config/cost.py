@@ -30,4 +30,8 @@ def estimate(config: LaunchConfig) -> dict[str, object]:
             "spot: billed for the seconds actually used at the spot rate (up to ~90% less); "
             "max_usd is the on-demand ceiling for max_run"
         )
+    if config.compute.groups:
+        from sagelaunch.config.group_plan import group_cost
+
+        return group_cost(config, cost)
     return cost

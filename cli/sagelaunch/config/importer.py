@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from sagelaunch import naming
-from sagelaunch.config import facts, images, sdk_data, tf_import
+from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
 
@@ -23,7 +23,6 @@ DESCRIBE_ONLY = {
     "FinalMetricDataList", "ModelArtifacts", "TrainingTimeInSeconds", "BillableTimeInSeconds",
     "ProfilingStatus", "ProfilerRuleEvaluationStatuses", "DebugRuleEvaluationStatuses",
     "WarmPoolStatus", "AutoMLJobArn", "LabelingJobArn", "TuningJobArn", "ResponseMetadata",
-    "ProfilerRuleConfigurations", "DebugRuleConfigurations",
 }  # fmt: skip
 # Hyperparameters the SDK writes from other settings (mapped back below, never user keys).
 _SDK_KEYS = {
@@ -33,6 +32,7 @@ _SDK_KEYS = {
     "sagemaker_mpi_custom_mpi_options", "sagemaker_torch_distributed_enabled",
     "sagemaker_distributed_dataparallel_enabled",
     "sagemaker_distributed_dataparallel_custom_mpi_options", "mp_parameters",
+    import_extras.GROUPS_HYPERPARAMETER,
 }  # fmt: skip
 _DEFAULT_LOG_LEVEL = 20  # logging.INFO, the SDK's container_log_level default
 
@@ -61,6 +61,8 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     if region:
         config["region"] = region
     config.update(_distribution(hps))
+    if import_extras.distribution_groups(hps) and "distribution" in config:
+        config["distribution"]["groups"] = import_extras.distribution_groups(hps)
     if framework == "tensorflow":
         settings, consumed = tf_import.tensorflow_settings(hps, request)
         config.update(settings)
@@ -71,7 +73,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     config.update(_outputs(request, hps))
     config["hyperparameters"] = _user_hyperparameters(hps, script)
     config.update(_metrics(spec, config))
-    config.update(_channels(request.get("InputDataConfig") or []))
+    config.update(_channels(import_extras.user_channels(request, hps)))
     config.update(_optional_settings(request))
     return _pruned(config)
 
@@ -94,7 +96,7 @@ def _refuse_unknown(request: dict[str, Any]) -> None:
         "InputDataConfig", "OutputDataConfig", "ResourceConfig", "StoppingCondition",
         "EnableManagedSpotTraining", "CheckpointConfig", "Environment", "Tags", "VpcConfig",
         "EnableNetworkIsolation", "EnableInterContainerTrafficEncryption", "RetryStrategy",
-        "ProfilerConfig", "DebugHookConfig",
+        "ProfilerConfig", "DebugHookConfig", *import_extras.FIELDS,
     }  # fmt: skip
     unknown = sorted(set(request) - mapped)
     if unknown:
@@ -142,7 +144,8 @@ def _image(
 ) -> dict[str, Any]:
     """framework_version/py_version when the SDK (or sagelaunch's table) gives this image for
     them, else image_uri (with the version read from a DLC-style tag)."""
-    instance_type = request["ResourceConfig"].get("InstanceType", "")
+    named = config.get("distribution", {}).get("groups")
+    instance_type = import_extras.training_instance_type(request, named)
     strategy = config.get("distribution", {}).get("strategy", "none")
     smp_v2 = strategy == "smp" and config["distribution"]["smp"]["version"] == 2
     if not region and ".dkr.ecr." in uri:
@@ -198,11 +201,17 @@ def _tag_version(uri: str, framework: str) -> str | None:
 
 def _compute(request: dict[str, Any]) -> dict[str, Any]:
     resources, stopping = request["ResourceConfig"], request["StoppingCondition"]
-    if "InstanceGroups" in resources:
-        raise ImportRefused("ResourceConfig.InstanceGroups (heterogeneous clusters) has no key yet")
+    groups = import_extras.compute_groups(resources)
     compute: dict[str, Any] = {
-        "instance_type": resources["InstanceType"],
-        "instance_count": resources.get("InstanceCount", 1),
+        **(
+            {}
+            if "groups" in groups
+            else {
+                "instance_type": resources["InstanceType"],
+                "instance_count": resources.get("InstanceCount", 1),
+            }
+        ),
+        **groups,
         "volume_size_gb": resources.get("VolumeSizeInGB", 30),
         "max_run": stopping.get("MaxRuntimeInSeconds", 86400),
     }
@@ -279,10 +288,7 @@ def _channels(channels: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _channel(channel: dict[str, Any]) -> dict[str, Any]:
     name, source = channel["ChannelName"], channel["DataSource"]
-    for key in ("CompressionType", "RecordWrapperType", "ShuffleConfig"):
-        if channel.get(key) not in (None, "None"):
-            raise ImportRefused(f"InputDataConfig[{name}].{key} has no config key yet")
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = import_extras.channel_extras(channel)
     if "S3DataSource" in source:
         s3 = source["S3DataSource"]
         if s3.get("S3DataType", "S3Prefix") != "S3Prefix":
@@ -329,6 +335,5 @@ def _optional_settings(request: dict[str, Any]) -> dict[str, Any]:
         "environment": request.get("Environment") or {},
         "tags": {t["Key"]: t["Value"] for t in request.get("Tags") or []},
         "network": {k: v for k, v in network.items() if v},
-        "profiler": False if (request.get("ProfilerConfig") or {}).get("DisableProfiler") else None,
-        "debugger": False if "DebugHookConfig" not in request else None,
+        **import_extras.settings(request),
     }

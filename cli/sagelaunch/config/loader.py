@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sagelaunch.config import facts
+from sagelaunch.config.debugging import SETTINGS, SWITCH
 from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
 from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
 from sagelaunch.config.sweep import RANGE_TAGS
@@ -26,6 +27,7 @@ from sagelaunch.config.yamlsource import (
 from sagelaunch.errors import ConfigError, Problem
 
 SET_LABEL = "--set"
+SWITCH_TAGS = (SWITCH, SETTINGS)
 __all__ = ["LoadedConfig", "config_files", "default_source_dir", "load"]
 
 
@@ -202,6 +204,8 @@ def _legacy_message(key: str) -> str:
 def _without_union_tag(loc: KeyPath) -> KeyPath:
     """pydantic puts the strategy tag in the location (distribution.mpi.key); the YAML has none."""
     if len(loc) > 1 and loc[0] == "distribution" and loc[1] in STRATEGY_MODELS:
+        return (loc[0], *loc[2:])
+    if len(loc) > 1 and loc[1] in SWITCH_TAGS:  # debugger/profiler: true | false | {...}
         return (loc[0], *loc[2:])
     if len(loc) > 3 and loc[:2] == ("tuning", "ranges") and loc[3] in RANGE_TAGS:
         return (*loc[:3], *loc[4:])  # the range kind (continuous, integer, categorical)

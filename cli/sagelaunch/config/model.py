@@ -23,6 +23,13 @@ from pydantic import (
 )
 
 from sagelaunch import naming
+from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
+from sagelaunch.config.groups import (
+    ChannelGroups,
+    DistributionGroups,
+    InstanceGroup,
+    derive_compute,
+)
 from sagelaunch.config.sweep import Sweep, Tuning
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
@@ -84,9 +91,25 @@ class Spot(Strict):
 
 class Compute(Strict):
     instance_type: str = Field(
-        description="SageMaker training instance type, e.g. ml.p4d.24xlarge."
+        description="SageMaker training instance type, e.g. ml.p4d.24xlarge (with groups: "
+        "omit it; it then reads as the training group's)."
     )
-    instance_count: int = Field(1, ge=1, le=256, description="Number of instances (hosts).")
+    instance_count: int = Field(
+        1, ge=1, le=256, description="Number of instances (with groups: omit it)."
+    )
+    groups: list[InstanceGroup] | None = Field(
+        None,
+        min_length=1,
+        description="Heterogeneous cluster: instance groups [{name, instance_type, "
+        "instance_count}] instead of instance_type/instance_count.",
+    )
+    training_plan: str | None = Field(
+        None, description="SageMaker training plan ARN to run on (ResourceConfig.TrainingPlanArn)."
+    )
+    placement: dict[str, Any] | None = Field(
+        None,
+        description="UltraServer placement (ResourceConfig.InstancePlacementConfig, API shape).",
+    )
     volume_size_gb: int = Field(30, ge=1, le=16384, description="EBS volume per instance, in GB.")
     max_run: Duration = Field(86400, description="Stopping condition: longest run (max 28 days).")
     keep_alive: Duration = Field(
@@ -126,13 +149,13 @@ class NoDistribution(_NoMpiSettings, _NoSmp, Strict):
     strategy: Literal["none"] = Field("none", description="none: one process per host.")
 
 
-class TorchrunDistribution(_NoMpiSettings, _NoSmp, Strict):
+class TorchrunDistribution(_NoMpiSettings, _NoSmp, DistributionGroups, Strict):
     """torch_distributed: one torchrun per host, one process per GPU or Neuron core."""
 
     strategy: Literal["torchrun"] = Field(description="torchrun (torch_distributed).")
 
 
-class SmddpDistribution(_NoSmp, Strict):
+class SmddpDistribution(_NoSmp, DistributionGroups, Strict):
     """smdistributed.dataparallel (mpirun; on p5-class instances torchrun + the smddp backend)."""
 
     strategy: Literal["smddp"] = Field(description="smddp (smdistributed.dataparallel).")
@@ -140,7 +163,7 @@ class SmddpDistribution(_NoSmp, Strict):
     processes_per_host: ClassVar[int | None] = None
 
 
-class SmpDistribution(Strict):
+class SmpDistribution(DistributionGroups, Strict):
     """SageMaker model parallelism: v2 (torchrun + FSDP) or v1 (mpirun pipeline)."""
 
     strategy: Literal["smp"] = Field(description="smp (smdistributed.modelparallel).")
@@ -151,7 +174,7 @@ class SmpDistribution(Strict):
     custom_mpi_options: str = Field("", description="SMP v1: extra mpirun options.")
 
 
-class MpiDistribution(_NoSmp, Strict):
+class MpiDistribution(_NoSmp, DistributionGroups, Strict):
     """mpirun on the first host starting every rank (Horovod-style and MPI scripts)."""
 
     strategy: Literal["mpi"] = Field(description="mpi (Open MPI's mpirun).")
@@ -215,7 +238,7 @@ class FileSystem(Strict):
     access_mode: Literal["ro", "rw"] = Field("ro", description="ro or rw.")
 
 
-class Channel(Strict):
+class Channel(ChannelGroups, Strict):
     """One input channel: an S3 (or file://) URI, or a file system. A bare string is a URI."""
 
     uri: str | None = Field(None, description="s3://bucket/prefix/ (or file:// for local runs).")
@@ -227,6 +250,15 @@ class Channel(Strict):
     )
     content_type: str | None = Field(None, description="MIME type, e.g. text/csv.")
     input_mode: Literal["File", "FastFile", "Pipe"] = Field("File", description="Input mode.")
+    compression: Literal["Gzip"] | None = Field(
+        None, description="Gzip: the channel's data is gzip-compressed (Pipe mode)."
+    )
+    record_wrapping: Literal["RecordIO"] | None = Field(
+        None, description="RecordIO: wrap each record (Pipe mode)."
+    )
+    shuffle_seed: int | None = Field(
+        None, description="Shuffle the S3 objects with this seed (ShuffleConfig)."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -361,8 +393,28 @@ class LaunchConfig(Strict):
     metrics: list[Metric] | None = Field(
         None, description="Metric definitions (default: ones matching our entry points' logs)."
     )
-    profiler: bool = Field(True, description="SageMaker profiler (SDK default on).")
-    debugger: bool = Field(True, description="SageMaker debugger hook (SDK default on).")
+    profiler: ProfilerSetting = Field(
+        True,
+        description="SageMaker profiler: true (SDK default), false, or {rules, interval_ms, "
+        "s3_output_path}.",
+    )
+    debugger: DebuggerSetting = Field(
+        True,
+        description="SageMaker debugger hook: true (SDK default), false, or {rules, hook}.",
+    )
+    tensorboard: TensorBoard | None = Field(
+        None, description="TensorBoard output: {s3_uri, local_path}."
+    )
+    experiment: Experiment | None = Field(
+        None,
+        description="SageMaker Experiments: {name, trial, trial_component_display_name, "
+        "run_name} (fit(experiment_config=...)).",
+    )
+    remote_debug: bool = Field(False, description="Allow remote debugging into the container.")
+    infra_check: bool = Field(False, description="Run SageMaker's infrastructure health check.")
+    session_tag_chaining: bool = Field(
+        False, description="Chain the role's session tags into the job (SessionChainingConfig)."
+    )
     network: Network = Field(default_factory=Network, description="VPC and traffic settings.")
     kms: Kms = Field(default_factory=Kms, description="KMS keys.")
     local: LocalRun = Field(
@@ -374,6 +426,11 @@ class LaunchConfig(Strict):
     tuning: Tuning | None = Field(
         None, description="`sagelaunch tune`: SageMaker automatic model tuning of this job."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _groups(cls, data: Any) -> Any:
+        return derive_compute(data)
 
     @field_validator("environment", "tags", mode="before")
     @classmethod

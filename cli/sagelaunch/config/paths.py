@@ -6,7 +6,6 @@ without loading anything.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 
@@ -16,6 +15,8 @@ def default_source_dir(config_path: Path) -> Path:
     for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
         if (folder / "entrypoints").is_dir():
             return folder / "entrypoints"
+    from importlib import resources
+
     return Path(str(resources.files("sagelaunch.entrypoints")))
 
 

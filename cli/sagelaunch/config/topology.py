@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from sagelaunch.config import facts, mesh
 from sagelaunch.config.model import LaunchConfig
@@ -15,6 +15,7 @@ class Topology:
     processes_per_host: int
     launcher: str  # python | torchrun | mpirun | xgboost
     mesh: dict[str, int] | None = None  # dp_replicate, dp_shard, pp, tp when degrees are set
+    groups: list[dict[str, object]] | None = None  # heterogeneous: config.group_plan
 
     @property
     def world_size(self) -> int:
@@ -22,8 +23,9 @@ class Topology:
 
     def as_json(self) -> dict[str, object]:
         data = {**asdict(self), "world_size": self.world_size}
-        if self.mesh is None:
-            del data["mesh"]
+        for key in ("mesh", "groups"):
+            if data[key] is None:
+                del data[key]
         return data
 
 
@@ -37,7 +39,18 @@ def device_mesh(config: LaunchConfig, world_size: int) -> mesh.Mesh | list[str] 
 
 def topology(config: LaunchConfig) -> Topology:
     """What SageMaker will start: the toolkit's rule is one process per GPU (or Neuron core) for
-    torchrun and SMDDP, processes_per_host for MPI, one process otherwise."""
+    torchrun and SMDDP, processes_per_host for MPI, one process otherwise. With instance groups,
+    hosts and world size are the training group's; ``groups`` lists every group."""
+    found = _topology(config)
+    if not config.compute.groups:
+        return found
+    from sagelaunch.config.group_plan import group_topology
+
+    groups = group_topology(config, found.launcher, found.processes_per_host)
+    return replace(found, groups=groups)
+
+
+def _topology(config: LaunchConfig) -> Topology:
     hosts = config.compute.instance_count
     per_host = facts.accelerators_per_host(config.compute.instance_type)
     strategy = config.distribution.strategy

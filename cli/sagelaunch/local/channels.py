@@ -116,8 +116,11 @@ def populate(
     channel_sources: dict[str, Source],
     cache: Path,
     store_factory: Callable[[], ObjectStore],
+    receivers: dict[str, list[int]] | None = None,
 ) -> dict[str, list[int]]:
-    """Fill every host's input/data/<channel>/; returns the file count per host per channel."""
+    """Fill every host's input/data/<channel>/; returns the file count per host per channel.
+    ``receivers`` limits a channel to some hosts (instance groups); they share it as a cluster
+    of their own would, and the other hosts get nothing."""
     store: ObjectStore | None = None
     counts: dict[str, list[int]] = {}
     for name, source in channel_sources.items():
@@ -129,8 +132,12 @@ def populate(
             files = local_files(source.location)
             origins = {f.key: Path(f.origin) for f in files}
         counts[name] = []
+        taking = (receivers or {}).get(name, list(range(len(trees))))
         for index, tree in enumerate(trees):
-            mine = share(files, index, len(trees), source.sharded)
+            if index not in taking:
+                counts[name].append(0)
+                continue
+            mine = share(files, taking.index(index), len(taking), source.sharded)
             for data_file in mine:
                 link_or_copy(origins[data_file.key], tree.channel(name) / data_file.key)
             counts[name].append(len(mine))

@@ -21,6 +21,7 @@ from sagelaunch.local import (
     artifacts,
     channels,
     environment,
+    groups,
     launchers,
     mpi,
     ports,
@@ -54,6 +55,7 @@ class Prepared:
     sources: dict[str, channels.Source]
     hosts: list[str]
     launch: launchers.Launch
+    cluster: list[groups.LocalHost]  # every host's instance group (one group when homogeneous)
 
 
 @dataclass
@@ -98,7 +100,7 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
             "the built-in XGBoost algorithm runs only in its own container",
             "run the script-mode equivalent: --set entry_point=train_xgboost.py",
         )
-    count = host_count(config.local.hosts, config.compute.instance_count, options.hosts)
+    cluster = _cluster(config, options)
     launch = launchers.choose(
         topology.topology(config).launcher,  # what plan.topology will say
         config.distribution.strategy,
@@ -107,7 +109,17 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     if tf_config.applies(config):
         tf_config.check_runnable_here(config.distribution.strategy)
     sources = channels.sources(loaded)
-    return Prepared(loaded, local_variant(loaded), sources, tree.host_names(count), launch)
+    names = [host.name for host in cluster]
+    return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster)
+
+
+def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
+    """The emulated hosts: every group's (capped per group) or N hosts of one group."""
+    if config.compute.groups:
+        return groups.local_hosts(config, options.hosts or config.local.hosts)
+    count = host_count(config.local.hosts, config.compute.instance_count, options.hosts)
+    instance_type = config.compute.instance_type
+    return [groups.LocalHost(n, tree.GROUP, instance_type, True) for n in tree.host_names(count)]
 
 
 @contextmanager
@@ -146,7 +158,7 @@ def run(
     """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
-    trees = _build_trees(workdir, prepared.hosts, plan.request, code)
+    trees = _build_trees(workdir, prepared.cluster, plan.request, code)
     _save_metric_definitions(workdir, plan.request)
     warnings = [launch.warning] if launch.warning else []
     if (trees[0].code / "requirements.txt").is_file():
@@ -154,31 +166,37 @@ def run(
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
     counts = channels.populate(
-        trees, prepared.sources, workdir / ".cache", lambda: channels.S3Store(plan.region)
+        trees,
+        prepared.sources,
+        workdir / ".cache",
+        lambda: channels.S3Store(plan.region),
+        groups.receivers(plan.request, prepared.cluster),
     )
     _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
+    for line in groups.describe(prepared.cluster, launch.kind):
+        say(line)
     specs = _host_processes(prepared, plan, trees, agents or [])
     outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings = warnings
     if not result.failed:
-        _finish(result, trees[0], keep=options.keep)
+        master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
+        _finish(result, master, keep=options.keep)
     return result
 
 
 def _build_trees(
-    workdir: Path, names: list[str], request: dict[str, Any], code: bytes | None
+    workdir: Path, cluster: list[groups.LocalHost], request: dict[str, Any], code: bytes | None
 ) -> list[tree.HostTree]:
     _clear(workdir)
-    trees = [tree.HostTree(name, workdir / name) for name in names]
-    for host in trees:
+    trees = [tree.HostTree(host.name, workdir / host.name) for host in cluster]
+    receiving = groups.receivers(request, cluster)
+    for index, host in enumerate(trees):
         tree.create(
             host,
             hyperparameters=request.get("HyperParameters", {}),
-            resources=tree.resource_config(
-                host.name, names, request["ResourceConfig"]["InstanceType"]
-            ),
-            channels=tree.input_data_config(request),
+            resources=groups.resource_config(cluster[index], cluster),
+            channels=groups.host_channels(tree.input_data_config(request), receiving, index),
         )
         if code is not None:
             bundle.extract(code, host.code)
@@ -199,23 +217,25 @@ def _host_processes(
     }
     machine = environment.Machine.detect()
     hyperparameters = request.get("HyperParameters", {})
+    cluster = prepared.cluster
+    receiving = groups.receivers(request, cluster)
     names = [host.name for host in trees]
-    instance_type = request["ResourceConfig"]["InstanceType"]
     framework, user = environment.split_hyperparameters(
         environment.decode_hyperparameters(hyperparameters)
     )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
+    extra |= groups.feed_env(cluster)
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
     )
     envs, sm_names = [], []
-    for host in trees:
+    for index, host in enumerate(trees):
         training_env = environment.training_environment(
             host,
             hyperparameters=hyperparameters,
-            resources=tree.resource_config(host.name, names, instance_type),
-            channels=tree.input_data_config(request),
+            resources=groups.resource_config(cluster[index], cluster),
+            channels=groups.host_channels(tree.input_data_config(request), receiving, index),
             machine=machine,
             container_env=container_env,
         )
@@ -233,17 +253,14 @@ def _host_processes(
                 extra=extra,
             )
         )
-    mpi_job = _mpi_job(launch, trees, envs, sm_names, framework)
+    training = [i for i, h in enumerate(cluster) if h.trains]  # mpirun spans these hosts only
+    mpi_job = _mpi_job(
+        launch, [trees[i] for i in training], [envs[i] for i in training], sm_names, framework
+    )
     specs = []
     for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
-        command = launchers.host_command(
-            launch,
-            entry_point=str(config.entry_point),
-            args=environment.user_args(user),
-            host_index=index,
-            host_count=len(trees),
-            master_port=master_port,
-            mpi_job=mpi_job,
+        command = _command(
+            launch, config, user, groups.training_position(cluster, index), master_port, mpi_job
         )
         if command is None:
             continue
@@ -254,6 +271,28 @@ def _host_processes(
             specs.extend(tf_cluster.parameter_servers(env, names, host.name, host.code, log))
         specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
     return specs
+
+
+def _command(
+    launch: launchers.Launch,
+    config: LaunchConfig,
+    user: dict[str, Any],
+    position: tuple[int, int] | None,
+    master_port: int,
+    mpi_job: launchers.MpiJob | None,
+) -> list[str] | None:
+    """The launcher on the training group's hosts; one plain process on the other groups'."""
+    run_as = launch if position is not None else launchers.Launch("python", 1)
+    node_rank, nodes = position if position is not None else (0, 1)
+    return launchers.host_command(
+        run_as,
+        entry_point=str(config.entry_point),
+        args=environment.user_args(user),
+        host_index=node_rank,
+        host_count=nodes,
+        master_port=master_port,
+        mpi_job=mpi_job if position is not None else None,
+    )
 
 
 def _mpi_job(

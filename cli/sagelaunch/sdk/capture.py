@@ -15,6 +15,7 @@ from typing import Any
 from sagelaunch.aws.session import offline_session, validate_request
 from sagelaunch.errors import SagelaunchError
 from sagelaunch.sdk.estimator import EstimatorSpec
+from sagelaunch.sdk.objects import materialize
 from sagelaunch.sdk.runtime import offline, sagemaker
 
 
@@ -64,7 +65,9 @@ def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
     }
     # A deep copy: the SDK adds its sagemaker_* keys into the hyperparameters dict it is given,
     # and the spec must stay what a user would pass.
-    estimator = classes[spec.cls](sagemaker_session=session, **copy.deepcopy(spec.kwargs))
+    # Materialized per estimator: SDK objects (instance groups, rules) are described as data.
+    kwargs = materialize(copy.deepcopy(spec.kwargs))
+    estimator = classes[spec.cls](sagemaker_session=session, **kwargs)
     if spec.builtin_hyperparameters is not None:
         estimator.set_hyperparameters(**spec.builtin_hyperparameters)
     return estimator
@@ -73,7 +76,7 @@ def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
 def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
     inputs = sagemaker().inputs
     return {
-        name: getattr(inputs, channel.kind)(**channel.kwargs)
+        name: getattr(inputs, channel.kind)(**materialize(channel.kwargs))
         for name, channel in spec.inputs.items()
     }
 
@@ -83,7 +86,13 @@ def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str
 
     def fit(session: Any) -> None:
         estimator = build_estimator(spec, session)
-        estimator.fit(fit_inputs(spec) or None, wait=False, logs=False, job_name=job_name)
+        estimator.fit(
+            fit_inputs(spec) or None,
+            wait=False,
+            logs=False,
+            job_name=job_name,
+            **copy.deepcopy(spec.fit_kwargs),
+        )
 
     return capture(fit, region)
 

@@ -14,6 +14,8 @@ from sagelaunch.config.images import default_py_version, tool_known_image
 from sagelaunch.config.metrics import DEFAULT_METRICS
 from sagelaunch.config.model import Channel, LaunchConfig
 from sagelaunch.config.strategies import is_smp_v2, smddp_with_torchrun
+from sagelaunch.sdk import debugging, groups
+from sagelaunch.sdk.objects import call
 from sagelaunch.sdk.runtime import sagemaker
 
 PYTORCH = "sagemaker.pytorch.PyTorch"
@@ -35,6 +37,7 @@ class EstimatorSpec:
     kwargs: dict[str, Any]
     inputs: dict[str, ChannelSpec] = field(default_factory=dict)
     builtin_hyperparameters: dict[str, Any] | None = None  # set_hyperparameters(**...)
+    fit_kwargs: dict[str, Any] = field(default_factory=dict)  # fit(experiment_config=...)
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"class": self.cls, "kwargs": self.kwargs}
@@ -44,6 +47,8 @@ class EstimatorSpec:
             name: {"class": f"sagemaker.inputs.{spec.kind}", "kwargs": spec.kwargs}
             for name, spec in self.inputs.items()
         }
+        if self.fit_kwargs:
+            data["fit_kwargs"] = self.fit_kwargs
         return data
 
 
@@ -51,6 +56,21 @@ def estimator_spec(
     config: LaunchConfig, *, role: str, region: str, code_uri: str | None
 ) -> EstimatorSpec:
     """The estimator a careful engineer would write by hand for this config."""
+    spec = _estimator_spec(config, role=role, region=region, code_uri=code_uri)
+    debugging.apply(config, spec.kwargs)
+    groups.apply(config, spec.kwargs)
+    return EstimatorSpec(
+        spec.cls,
+        spec.kwargs,
+        spec.inputs,
+        spec.builtin_hyperparameters,
+        debugging.fit_kwargs(config),
+    )
+
+
+def _estimator_spec(
+    config: LaunchConfig, *, role: str, region: str, code_uri: str | None
+) -> EstimatorSpec:
     kwargs = _common_kwargs(config, role)
     inputs = {name: _channel(channel) for name, channel in config.inputs.items()}
     if config.is_builtin_algorithm:
@@ -112,6 +132,11 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
         "input_mode": config.input_mode if config.input_mode != "File" else None,
         "disable_profiler": True if not config.profiler else None,
         "debugger_hook_config": False if not config.debugger else None,
+        "enable_remote_debug": config.remote_debug or None,
+        "enable_infra_check": config.infra_check or None,
+        "enable_session_tag_chaining": config.session_tag_chaining or None,
+        "training_plan": compute.training_plan,
+        "instance_placement_config": compute.placement,
     }
     kwargs.update({key: value for key, value in optional.items() if value is not None})
     return kwargs
@@ -180,7 +205,19 @@ def _channel(channel: Channel) -> ChannelSpec:
         kwargs["content_type"] = channel.content_type
     if channel.input_mode != "File":
         kwargs["input_mode"] = channel.input_mode
+    kwargs.update(_channel_options(channel))
     return ChannelSpec("TrainingInput", kwargs)
+
+
+def _channel_options(channel: Channel) -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "compression": channel.compression,
+        "record_wrapping": channel.record_wrapping,
+        "shuffle_config": call("sagemaker.inputs.ShuffleConfig", channel.shuffle_seed)
+        if channel.shuffle_seed is not None
+        else None,
+    }
+    return {**{k: v for k, v in options.items() if v is not None}, **groups.channel_groups(channel)}
 
 
 def _metric_definitions(config: LaunchConfig) -> list[dict[str, str]] | None:

@@ -16,6 +16,7 @@ from sagelaunch.plan_model import (
     TuningPlan,
     Upload,
 )
+from sagelaunch.sdk import groups
 from sagelaunch.sdk.capture import SdkRejected, capture_request
 from sagelaunch.sdk.estimator import EstimatorSpec, estimator_spec
 from sagelaunch.sdk.runtime import SDK_WARNINGS
@@ -76,7 +77,8 @@ def build_plan(
         topology=Topology.model_validate(topology.topology(config).as_json()),
         upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
         warnings=[PlanWarning.from_problem(w) for w in warnings or []]
-        + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages],
+        + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages]
+        + [PlanWarning(source="tool", message=m) for m in groups.notes(config, spec.kwargs)],
     )
 
 

@@ -107,9 +107,19 @@ def run_in_docker(
     from sagelaunch.config.validation import load_valid
     from sagelaunch.local import docker as docker_mode
 
-    docker_mode.require()
     loaded, _ = load_valid(config, overrides)
+    _refuse_groups(loaded)
+    docker_mode.require()
     _run_sdk_local_mode(loaded, hosts, workdir)
+
+
+def _refuse_groups(loaded: LoadedConfig) -> None:
+    """AWS documents that SageMaker local mode cannot run heterogeneous clusters."""
+    if loaded.config.compute.groups:
+        raise UsageError(
+            "SageMaker local mode (--docker) cannot run instance groups (heterogeneous clusters)",
+            "drop --docker: `sagelaunch local` emulates every group's hosts",
+        )
 
 
 def _run_sdk_local_mode(loaded: LoadedConfig, hosts: int | None, workdir: Path | None) -> None:

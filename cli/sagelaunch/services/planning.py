@@ -174,7 +174,8 @@ def retarget(
     if code is not None and plan.upload is not None:
         plan = _relocated(plan, code, code.s3_uri(bundles.code_prefix(loaded.config)))
     config_warnings = [PlanWarning.from_problem(w) for w in warnings]
-    return plan.model_copy(update={"warnings": config_warnings + plan.sdk_warnings})
+    kept = [w for w in plan.warnings if w.source != "config"]  # the SDK's and sagelaunch's notes
+    return plan.model_copy(update={"warnings": config_warnings + kept})
 
 
 def _relocated(plan: Plan, code: bundles.Bundle, uri: str) -> Plan:

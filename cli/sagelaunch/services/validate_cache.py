@@ -5,8 +5,9 @@ the examples), and editors, pre-commit hooks and CI run it on the same files aga
 answer is stored under a key made of everything it depends on:
 
 * the command: the files as named (problems quote them), the --set overrides, the output format;
-* the code and data that judge: sagelaunch's own files, the SDK's data files, pydantic's and
-  ruamel's installs (sizes and mtimes, no import), $AWS_REGION and today's date (end of life);
+* the code and data that judge: sagelaunch's own files and the SDK's data files (sizes and
+  mtimes, no import), the installed versions of the SDK, botocore, pydantic and ruamel (their
+  dist-info folders), $AWS_REGION and today's date (end of life);
 * for table output, the console it was drawn for (terminal or not, its size, colour settings),
   so that a hit writes back the very text Rich drew, without importing Rich.
 
@@ -170,16 +171,26 @@ def _tree(root: Path) -> list[tuple[str, int, int]]:
     return found
 
 
+_INSTALLS = ("sagemaker", "botocore", "pydantic", "pydantic_core", "ruamel.yaml")
+
+
 def _judges() -> list[Any]:
-    """The SDK's data files the rules read, and the installs of the parser and the validator."""
+    """The SDK's data files the rules read, and which versions of the SDK, botocore, the parser
+    and the validator are installed (their dist-info folders, beside the SDK's package)."""
     from sagelaunch.config.sdk_data import package_dir
 
     sdk, botocore = package_dir("sagemaker"), package_dir("botocore")
     files = [sdk / "fw_utils.py", sdk / "image_uris.py", botocore / "data" / "endpoints.json"]
-    stats = [_stat(path) for path in files]
-    stats += _tree(sdk / "image_uri_config")
-    stats += [_stat(package_dir(name)) for name in ("pydantic", "pydantic_core", "ruamel.yaml")]
-    return [sys.version, stats]
+    stats = [_stat(path) for path in files] + _tree(sdk / "image_uri_config")
+    prefixes = tuple(f"{name.replace('.', '_')}-" for name in _INSTALLS)
+    sites = sorted({str(sdk.parent), str(botocore.parent)})
+    installs = [e.name for site in sites for e in os.scandir(site)]
+    return [
+        sys.version,
+        sites,
+        stats,
+        sorted(n for n in installs if n.lower().startswith(prefixes)),
+    ]
 
 
 def _stat(path: Path) -> tuple[str, int, int]:

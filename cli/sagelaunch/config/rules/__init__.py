@@ -44,7 +44,9 @@ def offered(values: object) -> str:
 
 # Registration happens on import; the modules below use `rule` from here.
 from sagelaunch.config.rules import (  # noqa: E402, F401
+    debugging,
     frameworks,
+    groups,
     parallelism,
     resources,
     tensorflow,

@@ -1,0 +1,67 @@
+"""What `plan` shows for a heterogeneous cluster: each group's hosts, accelerators, price and
+role (the group that runs the launcher trains; the others run the entry point as one plain
+process per host), and the cost summed over the groups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sagelaunch.config import facts
+from sagelaunch.config.groups import groups_of
+from sagelaunch.config.model import LaunchConfig
+
+
+def group_topology(config: LaunchConfig, launcher: str, per_host: int) -> list[dict[str, Any]]:
+    """One entry per group; ``launcher``/``per_host`` are the training group's."""
+    return [
+        {
+            "name": group.name,
+            "instance_type": group.instance_type,
+            "hosts": group.instance_count,
+            "accelerators_per_host": facts.accelerators_per_host(group.instance_type)
+            if facts.instance_kind(group.instance_type) != "cpu"
+            else 0,
+            "hourly_usd": facts.hourly_price(group.instance_type),
+            "trains": group.trains,
+            "launcher": launcher if group.trains else "python",
+            "processes_per_host": per_host if group.trains else 1,
+        }
+        for group in groups_of(config)
+    ]
+
+
+def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
+    """``cost`` for the whole cluster: hourly_usd is the sum over groups of price × hosts, so
+    max_usd = hourly_usd × max_run; unknown when any group's price is unknown."""
+    groups = groups_of(config)
+    prices = {g.instance_type: facts.hourly_price(g.instance_type) for g in groups}
+    unknown = sorted(t for t, p in prices.items() if p is None)
+    hourly = (
+        None
+        if unknown
+        else sum((prices[g.instance_type] or 0.0) * g.instance_count for g in groups)
+    )
+    summed = {
+        **cost,
+        "instance_type": " + ".join(f"{g.instance_count}×{g.instance_type}" for g in groups),
+        "instance_count": sum(g.instance_count for g in groups),
+        "hourly_usd": round(hourly, 3) if hourly is not None else None,
+        "max_usd": round(hourly * config.compute.max_run / 3600, 2) if hourly else None,
+        "groups": [
+            {
+                "name": g.name,
+                "instance_type": g.instance_type,
+                "instance_count": g.instance_count,
+                "hourly_usd": prices[g.instance_type],
+            }
+            for g in groups
+        ],
+    }
+    if unknown:
+        summed["note"] = (
+            f"no price known for {', '.join(unknown)}; see the AWS pricing page "
+            "(hourly_usd is the whole cluster's: the sum over groups)"
+        )
+    else:
+        summed.setdefault("note", "hourly_usd is the whole cluster's: the sum over groups")
+    return summed

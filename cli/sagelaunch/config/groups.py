@@ -1,0 +1,131 @@
+"""Heterogeneous clusters: `compute.groups`, `distribution.groups`, `inputs.<name>.groups`.
+
+A job either names one instance type and count (`compute.instance_type/instance_count`) or lists
+instance groups (`compute.groups`, the SDK's ``instance_groups=[InstanceGroup(...)]``). With
+groups, ``compute.instance_type`` and ``compute.instance_count`` are *derived*: they describe the
+training group (the one `distribution.groups` names, else the only or first group), so every rule
+that asks "which instance trains?" reads the group that runs the launcher, as the SDK's own
+``validate_distribution`` does ("per-instance-type validation then runs on that group's type").
+Which key the user wrote is kept in ``Compute.groups``; nothing else needs to know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:  # the model imports this module
+    from sagelaunch.config.model import LaunchConfig
+
+# The container's group name for a job without instance groups (resourceconfig.json).
+HOMOGENEOUS = "homogeneousCluster"
+
+
+class InstanceGroup(BaseModel):
+    """One instance group (``sagemaker.instance_group.InstanceGroup``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="Group name (1-64 characters), e.g. data_group or dnn_group.")
+    instance_type: str = Field(description="Instance type of this group, e.g. ml.c5.9xlarge.")
+    instance_count: int = Field(1, ge=1, le=256, description="Number of hosts in this group.")
+
+
+class DistributionGroups(BaseModel):
+    """Mixin for strategies that run a launcher: which group runs it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    groups: list[str] | None = Field(
+        None,
+        description="With compute.groups: the one instance group that runs the distributed "
+        "launcher (the SDK's distribution['instance_groups']); the other groups run the entry "
+        "point as a plain process (e.g. data workers).",
+    )
+
+
+class ChannelGroups(BaseModel):
+    """Mixin for channels: which groups receive the channel."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    groups: list[str] | None = Field(
+        None,
+        description="With compute.groups: the instance groups whose hosts receive this channel "
+        "(TrainingInput(instance_groups=...)); default: every host.",
+    )
+
+
+def derive_compute(data: Any) -> Any:
+    """The raw config with ``compute.instance_type/instance_count`` filled from the training
+    group when ``compute.groups`` is given (see the module docstring). Giving both is an error,
+    raised where the loader points at ``compute``."""
+    if not isinstance(data, dict) or not isinstance(data.get("compute"), dict):
+        return data
+    compute = data["compute"]
+    groups = compute.get("groups")
+    if groups is None:
+        return data
+    both = [key for key in ("instance_type", "instance_count") if key in compute]
+    if both:
+        raise ValueError(
+            f"compute sets both groups and {' and '.join(both)}: give compute.groups (one "
+            "entry per instance group) or compute.instance_type/instance_count, not both"
+        )
+    chosen = _training_entry(groups, data.get("distribution"))
+    if chosen is None:
+        return data  # an empty or malformed list: the model reports it at compute.groups
+    filled = {
+        **compute,
+        "instance_type": chosen.get("instance_type"),
+        "instance_count": chosen.get("instance_count", 1),
+    }
+    return {**data, "compute": filled}
+
+
+def _training_entry(groups: Any, distribution: Any) -> dict[str, Any] | None:
+    entries = [g for g in groups if isinstance(g, dict)] if isinstance(groups, list) else []
+    if not entries:
+        return None
+    named = distribution.get("groups") if isinstance(distribution, dict) else None
+    if isinstance(named, list) and named:
+        for entry in entries:
+            if entry.get("name") == named[0]:
+                return entry
+    return entries[0]
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """One instance group as the plan and the local runner see it."""
+
+    name: str
+    instance_type: str
+    instance_count: int
+    trains: bool  # runs the distributed launcher (or, with no launcher, the training process)
+
+
+def groups_of(config: LaunchConfig) -> list[GroupView]:
+    """Every group of the job: the configured ones, or the one homogeneous group."""
+    compute = config.compute
+    if not compute.groups:
+        return [GroupView(HOMOGENEOUS, compute.instance_type, compute.instance_count, True)]
+    training = training_group_names(config)
+    return [
+        GroupView(g.name, g.instance_type, g.instance_count, g.name in training)
+        for g in compute.groups
+    ]
+
+
+def training_group_names(config: LaunchConfig) -> list[str]:
+    """The groups that run the launcher: distribution.groups, else (one group, or a strategy
+    without a launcher) every group, as the SDK and the container decide."""
+    compute = config.compute
+    if not compute.groups:
+        return [HOMOGENEOUS]
+    named = getattr(config.distribution, "groups", None)
+    if named:
+        return list(named)
+    return [g.name for g in compute.groups]
