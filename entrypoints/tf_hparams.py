@@ -14,6 +14,9 @@ import shared_hparams as hp
 import smenv
 
 DATA_KINDS = ("synthetic", "channel")
+# One host's strategies (auto: what the container's environment says, see tf_cluster).
+STRATEGIES = ("auto", "one_device", "mirrored", "central_storage")
+LOOPS = ("custom", "fit")
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class TfConfig:
     checkpoint_dir: Path = Path("checkpoints")
     keep_checkpoints: int = 2
     model_dir: str | None = None  # the SDK's --model_dir (S3, or /opt/ml/model under MPI)
+    strategy: str = "auto"
+    loop: str = "custom"
 
 
 def build_parser(env: smenv.SageMakerEnv) -> smenv.ArgumentParser:
@@ -54,6 +59,21 @@ def build_parser(env: smenv.SageMakerEnv) -> smenv.ArgumentParser:
         type=hp.text,
         default=None,
         help="set by the SDK (S3 or /opt/ml/model); the SavedModel goes to SM_MODEL_DIR/1",
+    )
+    p.add_argument(
+        "--strategy",
+        type=hp.text,
+        default="auto",
+        choices=STRATEGIES,
+        help="one host's tf.distribute strategy (auto: from the environment)",
+    )
+    p.add_argument(
+        "--loop",
+        type=hp.text,
+        default="custom",
+        choices=LOOPS,
+        help="custom: tf.GradientTape with strategy.run/reduce; fit: Keras fit with "
+        "BackupAndRestore under the checkpoint dir",
     )
     return p
 

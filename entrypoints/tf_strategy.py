@@ -22,8 +22,11 @@ def resolver(who: Role) -> tf.distribute.cluster_resolver.ClusterResolver:
     )
 
 
-def synchronous(who: Role) -> tf.distribute.Strategy:
-    """One step at a time on every replica: one host (Mirrored / OneDevice) or MWMS."""
+def synchronous(who: Role, name: str = "auto") -> tf.distribute.Strategy:
+    """One step at a time on every replica: one host (Mirrored / OneDevice / CentralStorage,
+    named by --strategy or picked from the devices) or MWMS."""
+    if name != "auto":
+        return one_host(who, name)
     if who.kind == tf_cluster.MULTI_WORKER:
         # CPU hosts all-reduce over rings of gRPC; GPU hosts let TF pick NCCL.
         options = tf.distribute.experimental.CommunicationOptions(
@@ -35,6 +38,24 @@ def synchronous(who: Role) -> tf.distribute.Strategy:
     if who.kind == tf_cluster.MIRRORED:
         return tf.distribute.MirroredStrategy()
     return tf.distribute.OneDeviceStrategy("/cpu:0")
+
+
+def one_host(who: Role, name: str) -> tf.distribute.Strategy:
+    """--strategy one_device|mirrored|central_storage: single-host strategies; a job whose
+    environment set up several workers would train apart on each, so that is refused."""
+    if who.kind not in (tf_cluster.MIRRORED, tf_cluster.ONE_DEVICE):
+        raise smenv.UsageError(
+            f"--strategy {name} runs on one host, but this job's distribution set up "
+            f"{who.kind}; drop --strategy (auto follows the distribution)"
+        )
+    gpus = tf.config.list_logical_devices("GPU")
+    if name == "one_device":
+        return tf.distribute.OneDeviceStrategy("/gpu:0" if gpus else "/cpu:0")
+    if name == "mirrored":
+        return tf.distribute.MirroredStrategy()
+    # Variables on the CPU (one copy), computation replicated on every GPU: the single-host
+    # parameter-server layout.
+    return tf.distribute.experimental.CentralStorageStrategy()
 
 
 def parameter_server(who: Role) -> tuple[tf.distribute.Strategy, object]:

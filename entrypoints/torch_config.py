@@ -14,7 +14,7 @@ from typing import Literal
 
 import smenv
 
-Parallel = Literal["ddp", "fsdp"]
+Parallel = Literal["ddp", "fsdp", "dp", "ps"]
 Sharding = Literal["full", "hybrid"]
 Precision = Literal["bf16", "fp32"]
 Schedule = Literal["gpipe", "1f1b", "interleaved_1f1b"]
@@ -69,6 +69,9 @@ class TrainConfig:
     deepspeed_config: str | None = None
     offload_optimizer: str = "none"
     offload_params: str = "none"
+    num_ps: int = 1  # --parallel ps: parameter-server ranks (the first ones)
+    ps_mode: str = "async"
+    straggler_delay_ms: int = 0  # rank 1 sleeps this long each step (benchmarks)
 
     @property
     def pipelined(self) -> bool:
@@ -110,6 +113,11 @@ def resolve_layout(cfg: TrainConfig, world_size: int, hybrid_shard: int) -> Layo
     ``hybrid_shard`` is the shard-group size ``--sharding hybrid`` means (one host's ranks).
     """
     errors = _model_errors(cfg) + _pipeline_errors(cfg) + _mode_errors(cfg)
+    if cfg.parallel == "dp" and world_size > 1:
+        errors.append(
+            f"--parallel dp (DataParallel) runs in one process on one host, not {world_size} "
+            "processes; use --parallel ddp"
+        )
     tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
     layout = Layout()
     if tp < 1 or pp < 1:

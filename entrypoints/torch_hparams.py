@@ -127,6 +127,9 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("deepspeed_config", _text, None, "DeepSpeed JSON config, relative to the code folder")
     opt("offload_optimizer", _text, "none", "ZeRO: optimizer state on", choices=OFFLOAD)
     opt("offload_params", _text, "none", "ZeRO-3: parameters on", choices=OFFLOAD)
+    opt("num_ps", _integer, 1, "--parallel ps: parameter-server ranks (the first ones)")
+    opt("ps_mode", _text, "async", "--parallel ps: update mode", choices=("async", "sync"))
+    opt("straggler_delay_ms", _integer, 0, "rank 1 sleeps this long every step (benchmarks)")
     return p
 
 
@@ -137,6 +140,7 @@ POSITIVE = (
 NON_NEGATIVE = (
     *("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay"),
     "data_augment_cost",
+    "straggler_delay_ms",
 )
 
 

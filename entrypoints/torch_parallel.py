@@ -23,7 +23,7 @@ import torch_dist
 import torch_models
 import torch_pipeline
 
-PARALLEL_MODES = ("ddp", "fsdp")
+PARALLEL_MODES = ("ddp", "fsdp", "dp", "ps")
 SHARDING_MODES = ("full", "hybrid")
 MESH_ORDER = ("pp", "dp_replicate", "dp_shard", "tp")  # tp innermost: a host's fastest links
 
@@ -79,6 +79,8 @@ def parallelize(
         return Parallel(wrapped, wrapped, "xla", ctx, layout)
     if cfg.parallel == "ddp" and layout.is_data_parallel_only:
         return _plain_ddp(model, ctx, cfg, layout)
+    if cfg.parallel == "dp":
+        return _data_parallel(model, ctx, cfg, layout)
     mesh = build_mesh(ctx, layout)
     model.to(ctx.device)
     pipe = (
@@ -113,6 +115,21 @@ def _plain_ddp(
     wrapped = _ddp(model, ctx)
     settle_buckets(wrapped, ctx, cfg)
     return Parallel(wrapped, wrapped, "ddp", ctx, layout, zero1=cfg.zero1)
+
+
+def _data_parallel(
+    model: nn.Module,
+    ctx: torch_dist.DistContext,
+    cfg: torch_config.TrainConfig,
+    layout: torch_config.Layout,
+) -> Parallel:
+    import torch_dp
+
+    wrapped, note = torch_dp.wrap(_compiled(model, cfg.compile), ctx)
+    print(note, flush=True)  # one process: it is the main one
+    if wrapped is model:
+        return Parallel(model, model, "single", ctx, layout)
+    return Parallel(wrapped, wrapped, "dp", ctx, layout)
 
 
 def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

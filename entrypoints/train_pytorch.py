@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import json
 import random
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ import torch_models
 import torch_parallel
 import torch_perf
 import torch_pipeline
+import torch_ps
 
 # ------------------------------------------------------------------------------------ logging
 
@@ -201,6 +203,8 @@ def _loop(
     for step in range(start, steps):
         if step == start + cfg.warmup_steps:
             bench.reset(step)  # steady state: compilation and allocator warm-up are behind us
+        if cfg.straggler_delay_ms and ctx.rank == 1:
+            time.sleep(cfg.straggler_delay_ms / 1000)  # a slow worker, for make bench
         loss, weight = train_step(step, par, optimizer, batches, cfg)
         done = step + 1
         if done % cfg.log_every == 0 or done == steps:
@@ -304,6 +308,10 @@ def main(argv: Sequence[str]) -> int:
         return torch_datafeed.serve(cfg, feed, lambda: make_dataset(cfg, env))
     mp_params = torch_dist.mp_parameters(env, cfg.mp_parameters)
     launch = torch_dist.launch_from_env(env.environ)
+    if cfg.parallel == "ps":  # its own process roles over RPC, no process group
+        seed_everything(cfg.seed, launch.rank)
+        model = torch_models.build_model(model_config(cfg))
+        return torch_ps.run(cfg, env, launch, model, make_dataset(cfg, env))
     hybrid = int((mp_params or {}).get("hybrid_shard_degree") or launch.local_world_size)
     # Every invalid combination fails here, before any process-group work.
     layout = torch_config.resolve_layout(cfg, launch.world_size, hybrid)

@@ -60,7 +60,7 @@ def main(argv: Sequence[str]) -> int:
     model, progress = _train(who, cfg, data, library, chief)
     if chief:
         saved = tf_train.save_model(model, cfg, data.features, env.model_dir)
-        _write_metrics(env, who, progress, str(saved))
+        _write_metrics(env, who, cfg, progress, str(saved))
         print(f"saved the model to {saved}", flush=True)
     return 0
 
@@ -75,6 +75,11 @@ def _train(
     """The loop for this role: parameter servers, a Horovod-style library, or synchronous."""
     import tf_strategy
     import tf_train
+
+    if cfg.loop == "fit" and who.kind not in (tf_cluster.MIRRORED, tf_cluster.ONE_DEVICE):
+        raise smenv.UsageError(
+            f"--loop fit runs on one host; this job's distribution is {who.kind}: use --loop custom"
+        )
 
     def checkpoints(state: tf_train.tf.train.Checkpoint) -> tf_train.Checkpoints:
         tag = f"worker-{who.task_index}" if library is None else f"rank-{library.rank()}"
@@ -94,11 +99,17 @@ def _train(
         _announce(who, f"{who.kind}: {library.size()} processes", progress)
         model = tf_train.train_collective(library, cfg, data, checkpoints, progress)
     else:
-        strategy = tf_strategy.synchronous(who)
+        strategy = tf_strategy.synchronous(who, cfg.strategy)
         replicas = strategy.num_replicas_in_sync
         progress = _progress(cfg, data, cfg.batch_size * replicas, chief)
-        _announce(who, f"{type(strategy).__name__}: {replicas} replica(s)", progress)
-        model = tf_train.train_synchronous(strategy, cfg, data, checkpoints, progress)
+        loop = ", Keras fit" if cfg.loop == "fit" else ""
+        _announce(who, f"{type(strategy).__name__}: {replicas} replica(s){loop}", progress)
+        if cfg.loop == "fit":
+            import tf_fit
+
+            model = tf_fit.train_fit(strategy, cfg, data, progress)
+        else:
+            model = tf_train.train_synchronous(strategy, cfg, data, checkpoints, progress)
     return model, progress
 
 
@@ -120,10 +131,15 @@ def _announce(who: tf_cluster.Role, what: str, progress: tf_train.Progress) -> N
 
 
 def _write_metrics(
-    env: smenv.SageMakerEnv, who: tf_cluster.Role, progress: tf_train.Progress, saved: str
+    env: smenv.SageMakerEnv,
+    who: tf_cluster.Role,
+    cfg: tf_hparams.TfConfig,
+    progress: tf_train.Progress,
+    saved: str,
 ) -> None:
     metrics = {
-        "strategy": who.kind,
+        "strategy": who.kind if cfg.strategy == "auto" else cfg.strategy,
+        "loop": cfg.loop,
         "steps": progress.total_steps,
         "global_batch": progress.global_batch,
         "resumed_from_step": progress.start_step,

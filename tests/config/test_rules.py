@@ -171,6 +171,11 @@ CASES = {
             "hyperparameters": {"zero_stage": 3},
         },
     ),
+    "data_parallel_is_one_process": (
+        {"compute": P4D, "hyperparameters": {"parallel": "dp"}},
+        "runs in one process on one host, not with 2 instances",
+        {"compute": {**P4D, "instance_count": 1}, "hyperparameters": {"parallel": "dp"}},
+    ),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},
         "overrides it",
@@ -321,4 +326,20 @@ def test_plan_topology_shows_the_mesh(cli):
     mesh = topology["mesh"]
     assert (
         mesh["dp_replicate"] * mesh["dp_shard"] * mesh["pp"] * mesh["tp"] == topology["world_size"]
+    )
+
+
+def test_dataparallel_under_a_launcher_is_refused_naming_ddp(make_config):
+    one_host = {**P4D, "instance_count": 1}
+    bad = {"compute": one_host, "distribution": {"strategy": "torchrun"}}
+    path = make_config({**bad, "hyperparameters": {"parallel": "dp"}})
+    (problem,) = findings(path, "data_parallel_is_one_process")
+    assert "strategy torchrun" in problem.message and "parallel: ddp" in problem.message
+    assert problem.path == "hyperparameters.parallel"
+    assert (
+        findings(
+            make_config({**bad, "hyperparameters": {"parallel": "ddp"}}),
+            "data_parallel_is_one_process",
+        )
+        == []
     )

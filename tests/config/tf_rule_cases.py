@@ -10,6 +10,21 @@ MWMS = {"strategy": "multi_worker_mirrored"}
 SMDDP = {"strategy": "smddp"}
 
 TF_CASES = {
+    "tensorflow_tpu_strategy": (
+        {**TF, "hyperparameters": {"strategy": "tpu"}},
+        "SageMaker has no TPU instances",
+        {**TF, "hyperparameters": {"strategy": "mirrored"}},
+    ),
+    "tensorflow_one_host_strategy": (
+        {
+            **TF,
+            "hyperparameters": {"strategy": "central_storage"},
+            "distribution": MWMS,
+            "compute": TWO_C5,
+        },
+        "trains on one host, not with strategy multi_worker_mirrored",
+        {**TF, "hyperparameters": {"strategy": "central_storage"}},
+    ),
     "tensorflow_strategy": (
         {**TF, "distribution": {"strategy": "torchrun"}},
         "the TensorFlow container runs none, parameter_server",

@@ -226,3 +226,26 @@ def deepspeed_needs_a_launcher(loaded: LoadedConfig) -> Iterator[Problem]:
         f"DeepSpeed ({keys[0]}) runs under a distributed launcher, not strategy {strategy}: "
         "use distribution.strategy torchrun (GPU instances) or mpi",
     )
+
+
+@rule
+def data_parallel_is_one_process(loaded: LoadedConfig) -> Iterator[Problem]:
+    """``parallel: dp`` is torch.nn.DataParallel: one process driving one host's GPUs by threads
+    (PyTorch docs, "DataParallel ... single-process multi-thread ... only works on a single
+    machine"). A second instance or a multi-process launcher would run independent copies that
+    never exchange gradients, so the entry point refuses it at start and the job fails."""
+    config = loaded.config
+    hyperparameters = config.hyperparameters or {}
+    if config.framework != "pytorch" or str(hyperparameters.get("parallel", "")).strip('"') != "dp":
+        return
+    strategy = config.distribution.strategy
+    count = config.compute.instance_count
+    if count == 1 and strategy == "none":
+        return
+    where = f"{count} instances" if count > 1 else f"strategy {strategy}"
+    yield error(
+        loaded,
+        ("hyperparameters", "parallel"),
+        f"parallel: dp (DataParallel) runs in one process on one host, not with {where}: use "
+        "parallel: ddp with distribution.strategy torchrun (one process per GPU, faster too)",
+    )

@@ -147,3 +147,47 @@ def model_dir_for_tensorflow(loaded: LoadedConfig) -> Iterator[Problem]:
             f"model_dir applies to framework tensorflow, not {config.framework}; "
             "read SM_MODEL_DIR in the script instead",
         )
+
+
+_TPU_NAMES = ("tpu", "tpustrategy", "tpu_strategy")
+_ONE_HOST_STRATEGIES = ("one_device", "mirrored", "central_storage")
+
+
+def _strategy_hyperparameter(config: LaunchConfig) -> str:
+    return str((config.hyperparameters or {}).get("strategy", "")).strip('"').lower()
+
+
+@rule
+def tensorflow_tpu_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
+    """TPUStrategy needs Cloud TPUs; SageMaker's training instance types (ml.*) have GPUs,
+    Trainium or CPUs and no TPU, so a script that builds a TPUStrategy fails at start."""
+    config = loaded.config
+    if _is_tensorflow(config) and _strategy_hyperparameter(config) in _TPU_NAMES:
+        yield error(
+            loaded,
+            ("hyperparameters", "strategy"),
+            "SageMaker has no TPU instances (TPUStrategy runs on Google Cloud TPUs only): use "
+            "strategy: mirrored on a multi-GPU instance, or distribution.strategy "
+            "multi_worker_mirrored across instances",
+        )
+
+
+@rule
+def tensorflow_one_host_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The TF entry point's --strategy one_device|mirrored|central_storage are single-host
+    strategies; it refuses them when the container set up workers (TF_CONFIG, mpirun, SMDDP),
+    and on 2+ instances without a distribution every host would train alone."""
+    config = loaded.config
+    name = _strategy_hyperparameter(config)
+    if not _is_tensorflow(config) or name not in _ONE_HOST_STRATEGIES:
+        return
+    strategy, count = config.distribution.strategy, config.compute.instance_count
+    if strategy == "none" and count == 1:
+        return
+    where = f"strategy {strategy}" if strategy != "none" else f"{count} instances"
+    yield error(
+        loaded,
+        ("hyperparameters", "strategy"),
+        f"strategy: {name} trains on one host, not with {where}: drop the hyperparameter "
+        "(auto follows distribution.strategy, e.g. multi_worker_mirrored)",
+    )

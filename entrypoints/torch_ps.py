@@ -1,0 +1,489 @@
+"""``--parallel ps``: a parameter server over torch.distributed.rpc (TensorPipe).
+
+Ranks ``0 .. num_ps-1`` are servers: each holds a shard of the parameters (whole tensors, dealt
+out by parameter) and their AdamW state, and applies updates. The other ranks are workers: each
+pulls the parameters, computes gradients on its shard of the batch and pushes them to every
+server, which answers with the updated parameters (one round trip per server per step).
+
+``--ps_mode sync``: a server waits for every worker's push of a step, averages the gradients in
+worker order and applies one update, so a step is DDP's step on the same global batch.
+``--ps_mode async``: each push is applied as it arrives, on parameters that may have moved since
+the worker pulled them (the staleness, logged). Nobody waits for a straggler, at the price of
+gradients computed on old weights: more throughput, less accuracy per sample.
+
+Server 0 prints the metric lines: ``step=N train_loss=X`` once per applied update (sync: the
+global batch's loss, the mean over the workers' shards; async: the pushing worker's batch) and
+``samples_per_sec=`` counting every worker's samples per wall second; it writes model.pt.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import threading
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.distributed.rpc as rpc
+from torch import nn
+
+import smenv
+import torch_ckpt
+import torch_config
+import torch_data
+import torch_dist
+import torch_parallel
+import torch_ps_ckpt
+
+PS_MODES = ("async", "sync")
+_SERVER: ParameterServer | None = None  # this process's server, reached by the RPC functions
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Who does what: servers first, then workers."""
+
+    rank: int
+    world_size: int
+    num_ps: int
+
+    @property
+    def is_server(self) -> bool:
+        return self.rank < self.num_ps
+
+    @property
+    def num_workers(self) -> int:
+        return self.world_size - self.num_ps
+
+    @property
+    def worker_index(self) -> int:
+        return self.rank - self.num_ps
+
+
+def check(cfg: torch_config.TrainConfig, world_size: int) -> None:
+    """UsageError for what cannot run, before any RPC work."""
+    errors = []
+    if cfg.num_ps < 1 or world_size - cfg.num_ps < 1:
+        errors.append(
+            f"--parallel ps needs --num_ps ≥ 1 servers and at least one worker besides them; "
+            f"got --num_ps {cfg.num_ps} of {world_size} processes (launch with torchrun "
+            "--nproc_per_node or raise the process count)"
+        )
+    if cfg.tensor_parallel_degree > 1 or cfg.pipelined or cfg.zero1 or cfg.zero_stage:
+        errors.append("--parallel ps replaces TP, PP, ZeRO and DeepSpeed here; drop them")
+    if errors:
+        raise smenv.UsageError("; ".join(errors))
+
+
+def shard_names(names: list[str], num_ps: int, server: int) -> list[str]:
+    """The parameters server ``server`` holds: every num_ps-th, so sizes even out."""
+    return names[server::num_ps]
+
+
+# ------------------------------------------------------------------------------------- server
+
+
+class Reporter:
+    """Server 0's metric lines and totals."""
+
+    def __init__(self, cfg: torch_config.TrainConfig, total_updates: int) -> None:
+        self.cfg, self.total = cfg, total_updates
+        self.samples = 0
+        self.result: dict[str, Any] = {}
+        self._time, self._samples_at = time.perf_counter(), 0
+
+    def start(self) -> None:
+        """The clock starts at the first pull, as DDP's at its first step (not at process start)."""
+        if not self.samples and not self.result:
+            self._time = time.perf_counter()
+
+    def record(self, update: int, loss: float, samples: int, staleness: int) -> None:
+        self.samples += samples
+        self.result["final_train_loss"] = loss
+        if update % self.cfg.log_every and update != self.total:
+            return
+        now = time.perf_counter()
+        rate = (self.samples - self._samples_at) / max(now - self._time, 1e-9)
+        self._time, self._samples_at = now, self.samples
+        self.result.update(samples_per_sec=rate, tokens_per_sec=rate * self.cfg.seq_len)
+        print(
+            f"step={update} train_loss={loss:.6f} samples_per_sec={rate:.2f} "
+            f"tokens_per_sec={rate * self.cfg.seq_len:.1f} staleness={staleness}",
+            flush=True,
+        )
+
+
+class ParameterServer:
+    """One shard of the parameters and its optimizer; thread-safe (RPCs arrive on a pool)."""
+
+    def __init__(
+        self,
+        index: int,
+        params: Mapping[str, torch.Tensor],
+        cfg: torch_config.TrainConfig,
+        num_workers: int,
+        total_updates: int,
+        reporter: Reporter | None,
+    ) -> None:
+        self.index, self.total_updates = index, total_updates
+        self.params = {n: nn.Parameter(p.detach().clone()) for n, p in params.items()}
+        self.optimizer = torch.optim.AdamW(
+            list(self.params.values()), lr=cfg.lr, weight_decay=cfg.weight_decay
+        )
+        self.cfg, self.num_workers, self.reporter = cfg, num_workers, reporter
+        self.version = 0
+        self.lock = threading.Lock()
+        self.pending: dict[int, tuple[dict[str, torch.Tensor], float, int]] = {}
+        self.waiting: list[torch.futures.Future] = []
+        self.workers_done = 0
+        self.finished = threading.Event()
+        self.progress = dict.fromkeys(range(num_workers), 0)  # steps pushed, per worker
+        self.resumed_from = 0
+
+    def restore(self, version: int) -> None:
+        """Shard, optimizer state and progress as saved at update ``version``."""
+        state = torch_ps_ckpt.load(self.cfg.checkpoint_dir, self.index, version)
+        with torch.no_grad():
+            for name, param in self.params.items():
+                param.copy_(state["params"][name])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.version, self.progress = version, dict(state["progress"])
+        self.resumed_from = version
+
+    def _checkpoint(self) -> None:
+        every = self.cfg.checkpoint_every
+        if not every or self.version % every:
+            return
+        state = {
+            "params": {n: p.detach().clone() for n, p in self.params.items()},
+            "optimizer": self.optimizer.state_dict(),
+            "progress": dict(self.progress),
+        }
+        root, keep = self.cfg.checkpoint_dir, self.cfg.keep_checkpoints
+        torch_ps_ckpt.save(root, self.index, self.version, state, keep)
+
+    def progress_of(self, worker: int) -> int:
+        with self.lock:
+            return self.progress[worker]
+
+    def snapshot(self) -> tuple[int, dict[str, torch.Tensor]]:
+        with self.lock:
+            if self.reporter is not None:
+                self.reporter.start()
+            return self.version, {n: p.detach().clone() for n, p in self.params.items()}
+
+    def push(
+        self, worker: int, pulled: int, grads: dict[str, torch.Tensor], loss: float, samples: int
+    ) -> torch.futures.Future:
+        future: torch.futures.Future = torch.futures.Future()
+        with self.lock:
+            if self.cfg.ps_mode == "async" and self.version >= self.total_updates:
+                future.set_result(self._state())  # the budget is spent: the worker stops
+                return future
+            self.progress[worker] += 1
+            if self.cfg.ps_mode == "async":
+                staleness = self.version - pulled
+                self._apply(grads, loss, samples, staleness)
+                future.set_result(self._state())
+                return future
+            self.pending[worker] = (grads, loss, samples)
+            self.waiting.append(future)
+            if len(self.pending) == self.num_workers:
+                self._apply_sync()
+        return future
+
+    def _apply_sync(self) -> None:
+        # Worker order, so the sum (and so the update) does not depend on arrival order.
+        pushes = [self.pending[w] for w in sorted(self.pending)]
+        mean = {
+            name: torch.stack([g[name] for g, _, _ in pushes]).sum(0) / len(pushes)
+            for name in self.params
+        }
+        loss = sum(loss for _, loss, _ in pushes) / len(pushes)
+        self._apply(mean, loss, sum(n for _, _, n in pushes), 0)
+        state = self._state()
+        for future in self.waiting:
+            future.set_result(state)
+        self.pending.clear()
+        self.waiting = []
+
+    def _apply(self, grads: dict[str, torch.Tensor], loss: float, samples: int, stale: int) -> None:
+        for name, param in self.params.items():
+            param.grad = grads[name].to(param.dtype)
+        if self.cfg.max_grad_norm > 0:
+            clip(list(self.params.values()), self.cfg.max_grad_norm)
+        self.optimizer.step()
+        self.version += 1
+        self._checkpoint()
+        if self.reporter is not None:
+            self.reporter.record(self.version, loss, samples, stale)
+
+    def _state(self) -> tuple[int, dict[str, torch.Tensor]]:
+        return self.version, {n: p.detach().clone() for n, p in self.params.items()}
+
+    def worker_done(self) -> None:
+        with self.lock:
+            self.workers_done += 1
+            if self.workers_done == self.num_workers:
+                self.finished.set()
+
+
+def clip(params: list[nn.Parameter], max_norm: float) -> None:
+    """torch_parallel.clip_gradients' arithmetic on this shard (so one server clips as DDP)."""
+    grads = [p.grad for p in params if p.grad is not None]
+    norm = torch.nn.utils.get_total_norm(grads)
+    squares = torch.zeros((), dtype=torch.float32) + norm.float() ** 2
+    coef = torch.clamp(max_norm / (squares.sqrt() + 1e-6), max=1.0)
+    torch._foreach_mul_(grads, coef)
+
+
+# RPC targets: module-level so that every process resolves them by name.
+
+
+def _pull() -> tuple[int, dict[str, torch.Tensor]]:
+    assert _SERVER is not None
+    return _SERVER.snapshot()
+
+
+@rpc.functions.async_execution
+def _push(
+    worker: int, pulled: int, grads: dict[str, torch.Tensor], loss: float, samples: int
+) -> torch.futures.Future:
+    assert _SERVER is not None
+    return _SERVER.push(worker, pulled, grads, loss, samples)
+
+
+def _progress(worker: int) -> int:
+    assert _SERVER is not None
+    return _SERVER.progress_of(worker)
+
+
+def _worker_done() -> None:
+    assert _SERVER is not None
+    _SERVER.worker_done()
+
+
+# ----------------------------------------------------------------------------------- the run
+
+
+def run(
+    cfg: torch_config.TrainConfig,
+    env: smenv.SageMakerEnv,
+    launch: torch_dist.Launch,
+    model: nn.Module,
+    dataset: torch_data.TokenDataset,
+) -> int:
+    """Serve or work until every worker has done its steps; server 0 writes the outputs."""
+    global _SERVER
+    check(cfg, launch.world_size)
+    roles = Roles(launch.rank, launch.world_size, cfg.num_ps)
+    plan = torch_data.BatchPlan(
+        cfg.seed, cfg.batch_size, cfg.grad_accum, max(roles.worker_index, 0), roles.num_workers
+    )
+    steps = _total_steps(cfg, plan, len(dataset))
+    updates = steps if cfg.ps_mode == "sync" else steps * roles.num_workers
+    if roles.is_server:  # before RPC starts: a worker's first pull may come at once
+        _SERVER = _make_server(cfg, roles, model, updates)
+    _init_rpc(roles)
+    if roles.rank == 0:
+        _describe(cfg, roles, model, steps, updates)
+    if roles.is_server:
+        if roles.rank == 0:
+            assert _SERVER is not None
+            _SERVER.finished.wait()
+            _save_outputs(cfg, env, roles, model, steps)
+    else:
+        _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
+    rpc.shutdown()  # graceful: waits for every process, so no server leaves a worker hanging
+    return 0
+
+
+def _make_server(
+    cfg: torch_config.TrainConfig, roles: Roles, model: nn.Module, updates: int
+) -> ParameterServer:
+    """This rank's shard of the (identically seeded) model, restored from a checkpoint if any."""
+    params = dict(model.named_parameters())
+    own = {n: params[n] for n in shard_names(list(params), cfg.num_ps, roles.rank)}
+    reporter = Reporter(cfg, updates) if roles.rank == 0 else None
+    server = ParameterServer(roles.rank, own, cfg, roles.num_workers, updates, reporter)
+    resume = torch_ps_ckpt.newest_common(cfg.checkpoint_dir, cfg.num_ps)
+    if resume:
+        server.restore(resume)
+    return server
+
+
+def _total_steps(cfg: torch_config.TrainConfig, plan: torch_data.BatchPlan, samples: int) -> int:
+    per_epoch = samples // plan.global_batch
+    if per_epoch == 0:
+        raise smenv.UsageError(
+            f"the data has {samples} samples, fewer than one global batch ({plan.global_batch})"
+        )
+    return cfg.max_steps or cfg.epochs * per_epoch
+
+
+def _init_rpc(roles: Roles) -> None:
+    torch_dist.export_mpi_launch(os.environ)  # mpirun: MASTER_ADDR/PORT as torchrun sets them
+    options = rpc.TensorPipeRpcBackendOptions(
+        num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=600
+    )
+    # RPC's own start-up calls a deprecated gloo API; the warning is torch's, not the user's.
+    warnings.filterwarnings("ignore", message="You are using a Backend")
+    name = f"ps{roles.rank}" if roles.is_server else f"worker{roles.worker_index}"
+    rpc.init_rpc(name, rank=roles.rank, world_size=roles.world_size, rpc_backend_options=options)
+
+
+def _describe(
+    cfg: torch_config.TrainConfig, roles: Roles, model: nn.Module, steps: int, updates: int
+) -> None:
+    count = sum(p.numel() for p in model.parameters())
+    print(
+        f"training {cfg.model} ({count:,} parameters), parallel ps: {roles.num_ps} parameter "
+        f"server(s), {roles.num_workers} worker(s), {cfg.ps_mode} updates; {steps} steps per "
+        f"worker, {updates} updates",
+        flush=True,
+    )
+    if cfg.num_ps > 1 and cfg.max_grad_norm > 0:
+        torch_dist.warn("--parallel ps with --num_ps > 1 clips each server's shard by its own norm")
+    assert _SERVER is not None
+    if _SERVER.version:
+        print(f"resuming at update {_SERVER.version} from {cfg.checkpoint_dir}", flush=True)
+
+
+# ------------------------------------------------------------------------------------ worker
+
+
+def _work(
+    cfg: torch_config.TrainConfig,
+    roles: Roles,
+    model: nn.Module,
+    batches: torch_data.Batches,
+    steps: int,
+    updates: int,
+) -> None:
+    device = _device()
+    model.to(device)
+    torch.manual_seed(torch_data.seed_for("torch", cfg.seed, roles.rank))  # own dropout masks
+    servers = [f"ps{i}" for i in range(cfg.num_ps)]
+    states = [rpc.rpc_sync(server, _pull) for server in servers]
+    start = rpc.rpc_sync(servers[0], _progress, args=(roles.worker_index,))
+    shards = [
+        shard_names([n for n, _ in model.named_parameters()], cfg.num_ps, i)
+        for i in range(cfg.num_ps)
+    ]
+    step = start
+    # sync: every worker does every step; async: whoever is free takes the next update until
+    # the run's budget of updates is spent, so a straggler does fewer and slows nobody.
+    while step < steps if cfg.ps_mode == "sync" else states[0][0] < updates:
+        _load(model, states)
+        if cfg.straggler_delay_ms and roles.rank == 1:
+            time.sleep(cfg.straggler_delay_ms / 1000)
+        loss = _gradients(cfg, model, batches, step, device)
+        grads = {
+            n: p.grad.detach().cpu() for n, p in model.named_parameters() if p.grad is not None
+        }
+        states = _push_all(servers, shards, roles.worker_index, states, grads, loss, cfg)
+        step += 1
+    rpc.rpc_sync(servers[0], _worker_done)
+
+
+State = tuple[int, dict[str, torch.Tensor]]
+
+
+def _push_all(
+    servers: list[str],
+    shards: list[list[str]],
+    worker: int,
+    states: list[State],
+    grads: dict[str, torch.Tensor],
+    loss: float,
+    cfg: torch_config.TrainConfig,
+) -> list[State]:
+    """Each server its shard of the gradients, all at once; their new parameters."""
+    samples = cfg.batch_size * cfg.grad_accum
+    futures = [
+        rpc.rpc_async(
+            server,
+            _push,
+            args=(worker, states[i][0], {n: grads[n] for n in shards[i]}, loss, samples),
+        )
+        for i, server in enumerate(servers)
+    ]
+    return [future.wait() for future in futures]
+
+
+def _device() -> torch.device:
+    if torch.cuda.is_available():
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        return torch.device("cuda", local % torch.cuda.device_count())
+    return torch.device("cpu")
+
+
+def _load(model: nn.Module, states: list[tuple[int, dict[str, torch.Tensor]]]) -> None:
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for _, shard in states:
+            for name, value in shard.items():
+                params[name].copy_(value)
+
+
+def _gradients(
+    cfg: torch_config.TrainConfig,
+    model: nn.Module,
+    batches: torch_data.Batches,
+    step: int,
+    device: torch.device,
+) -> float:
+    """This worker's gradients for ``step`` (accumulated as DDP does) and its mean loss."""
+    model.zero_grad(set_to_none=True)
+    total = 0.0
+    for micro in range(cfg.grad_accum):
+        inputs, targets = (t.to(device) for t in batches.get(step, micro))
+        loss = torch_parallel.loss_fn(model(inputs), targets)
+        (loss / cfg.grad_accum).backward()
+        total += float(loss.detach()) / cfg.grad_accum
+    return total
+
+
+# ----------------------------------------------------------------------------------- outputs
+
+
+def _save_outputs(
+    cfg: torch_config.TrainConfig,
+    env: smenv.SageMakerEnv,
+    roles: Roles,
+    model: nn.Module,
+    steps: int,
+) -> None:
+    """model.pt from every server's shard, and metrics.json, as the other modes write them."""
+    states = [rpc.rpc_sync(f"ps{i}", _pull) for i in range(roles.num_ps)]
+    _load(model, states)
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    torch_ckpt.atomic_save(state, env.model_dir / "model.pt")
+    assert _SERVER is not None and _SERVER.reporter is not None
+    metrics = {
+        **_SERVER.reporter.result,
+        "steps": steps,
+        "updates": states[0][0],
+        "resumed_from_update": _SERVER.resumed_from,
+        "world_size": roles.world_size,
+        "parallel": "ps",
+        "ps_mode": cfg.ps_mode,
+        "num_ps": roles.num_ps,
+        "num_workers": roles.num_workers,
+        "model": cfg.model,
+        "global_batch_size": cfg.batch_size * cfg.grad_accum * roles.num_workers,
+        "hyperparameters": {
+            k: v if isinstance(v, int | float | str) else str(v)
+            for k, v in dataclasses.asdict(cfg).items()
+            if v is not None
+        },
+    }
+    env.output_data_dir.mkdir(parents=True, exist_ok=True)
+    torch_ckpt.atomic_write_text(
+        env.output_data_dir / "metrics.json", json.dumps(metrics, indent=2)
+    )
