@@ -9,11 +9,10 @@ work with a one-line UsageError (which smenv.run turns into the failure file).
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
+import shared_hparams as hp
 import smenv
 import torch_config
 import torch_dist
@@ -26,39 +25,6 @@ SCHEDULES = ("gpipe", "1f1b", "interleaved_1f1b")
 OFFLOAD = ("none", "cpu")  # DeepSpeed's nvme offload needs a path and a fast disk: use a config
 
 
-def _text(raw: str) -> str:
-    """A string, unwrapping SageMaker's JSON quoting ("\\"gpt\\"" -> gpt)."""
-    value = smenv.decode_value(raw)
-    return value if isinstance(value, str) else raw
-
-
-def _integer(raw: str) -> int:
-    value = smenv.decode_value(_text(raw))
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise argparse.ArgumentTypeError(f"expected an integer, got {raw!r}")
-    return value
-
-
-def _number(raw: str) -> float:
-    value = smenv.decode_value(_text(raw))
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {raw!r}")
-    return float(value)
-
-
-def _path(raw: str) -> Path:
-    return Path(_text(raw))
-
-
-def _flag(raw: str) -> bool:
-    try:
-        return smenv.parse_bool(_text(raw))
-    except smenv.UsageError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     # allow_abbrev=False: SageMaker passes every hyperparameter, and an unrelated --batch must not
     # silently become --batch_size.
@@ -69,76 +35,73 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
 
     def flag(name: str, help: str) -> None:
         # Bare `--flag` locally, `--flag True` from SageMaker.
-        p.add_argument(f"--{name}", type=_flag, nargs="?", const=True, default=False, help=help)
+        p.add_argument(f"--{name}", type=hp.flag, nargs="?", const=True, default=False, help=help)
 
-    opt("model", _text, "gpt", "model to train", choices=torch_models.MODEL_NAMES)
-    opt("n_layer", _integer, 2, "GPT: transformer blocks")
-    opt("n_head", _integer, 2, "GPT: attention heads")
-    opt("n_embd", _integer, 64, "embedding width")
-    opt("seq_len", _integer, 64, "tokens per sample")
-    opt("vocab_size", _integer, 256, "token ids are below this")
-    opt("dropout", _number, 0.0, "dropout probability")
-    opt("data", _text, "synthetic", "synthetic or a channel of token files", choices=DATA_KINDS)
-    opt("channel", _text, "train", "channel read by --data channel (SM_CHANNEL_<NAME>)")
-    opt("num_samples", _integer, 4096, "synthetic: samples per epoch")
+    # The vocabulary every entry point shares (max_steps, epochs, batch_size, lr, seed,
+    # checkpoint_every); batch_size is per device per micro-step, lr AdamW's.
+    hp.add_shared(p, batch_size=8, lr=3e-4)
+    opt("model", hp.text, "gpt", "model to train", choices=torch_models.MODEL_NAMES)
+    opt("n_layer", hp.integer, 2, "GPT: transformer blocks")
+    opt("n_head", hp.integer, 2, "GPT: attention heads")
+    opt("n_embd", hp.integer, 64, "embedding width")
+    opt("seq_len", hp.integer, 64, "tokens per sample")
+    opt("vocab_size", hp.integer, 256, "token ids are below this")
+    opt("dropout", hp.number, 0.0, "dropout probability")
+    opt("data", hp.text, "synthetic", "synthetic or a channel of token files", choices=DATA_KINDS)
+    opt("channel", hp.text, "train", "channel read by --data channel (SM_CHANNEL_<NAME>)")
+    opt("num_samples", hp.integer, 4096, "synthetic: samples per epoch")
     opt(
         "data_augment_cost",
-        _integer,
+        hp.integer,
         0,
         "CPU data work per batch (128x128 matmul rounds); on a heterogeneous job the data "
         "hosts do it instead of the training ranks",
     )
-    opt("batch_size", _integer, 8, "samples per device per micro-step")
-    opt("grad_accum", _integer, 1, "micro-steps per optimizer step")
-    opt("lr", _number, 3e-4, "AdamW learning rate")
-    opt("weight_decay", _number, 0.0, "AdamW weight decay")
-    opt("max_grad_norm", _number, 1.0, "gradient clipping norm (0: off)")
-    opt("max_steps", _integer, 0, "optimizer steps (0: --epochs over the data)")
-    opt("epochs", _integer, 1, "passes over the data when --max_steps is 0")
-    opt("seed", _integer, 0, "seed for weights, data and dropout")
-    opt("parallel", _text, "ddp", "data parallelism", choices=torch_parallel.PARALLEL_MODES)
-    opt("sharding", _text, "full", "FSDP sharding", choices=torch_parallel.SHARDING_MODES)
+    opt("grad_accum", hp.integer, 1, "micro-steps per optimizer step")
+    opt("weight_decay", hp.number, 0.0, "AdamW weight decay")
+    opt("max_grad_norm", hp.number, 1.0, "gradient clipping norm (0: off)")
+    opt("parallel", hp.text, "ddp", "data parallelism", choices=torch_parallel.PARALLEL_MODES)
+    opt("sharding", hp.text, "full", "FSDP sharding", choices=torch_parallel.SHARDING_MODES)
     opt(
         "dp_replicate",
-        _integer,
+        hp.integer,
         0,
         "FSDP: HSDP replica groups (0: 1, or one per host with "
         "--sharding hybrid); the rest of the data-parallel ranks shard",
     )
     flag("zero1", "DDP: shard the optimizer state (ZeroRedundancyOptimizer)")
-    opt("tensor_parallel_degree", _integer, 1, "ranks splitting each attention and MLP (TP)")
+    opt("tensor_parallel_degree", hp.integer, 1, "ranks splitting each attention and MLP (TP)")
     flag("sequence_parallel", "TP: norms and dropout on sequence shards (needs TP > 1)")
-    opt("pipeline_parallel_degree", _integer, 1, "pipeline stages the GPT is cut into (PP)")
-    opt("pipeline_schedule", _text, "1f1b", "PP schedule", choices=SCHEDULES)
-    opt("microbatches", _integer, 0, "PP: micro-batches per step (0: one per stage)")
-    opt("stages_per_rank", _integer, 1, "PP: stages per rank (interleaved_1f1b: 2 or more)")
-    opt("precision", _text, None, "bf16 or fp32 (default: bf16 on CUDA)", choices=PRECISIONS)
+    opt("pipeline_parallel_degree", hp.integer, 1, "pipeline stages the GPT is cut into (PP)")
+    opt("pipeline_schedule", hp.text, "1f1b", "PP schedule", choices=SCHEDULES)
+    opt("microbatches", hp.integer, 0, "PP: micro-batches per step (0: one per stage)")
+    opt("stages_per_rank", hp.integer, 1, "PP: stages per rank (interleaved_1f1b: 2 or more)")
+    opt("precision", hp.text, None, "bf16 or fp32 (default: bf16 on CUDA)", choices=PRECISIONS)
     flag("activation_checkpointing", "recompute activations in the backward pass")
     flag("activation_offload", "keep saved activations in CPU memory (save_on_cpu)")
     flag("compile", "torch.compile the model")
-    opt("log_every", _integer, 10, "steps between log lines")
+    opt("log_every", hp.integer, 10, "steps between log lines")
     flag("benchmark", "report steady-state throughput (and MFU on CUDA)")
-    opt("warmup_steps", _integer, 5, "--benchmark: steps excluded from the measurement")
-    opt("checkpoint_every", _integer, 0, "steps between checkpoints (0: none)")
-    opt("checkpoint_dir", _path, env.checkpoint_dir, "where checkpoints go and resume from")
-    opt("keep_checkpoints", _integer, 2, "complete checkpoints kept")
-    opt("mp_parameters", _text, None, "SMP v2 parameters (JSON), set by SageMaker")
-    opt("zero_stage", _integer, 0, "DeepSpeed ZeRO stage 1, 2 or 3 (0: no DeepSpeed)")
-    opt("deepspeed_config", _text, None, "DeepSpeed JSON config, relative to the code folder")
-    opt("offload_optimizer", _text, "none", "ZeRO: optimizer state on", choices=OFFLOAD)
-    opt("offload_params", _text, "none", "ZeRO-3: parameters on", choices=OFFLOAD)
-    opt("num_ps", _integer, 1, "--parallel ps: parameter-server ranks (the first ones)")
-    opt("ps_mode", _text, "async", "--parallel ps: update mode", choices=("async", "sync"))
-    opt("straggler_delay_ms", _integer, 0, "rank 1 sleeps this long every step (benchmarks)")
+    opt("warmup_steps", hp.integer, 5, "--benchmark: steps excluded from the measurement")
+    opt("checkpoint_dir", hp.path, env.checkpoint_dir, "where checkpoints go and resume from")
+    opt("keep_checkpoints", hp.integer, 2, "complete checkpoints kept")
+    opt("mp_parameters", hp.text, None, "SMP v2 parameters (JSON), set by SageMaker")
+    opt("zero_stage", hp.integer, 0, "DeepSpeed ZeRO stage 1, 2 or 3 (0: no DeepSpeed)")
+    opt("deepspeed_config", hp.text, None, "DeepSpeed JSON config, relative to the code folder")
+    opt("offload_optimizer", hp.text, "none", "ZeRO: optimizer state on", choices=OFFLOAD)
+    opt("offload_params", hp.text, "none", "ZeRO-3: parameters on", choices=OFFLOAD)
+    opt("num_ps", hp.integer, 1, "--parallel ps: parameter-server ranks (the first ones)")
+    opt("ps_mode", hp.text, "async", "--parallel ps: update mode", choices=("async", "sync"))
+    opt("straggler_delay_ms", hp.integer, 0, "rank 1 sleeps this long every step (benchmarks)")
     return p
 
 
 POSITIVE = (
-    *("n_layer", "n_head", "n_embd", "seq_len", "vocab_size", "num_samples", "batch_size"),
-    *("grad_accum", "epochs", "log_every", "keep_checkpoints"),
+    *("n_layer", "n_head", "n_embd", "seq_len", "vocab_size", "num_samples"),
+    *("grad_accum", "log_every", "keep_checkpoints"),
 )
 NON_NEGATIVE = (
-    *("max_steps", "warmup_steps", "checkpoint_every", "max_grad_norm", "weight_decay"),
+    *("warmup_steps", "max_grad_norm", "weight_decay"),
     "data_augment_cost",
     "straggler_delay_ms",
 )
@@ -155,14 +118,13 @@ def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> torch_config.Tra
 
 def validate(args: argparse.Namespace) -> None:
     """Fail before any work on values argparse cannot judge alone."""
+    hp.check_shared(args)
     for name in POSITIVE:
         if getattr(args, name) < 1:
             raise smenv.UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
     for name in NON_NEGATIVE:
         if getattr(args, name) < 0:
             raise smenv.UsageError(f"--{name} must not be negative, got {getattr(args, name)}")
-    if args.lr <= 0:
-        raise smenv.UsageError(f"--lr must be positive, got {args.lr}")
     if not 0 <= args.dropout < 1:
         raise smenv.UsageError(f"--dropout must be in [0, 1), got {args.dropout}")
     if args.n_embd % args.n_head:
