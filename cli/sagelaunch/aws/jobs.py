@@ -30,26 +30,39 @@ def describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
 
 @translated
 def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-    """CreateTrainingJob; returns the job's ARN, and its description when it already existed.
+    """CreateTrainingJob; returns the job's ARN, and its description when it already existed."""
+    name = request["TrainingJobName"]
+    return create_or_attach(
+        lambda: sagemaker.create_training_job(**request),
+        lambda: describe(sagemaker, name),
+        "TrainingJobArn",
+    )
+
+
+def create_or_attach(
+    send: Callable[[], dict[str, Any]],
+    find: Callable[[], dict[str, Any] | None],
+    arn_key: str,
+) -> tuple[str, dict[str, Any] | None]:
+    """Send a create; the ARN, and the description when the resource already existed.
 
     botocore retries a create that timed out or was throttled; when an earlier attempt had in
-    fact gone through, the retry is refused as "already exists", and we attach to that job
+    fact gone through, the retry is refused as "already exists", and we attach to what it made
     instead of failing. A create whose connection broke after all retries may have landed too:
-    a describe tells."""
-    name = request["TrainingJobName"]
+    ``find`` (a describe) tells."""
     try:
-        response = sagemaker.create_training_job(**request)
+        response = send()
     except ClientError as exc:
-        existing = describe(sagemaker, name) if is_already_exists(exc) else None
+        existing = find() if is_already_exists(exc) else None
         if existing is None:
             raise
-        return existing["TrainingJobArn"], existing
+        return existing[arn_key], existing
     except BotoConnectionError:
-        existing = describe(sagemaker, name)
+        existing = find()
         if existing is None:
             raise
-        return existing["TrainingJobArn"], existing
-    return response["TrainingJobArn"], None
+        return existing[arn_key], existing
+    return response[arn_key], None
 
 
 @translated

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
-from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
+from sagelaunch.aws.errors import is_not_found, translated
+from sagelaunch.aws.jobs import create_or_attach
 from sagelaunch.errors import AwsError
 from sagelaunch.statuses import TERMINAL
 
@@ -30,21 +30,13 @@ def describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
 @translated
 def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     """CreateHyperParameterTuningJob; the ARN, and the description when it already existed
-    (a retried create that had gone through: see aws.jobs.create)."""
+    (a retried create that had gone through: see aws.jobs.create_or_attach)."""
     name = request["HyperParameterTuningJobName"]
-    try:
-        response = sagemaker.create_hyper_parameter_tuning_job(**request)
-    except ClientError as exc:
-        existing = describe(sagemaker, name) if is_already_exists(exc) else None
-        if existing is None:
-            raise
-        return existing["HyperParameterTuningJobArn"], existing
-    except BotoConnectionError:
-        existing = describe(sagemaker, name)
-        if existing is None:
-            raise
-        return existing["HyperParameterTuningJobArn"], existing
-    return response["HyperParameterTuningJobArn"], None
+    return create_or_attach(
+        lambda: sagemaker.create_hyper_parameter_tuning_job(**request),
+        lambda: describe(sagemaker, name),
+        "HyperParameterTuningJobArn",
+    )
 
 
 @translated
