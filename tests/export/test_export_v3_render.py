@@ -20,6 +20,7 @@ REFUSED = {
     "tf-ps-local": "no TensorFlow parameter_server",
     "tf-mwms-local": "no TensorFlow multi_worker_mirrored_strategy",
     "tuning-pytorch-g5": "tuning: block would be lost",
+    "hetero-c5-p4d": "does not write instance groups",
 }
 
 

@@ -120,7 +120,10 @@ RANGE_TAGS = ("continuous", "integer", "categorical")
 def _range_kind(data: Any) -> str:
     if isinstance(data, dict):
         return "categorical" if "values" in data else str(data.get("type", "continuous"))
-    return "categorical" if isinstance(data, CategoricalRange) else str(data.type)
+    if isinstance(data, CategoricalRange):
+        return "categorical"
+    # Not a mapping at all (a list, a number): let the continuous model say what was expected.
+    return str(getattr(data, "type", "continuous"))
 
 
 ParameterRange = Annotated[

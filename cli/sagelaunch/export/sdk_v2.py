@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sagelaunch.export import tuner_v2
-from sagelaunch.export.pysource import INDENT, call, literal
+from sagelaunch.export.pysource import INDENT, call, hoist_shared, literal, sdk_modules
 from sagelaunch.plan_model import Plan
 
 HEADER = '''\
@@ -48,7 +48,7 @@ def main(session: sagemaker.Session | None = None, wait: bool = True):
     """Create the training job (and follow its logs to the end unless ``wait`` is False)."""
     session = session or sagemaker.Session(boto_session=boto3.Session(region_name=REGION))
     estimator = make_estimator(session)
-    estimator.fit({fit_args}, job_name=JOB_NAME, wait=wait)
+    estimator.fit({fit_args}, job_name=JOB_NAME, wait=wait{fit_kwargs})
     return estimator
 
 
@@ -62,7 +62,8 @@ def render(plan: Plan, *, source: str, script: str) -> str:
     estimator = plan.estimator
     module, name = estimator.class_name.rsplit(".", 1)  # e.g. sagemaker.pytorch, PyTorch
     input_classes = sorted({_input_class(spec) for spec in estimator.fit_inputs.values()})
-    imports = [f"from {module} import {name}"]
+    imports = [f"import {m}" for m in sorted(sdk_modules(estimator.kwargs) - {"sagemaker"})]
+    imports.append(f"from {module} import {name}")
     if plan.tuning is not None:
         imports += tuner_v2.imports(plan.tuning)
     if input_classes:
@@ -76,10 +77,12 @@ def render(plan: Plan, *, source: str, script: str) -> str:
         job_literal=literal(plan.job_name) + _tuning_name(plan),
         region=literal(plan.region),
     )
-    kwargs = {**estimator.kwargs, "sagemaker_session": "session"}
+    plain, shared = hoist_shared(dict(estimator.kwargs), "shared")
+    kwargs = {**plain, "sagemaker_session": "session"}
     body = [
         "\n\ndef make_estimator(session: sagemaker.Session):",
         f'{INDENT}"""The estimator, with the keyword arguments `sagelaunch plan` showed."""',
+        *(f"{INDENT}{var} = {literal(value, 1, len(var) + 3)}" for var, value in shared),
         f"{INDENT}estimator = " + call(name, kwargs, depth=1, raw=frozenset({"sagemaker_session"})),
     ]
     if estimator.set_hyperparameters is not None:  # built-in algorithms take them this way
@@ -92,7 +95,10 @@ def render(plan: Plan, *, source: str, script: str) -> str:
     fit_args = "fit_inputs()" if estimator.fit_inputs else "None"
     if plan.tuning is not None:
         return header + "\n".join(body) + "\n" + tuner_v2.main(fit_args)
-    return header + "\n".join(body) + "\n" + FOOTER.format(fit_args=fit_args)
+    fit_kwargs = "".join(
+        f", {key}={literal(value, 1)}" for key, value in (estimator.fit_kwargs or {}).items()
+    )
+    return header + "\n".join(body) + "\n" + FOOTER.format(fit_args=fit_args, fit_kwargs=fit_kwargs)
 
 
 def _input_class(spec: dict) -> str:

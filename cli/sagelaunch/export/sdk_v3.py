@@ -88,6 +88,12 @@ def render(plan: Plan, *, source: str, script: str) -> str:
             "block would be lost",
             hint="export --sdk v2 writes its HyperparameterTuner",
         )
+    if "InstanceGroups" in plan.request["ResourceConfig"]:
+        raise UsageError(
+            "export --sdk v3 does not write instance groups (compute.groups) yet: the "
+            "heterogeneous cluster would be lost",
+            hint="export --sdk v2 writes them as InstanceGroup objects",
+        )
     kwargs = plan.estimator.kwargs
     distributed = _distributed(kwargs.get("distribution") or {})
     trainer = _trainer_kwargs(plan, distributed)
