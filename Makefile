@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	touch $@
 
 test: setup
-	$(PY) -m pytest -q -n 2 --dist loadgroup
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
 
 test-fast: setup  ## no multi-process runs
 	$(PY) -m pytest -q -m "not slow and not integration"
