@@ -28,6 +28,7 @@ from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
 from sagelaunch.sdk.plan import build_plan
 from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
+from tests.sdk.test_equivalence import PT_METRICS
 
 TUNING_JOB = "tuned-job-260101-0000"
 OUT = "s3://bucket/output/"
@@ -37,17 +38,6 @@ BASE = {
     "output_path": OUT,
     "source_dir": str(GOLDEN / "source"),
 }
-PT_METRICS = [
-    {"Name": "train:loss", "Regex": r"train_loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"},
-    {
-        "Name": "train:samples_per_sec",
-        "Regex": r"samples_per_sec=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)",
-    },
-    {
-        "Name": "train:tokens_per_sec",
-        "Regex": r"tokens_per_sec=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)",
-    },
-]
 
 
 @pytest.fixture
