@@ -13,6 +13,7 @@ import json
 import random
 import re
 import threading
+import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -35,6 +36,7 @@ class FaultProxy:
         self.forwarded: Counter[str] = Counter()  # "service:Operation" -> reached moto
         self.upstream_errors: Counter[str] = Counter()  # "Operation status": moto's own 5xx
         self.s3_bytes_in = 0  # request body bytes of forwarded S3 writes
+        self.first_request_at: float | None = None  # time.perf_counter() of the first AWS request
         self.created_names: list[str] = []  # TrainingJobName of every forwarded create
         # Scripted answers, in order, for the next requests of an operation (e.g. the first
         # creates refused with ResourceLimitExceeded): operation -> [(status, code, message)].
@@ -67,6 +69,7 @@ class FaultProxy:
             for counter in (self.requests, self.faults, self.forwarded, self.upstream_errors):
                 counter.clear()
             self.s3_bytes_in = 0
+            self.first_request_at = None
             self.created_names.clear()
             self._claimed.clear()
 
@@ -92,6 +95,11 @@ class FaultProxy:
                 self.requests[operation] += 1
                 self.faults[operation] += 1
             return answer
+
+    def _note_arrival(self) -> None:
+        with self.lock:
+            if self.first_request_at is None:
+                self.first_request_at = time.perf_counter()
 
     def _decide_fault(self, operation: str) -> bool:
         with self.lock:
@@ -119,6 +127,7 @@ class FaultProxy:
                 pass
 
             def _any(self) -> None:
+                proxy._note_arrival()
                 body = _read_body(self)
                 operation = self._operation = _operation(self.command, self.path, self.headers)
                 scripted = proxy._scripted_answer(operation, body)

@@ -1,5 +1,5 @@
-"""The trimmed SageMaker model: exactly the operations sagelaunch calls, same shapes as botocore's,
-and botocore's full model whenever the cache cannot be written."""
+"""The trimmed SageMaker and S3 models: exactly the operations sagelaunch calls, same shapes as
+botocore's, and botocore's full models whenever the cache cannot be written."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 
 import botocore.loaders
 import botocore.session
+import pytest
 from botocore import xform_name
 from botocore.validate import validate_parameters
 
@@ -17,11 +18,11 @@ from tests.conftest import REPO
 CALLERS = [REPO / "cli" / "sagelaunch" / "aws" / name for name in ("jobs.py", "tuning.py")]
 
 
-def client_from(loader):
+def client_from(loader, service="sagemaker"):
     session = botocore.session.Session()
     session.register_component("data_loader", loader)
     return session.create_client(
-        "sagemaker", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+        service, region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
     )
 
 
@@ -50,21 +51,51 @@ def test_every_sagemaker_call_in_aws_jobs_is_kept():
     assert called == {xform_name(op) for op in models.OPERATIONS["sagemaker"]}
 
 
-def test_trimmed_model_matches_botocore_for_our_operations(tmp_path, monkeypatch):
+def test_every_s3_call_outside_botocore_is_kept():
+    callers = [REPO / "cli" / "sagelaunch" / p for p in ("aws", "services")]
+    sources = "".join(f.read_text() for d in callers for f in d.glob("*.py"))
+    called = set(re.findall(r"s3\.(\w+)\(", sources)) | set(
+        re.findall(r'get_paginator\("(\w+)"\)', sources)
+    )
+    assert called >= {"head_object", "put_object", "get_object", "list_objects_v2"}
+    assert called <= {xform_name(op) for op in models.OPERATIONS["s3"]} | {"get_paginator"}
+
+
+@pytest.mark.parametrize("service", sorted(models.OPERATIONS))
+def test_trimmed_model_matches_botocore_for_our_operations(tmp_path, monkeypatch, service):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    trimmed = client_from(models.trimmed_loader(None))
-    full = client_from(botocore.loaders.create_loader())
-    assert set(trimmed.meta.service_model.operation_names) == set(models.OPERATIONS["sagemaker"])
-    for name in models.OPERATIONS["sagemaker"]:
+    trimmed = client_from(models.trimmed_loader(None), service)
+    full = client_from(botocore.loaders.create_loader(), service)
+    assert set(trimmed.meta.service_model.operation_names) == set(models.OPERATIONS[service])
+    for side in ("metadata", "client_context_parameters", "signature_version"):
+        ours, theirs = (getattr(c.meta.service_model, side) for c in (trimmed, full))
+        assert ours == theirs
+    for name in models.OPERATIONS[service]:
         ours, theirs = (c.meta.service_model.operation_model(name) for c in (trimmed, full))
+        assert ours.http == theirs.http and ours.metadata == theirs.metadata
         for side in ("input_shape", "output_shape"):
             assert structure(getattr(ours, side)) == structure(getattr(theirs, side))
+    written = {p.parts[-3]: p for p in tmp_path.rglob("service-2.json")}
+    assert set(written) == set(models.OPERATIONS)
+    assert all(p.stat().st_size < 100_000 for p in written.values())
+
+
+def test_the_golden_request_validates_against_the_trimmed_model(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    trimmed = client_from(models.trimmed_loader(None))
     golden = json.loads((REPO / "tests" / "golden" / "smddp-p4d.json").read_text())["request"]
     validate_parameters(
         golden, trimmed.meta.service_model.operation_model("CreateTrainingJob").input_shape
     )
-    written = list(tmp_path.rglob("service-2.json"))
-    assert len(written) == 1 and written[0].stat().st_size < 100_000
+
+
+def test_a_second_loader_reuses_the_written_models(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    models.trimmed_loader(None)
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("service-2.json")}
+    loader = models.trimmed_loader(None)
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("service-2.json")} == before
+    assert "ListBuckets" not in client_from(loader, "s3").meta.service_model.operation_names
 
 
 def test_an_unwritable_cache_falls_back_to_the_full_model(tmp_path, monkeypatch):

@@ -1,11 +1,12 @@
-"""SageMaker's service model trimmed to what sagelaunch calls, cached per botocore version.
+"""SageMaker's and S3's service models trimmed to what sagelaunch calls, cached per botocore
+version.
 
-botocore parses SageMaker's whole service model — hundreds of operations, ~100 ms — for every
-client, and sagelaunch calls four of them. The first client writes a copy trimmed to those
-operations (and the shapes they reach, without documentation) under the user's cache directory;
-later processes find it first on the loader's search path and parse ~40 KB instead. That is
-what keeps `submit plan.json` under half a second. Any problem writing the cache (read-only home,
-full disk) leaves botocore's full model in use: slower, never wrong.
+botocore parses a service's whole model for every client — SageMaker's hundreds of operations
+take ~100 ms, S3's ~15 ms — and sagelaunch calls a handful of them. The first client writes a
+copy trimmed to those operations (and the shapes they reach, without documentation) under the
+user's cache directory; later processes find it first on the loader's search path and parse a
+few KB instead. That is what keeps `submit plan.json` under half a second. Any problem writing
+the cache (read-only home, full disk) leaves botocore's full models in use: slower, never wrong.
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ OPERATIONS = {
         "ListHyperParameterTuningJobs",
         "StopHyperParameterTuningJob",
     ),
+    "s3": (
+        "HeadObject",  # aws.upload: is the content-addressed bundle there?
+        "PutObject",
+        "GetObject",  # aws.download, `import`
+        "ListObjectsV2",  # aws.download (its paginator's config comes from botocore's data)
+        # botocore's own S3 machinery calls these: the region redirector (a bucket in another
+        # region) and the S3 Express identity resolver (directory buckets).
+        "HeadBucket",
+        "CreateSession",
+    ),
 }
 
 
@@ -59,11 +70,11 @@ def trimmed_loader(data_path: str | None) -> botocore.loaders.Loader:
 
 
 def _ensure_trimmed(root: Path, service: str, operations: tuple[str, ...]) -> None:
+    if any((root / service).glob("*/service-2.json")):
+        return  # written by an earlier process: skip botocore's scan of its ~400 service dirs
     full_loader = botocore.loaders.create_loader()
     version = full_loader.determine_latest_version(service, "service-2")
     target = root / service / version / "service-2.json"
-    if target.is_file():
-        return
     full = full_loader.load_service_model(service, "service-2", version)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, suffix=".tmp") as tmp:
@@ -94,14 +105,13 @@ def trim(model: dict[str, Any], operations: tuple[str, ...]) -> dict[str, Any]:
                 reach(operation[ref]["shape"])
         for error in operation.get("errors", []):
             reach(error["shape"])
+    # The rest (metadata, S3's clientContextParams, whose "documentation" botocore reads) stays.
     head = {k: v for k, v in model.items() if k not in ("operations", "shapes", "documentation")}
-    return _undocumented(
-        {
-            **head,
-            "operations": {name: model["operations"][name] for name in operations},
-            "shapes": {name: shapes[name] for name in sorted(kept)},
-        }
-    )
+    return {
+        **head,
+        "operations": _undocumented({name: model["operations"][name] for name in operations}),
+        "shapes": _undocumented({name: shapes[name] for name in sorted(kept)}),
+    }
 
 
 def _undocumented(value: Any) -> Any:
