@@ -58,6 +58,15 @@ SetOption = Annotated[
     list[str] | None,
     typer.Option("--set", help="Override a config key: key.path=value (value parsed as YAML)."),
 ]
+IdempotencyKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--idempotency-key",
+        envvar="SAGELAUNCH_IDEMPOTENCY_KEY",
+        help="Same key + same request = same job names: a retry or rerun attaches to the jobs "
+        "the key already created and creates only what is missing.",
+    ),
+]
 
 
 def print_json(data: Any) -> None:

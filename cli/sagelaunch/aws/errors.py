@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from botocore.exceptions import (
     BotoCoreError,
@@ -169,6 +169,16 @@ def is_already_exists(exc: ClientError) -> bool:
     return error_code(exc) in ("ResourceInUse", "ResourceInUseException") or (
         error_code(exc) == "ValidationException" and "already exist" in error_message(exc).lower()
     )
+
+
+def unless_not_found(describe: Callable[[], Any]) -> dict[str, Any] | None:
+    """A Describe* call's answer, or None when the resource does not exist."""
+    try:
+        return dict(describe())
+    except ClientError as exc:
+        if is_not_found(exc):
+            return None
+        raise
 
 
 def is_not_found(exc: ClientError) -> bool:

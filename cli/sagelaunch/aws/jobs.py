@@ -10,7 +10,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
+from sagelaunch.aws.errors import is_already_exists, translated, unless_not_found
 from sagelaunch.errors import AwsError
 from sagelaunch.statuses import TERMINAL
 
@@ -20,12 +20,7 @@ POLL_S = 5.0
 @translated
 def describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
     """DescribeTrainingJob, or None when there is no such job."""
-    try:
-        return dict(sagemaker.describe_training_job(TrainingJobName=name))
-    except ClientError as exc:
-        if is_not_found(exc):
-            return None
-        raise
+    return unless_not_found(lambda: sagemaker.describe_training_job(TrainingJobName=name))
 
 
 @translated

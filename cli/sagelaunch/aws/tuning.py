@@ -8,7 +8,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagelaunch.aws.errors import is_not_found, translated
+from sagelaunch.aws.errors import is_not_found, translated, unless_not_found
 from sagelaunch.aws.jobs import create_or_attach
 from sagelaunch.errors import AwsError
 from sagelaunch.statuses import TERMINAL
@@ -19,12 +19,9 @@ POLL_S = 30.0  # a tuning job runs many training jobs: minutes, not seconds
 @translated
 def describe(sagemaker: Any, name: str) -> dict[str, Any] | None:
     """DescribeHyperParameterTuningJob, or None when there is no such tuning job."""
-    try:
-        return dict(sagemaker.describe_hyper_parameter_tuning_job(HyperParameterTuningJobName=name))
-    except ClientError as exc:
-        if is_not_found(exc):
-            return None
-        raise
+    return unless_not_found(
+        lambda: sagemaker.describe_hyper_parameter_tuning_job(HyperParameterTuningJobName=name)
+    )
 
 
 @translated

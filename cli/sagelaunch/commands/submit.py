@@ -17,6 +17,7 @@ from sagelaunch.commands.follow import (
     timeout_seconds,
 )
 from sagelaunch.output import (
+    IdempotencyKeyOption,
     OutputFormat,
     OutputOption,
     RegionOption,
@@ -35,16 +36,7 @@ def submit(
         Path, typer.Argument(help="Launch config (YAML) or a saved plan (plan.json).")
     ],
     overrides: SetOption = None,
-    idempotency_key: Annotated[
-        str | None,
-        typer.Option(
-            "--idempotency-key",
-            envvar="SAGELAUNCH_IDEMPOTENCY_KEY",
-            help="Same key + same request = same job: a retry attaches instead of resubmitting. "
-            "Without a key, an existing job of the planned name is attached to only when it runs "
-            "exactly the planned request.",
-        ),
-    ] = None,
+    idempotency_key: IdempotencyKeyOption = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for the job to end (exit 0/1/4/5).")
     ] = False,
@@ -53,7 +45,10 @@ def submit(
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
-    """Upload the code (unless unchanged) and create the training job, or attach to it."""
+    """Upload the code (unless unchanged) and create the training job, or attach to it.
+
+    Without --idempotency-key, an existing job of the planned name is attached to only when it
+    runs exactly the planned request (else exit 2, with the differences)."""
     timeout_s = timeout_seconds(timeout)
     from sagelaunch.services.submit import deliver
 

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from sagelaunch.commands.follow import TimeoutOption, given_clients, timeout_seconds
 from sagelaunch.output import (
+    IdempotencyKeyOption,
     OutputFormat,
     OutputOption,
     RegionOption,
@@ -40,15 +41,7 @@ def sweep(
             help="Trials at once (default: sweep.max_parallel; --local: what the cores hold).",
         ),
     ] = None,
-    idempotency_key: Annotated[
-        str | None,
-        typer.Option(
-            "--idempotency-key",
-            envvar="SAGELAUNCH_IDEMPOTENCY_KEY",
-            help="Same key = same trial job names: a rerun attaches to the trials already "
-            "created and creates only the missing ones.",
-        ),
-    ] = None,
+    idempotency_key: IdempotencyKeyOption = None,
     wait: Annotated[
         bool,
         typer.Option(

@@ -10,6 +10,7 @@ import typer
 
 from sagelaunch.commands.follow import TimeoutOption, given_clients, timeout_seconds
 from sagelaunch.output import (
+    IdempotencyKeyOption,
     OutputFormat,
     OutputOption,
     RegionOption,
@@ -28,14 +29,7 @@ def tune(
     ctx: typer.Context,
     config: Annotated[Path, typer.Argument(help="Launch config (YAML) with a tuning: block.")],
     overrides: SetOption = None,
-    idempotency_key: Annotated[
-        str | None,
-        typer.Option(
-            "--idempotency-key",
-            envvar="SAGELAUNCH_IDEMPOTENCY_KEY",
-            help="Same key + same request = same tuning job: a retry attaches to it.",
-        ),
-    ] = None,
+    idempotency_key: IdempotencyKeyOption = None,
     wait: Annotated[
         bool, typer.Option("--wait", help="Wait for the tuning job to end (exit 0/1/4/5).")
     ] = False,
