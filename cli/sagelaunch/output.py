@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     stderr: Console
 
 _consoles: dict[str, Console] = {}
+T = TypeVar("T")
 
 
 def __getattr__(name: str) -> Console:
@@ -67,6 +69,14 @@ IdempotencyKeyOption = Annotated[
         "the key already created and creates only what is missing.",
     ),
 ]
+
+
+def show(data: T, output: OutputFormat, render: Callable[[T], None]) -> None:
+    """``data`` as JSON (stable keys, for CI) or drawn by ``render`` (for people)."""
+    if output is OutputFormat.json:
+        print_json(data)
+    else:
+        render(data)
 
 
 def print_json(data: Any) -> None:

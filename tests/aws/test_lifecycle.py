@@ -201,6 +201,7 @@ def test_stop_through_a_stubbed_client(cli, moto):
         stubber.assert_no_pending_responses()
     assert ok.exit_code == 0 and json.loads(ok.stdout) == {
         "job_name": "bert-1",
+        "kind": "training",
         "status": "Stopping",
     }
     assert missing.exit_code == 3 and "Could not find job" in missing.stderr
@@ -234,6 +235,7 @@ def test_stop_of_a_tuning_job_through_a_stubbed_client(cli, moto):
         result = cli("stop", "tune-1", "-o", "json", obj=Clients(REGION, sagemaker=client))
         stubber.assert_no_pending_responses()
     assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["kind"] == "tuning"
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,15 @@ from sagelaunch.commands.follow import (
     wait_summary,
 )
 from sagelaunch.links import console_url
-from sagelaunch.output import OutputFormat, OutputOption, RegionOption, print_json, stderr, stdout
+from sagelaunch.output import (
+    OutputFormat,
+    OutputOption,
+    RegionOption,
+    print_json,
+    show,
+    stderr,
+    stdout,
+)
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
@@ -43,11 +51,7 @@ def status(
     if description is None:
         _tuning_status(aws, job, output)
         return
-    summary = job_summary(description, console_url(aws.region, job))
-    if output is OutputFormat.json:
-        print_json(summary)
-    else:
-        render_status(summary)
+    show(job_summary(description, console_url(aws.region, job)), output, render_status)
 
 
 def wait(
@@ -113,11 +117,12 @@ def stop(
     """Ask SageMaker to stop a job (it goes Stopping, then Stopped)."""
     from sagelaunch.aws import tuning
 
-    tuning.stop_training_or_tuning(connect(ctx, region).sagemaker, job)
-    if output is OutputFormat.json:
-        print_json({"job_name": job, "status": JobStatus.Stopping.value})
-    else:
-        stdout.print(f"stopping {job}; follow it with: sagelaunch wait {job}")
+    kind = tuning.stop_training_or_tuning(connect(ctx, region).sagemaker, job)
+    show(
+        {"job_name": job, "kind": kind, "status": JobStatus.Stopping.value},
+        output,
+        lambda _: stdout.print(f"stopping {kind} job {job}; follow it with: sagelaunch wait {job}"),
+    )
 
 
 def list_jobs(
@@ -136,23 +141,21 @@ def list_jobs(
     region: RegionOption = None,
 ) -> None:
     """List training jobs (or, with --tuning, tuning jobs), newest first."""
-    from sagelaunch.aws import jobs
-    from sagelaunch.commands.job_view import list_summary, render_list
-
     if tuning:
-        _list_tuning(ctx, status_, name_contains, limit, output, region)
-        return
-    found = jobs.list_jobs(
+        from sagelaunch.aws.tuning import list_jobs as listed
+        from sagelaunch.commands.tuning_view import render_tuning_list as render
+        from sagelaunch.commands.tuning_view import tuning_list_summary as summarize
+    else:
+        from sagelaunch.aws.jobs import list_jobs as listed  # type: ignore[assignment]
+        from sagelaunch.commands.job_view import list_summary as summarize  # type: ignore[assignment]
+        from sagelaunch.commands.job_view import render_list as render  # type: ignore[assignment]
+    found = listed(
         connect(ctx, region).sagemaker,
         status=status_.value if status_ else None,
         name_contains=name_contains,
         limit=limit,
     )
-    summaries = [list_summary(job) for job in found]
-    if output is OutputFormat.json:
-        print_json(summaries)
-    else:
-        render_list(summaries)
+    show([summarize(job) for job in found], output, render)
 
 
 # --- tuning jobs: the same commands, when the name is a hyperparameter tuning job's -------------
@@ -166,11 +169,7 @@ def _tuning_status(aws: Clients, name: str, output: OutputFormat) -> None:
     description = tuning.describe(aws.sagemaker, name)
     if description is None:
         raise tuning.missing(name)
-    summary = tuning_summary(description, tuning_console_url(aws.region, name))
-    if output is OutputFormat.json:
-        print_json(summary)
-    else:
-        render_tuning(summary)
+    show(tuning_summary(description, tuning_console_url(aws.region, name)), output, render_tuning)
 
 
 def _wait_for_tuning(
@@ -188,27 +187,3 @@ def _wait_for_tuning(
             }
         )
     conclude_tuning(final, timeout_s)
-
-
-def _list_tuning(
-    ctx: typer.Context,
-    status: JobStatus | None,
-    name_contains: str | None,
-    limit: int,
-    output: OutputFormat,
-    region: str | None,
-) -> None:
-    from sagelaunch.aws import tuning
-    from sagelaunch.commands.tuning_view import render_tuning_list, tuning_list_summary
-
-    found = tuning.list_jobs(
-        connect(ctx, region).sagemaker,
-        status=status.value if status else None,
-        name_contains=name_contains,
-        limit=limit,
-    )
-    summaries = [tuning_list_summary(job) for job in found]
-    if output is OutputFormat.json:
-        print_json(summaries)
-    else:
-        render_tuning_list(summaries)
