@@ -1,13 +1,15 @@
-"""The pieces of a local run, without processes: planning variant, tree files, env, launchers."""
+"""The pieces of a local run, without training processes: planning variant, tree files, env,
+launchers, the supervisor's reading of a host's output."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
 
 from sagelaunch.config.loader import load
-from sagelaunch.local import environment, launchers, tree, warm
+from sagelaunch.local import environment, launchers, supervisor, tree, warm
 from sagelaunch.local.job import host_count
 from sagelaunch.local.variant import PLACEHOLDER_ROLE, local_variant
 from tests.local.conftest import alive, clean_env
@@ -164,3 +166,20 @@ def test_warm_agents_leave_quietly_when_planning_fails():
         raise RuntimeError("planning failed")
     assert [proc.returncode for proc in procs] == [0, 0]
     assert not [proc.pid for proc in procs if alive(proc.pid)]
+
+
+def test_the_metrics_cell_drops_mpiruns_rank_tag_but_the_log_keeps_it(tmp_path):
+    """mpirun --tag-output prefixes "[1,0]<stdout>:"; the summary shows the metrics alone."""
+    tagged = "[1,0]<stdout>:step=3 train_loss=1.5000"
+    host = supervisor.HostProcess(
+        host="algo-1",
+        argv=[sys.executable, "-c", f"print({tagged!r})"],
+        cwd=tmp_path,
+        env={"PATH": os.environ["PATH"]},
+        log=tmp_path / "algo-1.log",
+    )
+    printed: list[str] = []
+    [outcome] = supervisor.run([host], [r"train_loss=(\S+)"], lambda _, line: printed.append(line))
+    assert outcome.exit_code == 0
+    assert outcome.last_metrics == "step=3 train_loss=1.5000"
+    assert printed == [tagged] and (tmp_path / "algo-1.log").read_text() == tagged + "\n"

@@ -24,6 +24,9 @@ from typing import IO
 from sagelaunch.local import warm
 
 TAIL_LINES = 20
+# mpirun --tag-output (the toolkit's flag) prefixes each rank's line: "[1,0]<stdout>:". The log
+# keeps it, as CloudWatch does; the summary's metrics cell shows the metrics alone.
+MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s*")
 GRACE_S = 5.0
 POLL_S = 0.05
 
@@ -93,7 +96,7 @@ class _Running:
                 log.flush()
                 self.outcome.tail.append(line)
                 if any(pattern.search(line) for pattern in metrics):
-                    self.outcome.last_metrics = line
+                    self.outcome.last_metrics = MPI_TAG.sub("", line, count=1)
                 printer(self.spec.host, line)
         stream.close()
 
