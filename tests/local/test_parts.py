@@ -183,3 +183,45 @@ def test_the_metrics_cell_drops_mpiruns_rank_tag_but_the_log_keeps_it(tmp_path):
     assert outcome.exit_code == 0
     assert outcome.last_metrics == "step=3 train_loss=1.5000"
     assert printed == [tagged] and (tmp_path / "algo-1.log").read_text() == tagged + "\n"
+
+
+@pytest.mark.parametrize(
+    ("hosts", "per_host", "cores", "threads"), [(2, 1, 8, "4"), (2, 2, 2, "1")]
+)
+def test_each_process_gets_its_share_of_the_runs_cores(
+    monkeypatch, hosts, per_host, cores, threads
+):
+    from sagelaunch.local.job import _launcher_env
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    launch = launchers.Launch("torchrun", per_host)
+    assert _launcher_env(hosts, launch, 29500, cores, {})["OMP_NUM_THREADS"] == threads
+    assert "OMP_NUM_THREADS" not in _launcher_env(
+        hosts, launch, 29500, cores, {"OMP_NUM_THREADS": "3"}
+    )
+
+
+def test_a_local_sweep_splits_the_cores_between_the_trials_it_runs_at_once(monkeypatch, tmp_path):
+    from types import SimpleNamespace as Stub
+
+    from sagelaunch.local import job
+    from sagelaunch.services import sweep_local
+
+    given: list[job.Options] = []
+    monkeypatch.setattr(sweep_local.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(
+        sweep_local,
+        "_prepare",
+        lambda trial, workdir, progress: sweep_local.LocalTrial(
+            trial, None, Stub(job_name=f"t-{trial.index}"), None, workdir
+        ),
+    )
+    monkeypatch.setattr(job, "run", lambda *args, **kwargs: given.append(args[3]) or 1 / 0)
+    spec = Stub(
+        base=Stub(config=Stub(name="s", framework="xgboost")),
+        trials=[Stub(index=n, parameters={}) for n in range(3)],
+        sweep=Stub(objective=Stub(metric="m", goal="minimize")),
+    )
+    result = sweep_local.run(spec, max_parallel=2, workdir=tmp_path)  # type: ignore[arg-type]
+    assert [options.cores for options in given] == [4, 4, 4]
+    assert [t.status for t in result.trials] == ["Failed"] * 3  # the stand-in raised: recorded

@@ -44,6 +44,9 @@ class Options:
     processes_per_host: int | None = None
     workdir: Path | None = None
     keep: bool = False
+    # The cores this run may use (default: all of this machine's). A local sweep running N trials
+    # at once gives each 1/N, so their processes' thread pools do not oversubscribe the machine.
+    cores: int | None = None
 
 
 @dataclass(frozen=True)
@@ -175,7 +178,7 @@ def run(
     _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
     for line in groups.describe(prepared.cluster, launch.kind):
         say(line)
-    specs = _host_processes(prepared, plan, trees, agents or [])
+    specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
     outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings = warnings
@@ -208,6 +211,7 @@ def _host_processes(
     plan: Plan,
     trees: list[tree.HostTree],
     agents: list[subprocess.Popen[bytes]],
+    cores: int | None,
 ) -> list[supervisor.HostProcess]:
     config, launch = prepared.loaded.config, prepared.launch
     request = plan.request
@@ -224,7 +228,7 @@ def _host_processes(
         environment.decode_hyperparameters(hyperparameters)
     )
     master_port = ports.free_port()
-    extra = _launcher_env(len(trees), launch, master_port, machine, container_env)
+    extra = _launcher_env(len(trees), launch, master_port, cores or machine.num_cpus, container_env)
     extra |= groups.feed_env(cluster)
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
@@ -317,7 +321,7 @@ def _launcher_env(
     hosts: int,
     launch: launchers.Launch,
     master_port: int,
-    machine: environment.Machine,
+    cores: int,
     container_env: dict[str, str],
 ) -> dict[str, str]:
     # The XGBoost entry point's tracker (a container default of 9099, TIME_WAIT after a run).
@@ -328,7 +332,7 @@ def _launcher_env(
         # The emulated hosts share this machine's cores; without a cap every process would start
         # one thread per core and they would fight over them (torchrun caps its workers alike).
         processes = hosts * launch.processes_per_host
-        env["OMP_NUM_THREADS"] = str(max(1, machine.num_cpus // processes))
+        env["OMP_NUM_THREADS"] = str(max(1, cores // processes))
     return env
 
 

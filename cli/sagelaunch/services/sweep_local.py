@@ -82,11 +82,12 @@ def run(
         spec.sweep.objective,
         where="local",
     )
+    cores = os.cpu_count() or 1
     pool = ThreadPoolExecutor(max_workers=max_parallel, thread_name_prefix="trial")
     try:
         futures.wait(
             [
-                pool.submit(_run_trial, local, state, result, notify)
+                pool.submit(_run_trial, local, state, result, notify, cores // max_parallel)
                 for local, state in zip(trials, result.trials, strict=True)
             ]
         )
@@ -114,6 +115,7 @@ def _run_trial(
     state: TrialState,
     result: SweepResult,
     notify: Callable[[SweepResult], None],
+    cores: int,
 ) -> None:
     from sagelaunch.local import job
 
@@ -125,7 +127,7 @@ def _run_trial(
             local.prepared,
             local.plan,
             local.code,
-            job.Options(workdir=local.workdir),
+            job.Options(workdir=local.workdir, cores=max(1, cores)),
             printer=lambda host, line: None,  # each host's log is in <workdir>/logs/
             say=lambda message: None,
         )
