@@ -55,11 +55,6 @@ class SageMakerEnv:
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
-    def is_master(self) -> bool:
-        """True on the first host, the one that saves the model."""
-        return self.current_host == self.hosts[0]
-
-    @property
     def host_rank(self) -> int:
         return self.hosts.index(self.current_host)
 
