@@ -3,6 +3,8 @@ Keras fit gives the GradientTape loop's losses, and resumes through BackupAndRes
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.entrypoints.test_train_tensorflow import _train, job  # noqa: F401  (fixture)
@@ -50,3 +52,36 @@ def test_fit_needs_backups_that_divide_the_steps(job):  # noqa: F811
     args = ["--loop", "fit", "--max_steps", "5", "--checkpoint_every", "2"]
     assert smenv.run(train_tensorflow.main, args) == 1
     assert "pick a value that divides the 5 steps" in (job / "output" / "failure").read_text()
+
+
+def test_fit_trusts_the_backed_up_weights_over_a_lagging_epoch_record(job):  # noqa: F811
+    """A kill between Keras' two backup writes leaves training_metadata.json one backup behind
+    the weights: the resume point is the step saved with the weights, not the stale epoch."""
+    fit = ["--loop", "fit", "--strategy", "one_device", "--checkpoint_every", "2"]
+    straight = _train(job, *fit, "--max_steps", "8", "--checkpoint_dir", str(job / "a"))
+    _train(job, *fit, "--max_steps", "4", "--checkpoint_dir", str(job / "b"))
+    metadata = job / "b" / "backup" / "training_metadata.json"
+    assert json.loads(metadata.read_text())["epoch"] == 2
+    metadata.write_text(json.dumps({"epoch": 1, "batch": 0}))  # as if killed between the writes
+
+    resumed = _train(job, *fit, "--max_steps", "8", "--checkpoint_dir", str(job / "b"))
+    assert resumed["resumed_from_step"] == 4
+    assert sorted(resumed["losses"], key=int) == ["5", "6", "7", "8"]
+    for step, loss in resumed["losses"].items():
+        assert loss == pytest.approx(straight["losses"][step], rel=1e-6)
+    assert json.loads(metadata.read_text())["epoch"] == 4  # the finish's backup, kept
+    assert not list(metadata.parent.glob("*writing*"))  # every write was renamed into place
+
+    again = _train(job, *fit, "--max_steps", "8", "--checkpoint_dir", str(job / "b"))
+    assert again["resumed_from_step"] == 8 and again["losses"] == {}  # finished: nothing to redo
+
+
+def test_fit_refuses_a_backup_its_checkpoint_every_does_not_divide(job):  # noqa: F811
+    import smenv
+    import train_tensorflow
+
+    fit = ["--loop", "fit", "--checkpoint_dir", str(job / "c"), "--max_steps", "12"]
+    _train(job, *fit[:-1], "6", "--checkpoint_every", "2")
+    assert smenv.run(train_tensorflow.main, [*fit, "--checkpoint_every", "4"]) == 1
+    failure = (job / "output" / "failure").read_text()
+    assert "backup" in failure and "at step 6" in failure and "--checkpoint_every 4" in failure
