@@ -62,8 +62,8 @@ class StepLog(keras.callbacks.Callback):
 class Backup(keras.callbacks.BackupAndRestore):
     """BackupAndRestore whose files are each replaced whole (a rename is atomic), so a SIGKILL
     during a backup leaves the previous one intact. (Overrides Keras' private ``_save_model``:
-    keras is pinned in cli/constraints.txt, and tests/local/test_tensorflow_resume.py kills
-    workers during backups.)"""
+    keras is pinned in cli/constraints.txt, and test_train_tensorflow_strategies.py cuts a backup
+    short to check that the override still takes effect.)"""
 
     def _save_model(self) -> None:
         folder = Path(self.backup_dir)
