@@ -60,6 +60,7 @@ def test_fit_survives_a_kill_during_a_backup_or_between_its_writes(job, monkeypa
     is written aside); a kill between its two writes leaves training_metadata.json a backup behind
     the weights, and the resume point is then the step saved with the weights."""
     import keras
+
     import smenv
     import train_tensorflow
 
