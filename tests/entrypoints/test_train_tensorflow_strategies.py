@@ -103,3 +103,13 @@ def test_fit_refuses_a_backup_its_checkpoint_every_does_not_divide(job):  # noqa
     assert smenv.run(train_tensorflow.main, [*fit, "--checkpoint_every", "4"]) == 1
     failure = (job / "output" / "failure").read_text()
     assert "backup" in failure and "at step 6" in failure and "--checkpoint_every 4" in failure
+
+
+def test_samples_per_sec_after_a_resume_counts_only_the_steps_run(monkeypatch, capsys):
+    import tf_train
+
+    monkeypatch.setattr(tf_train.time, "monotonic", lambda: 102.0)  # step 6 reported at 102 s
+    progress = tf_train.Progress(total_steps=8, global_batch=4, _since=100.0)  # made at 100 s
+    progress.start_step = 4  # restored after the Progress was made, as every loop does
+    progress.report(6, 0.5, log=True)
+    assert capsys.readouterr().out == "step=6 train_loss=0.500000 samples_per_sec=4.0\n"
