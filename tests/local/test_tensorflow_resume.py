@@ -1,8 +1,9 @@
 """A TensorFlow worker SIGKILLed under `sagelaunch local` resumes mid-epoch when the job runs
-again: with Keras fit through BackupAndRestore (under <checkpoint_dir>/backup), and with the
-GradientTape loop through its CheckpointManager. One host, one data epoch of STEPS steps, so every
-resume point is inside an epoch; the resumed run's losses and final loss equal an uninterrupted
-run's, and it writes the SavedModel."""
+again: with Keras fit on one host through BackupAndRestore (under <checkpoint_dir>/backup), and
+with the GradientTape loop under MultiWorkerMirrored on 2 hosts through its CheckpointManager.
+Each job is one data epoch of STEPS global batches, so every resume point is inside an epoch; the
+resumed run logs exactly the steps after its resume point, its losses (the final one included)
+equal an uninterrupted run's, and it writes the SavedModel."""
 
 from __future__ import annotations
 
@@ -37,19 +38,21 @@ SAMPLES = STEPS * BATCH
 TOLERANCE = 1e-5
 
 
-def one_host_job(loop: str, checkpoints: Path) -> dict[str, object]:
+def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, object]:
+    """STEPS steps of BATCH samples (split across the hosts): one data epoch."""
     job = tf_job(
         "multi_worker_mirrored",
         loop=loop,
         num_samples=SAMPLES,
-        batch_size=BATCH,
+        batch_size=BATCH // hosts,
         checkpoint_every=EVERY,
         log_every=1,
         checkpoint_dir=str(checkpoints),  # outside the host trees, which a rerun replaces
     )
-    del job["distribution"]
-    job["hyperparameters"]["strategy"] = "one_device"  # type: ignore[index]
-    job["compute"] = {"instance_type": "ml.c5.2xlarge", "instance_count": 1}
+    if hosts == 1:
+        del job["distribution"]
+        job["hyperparameters"]["strategy"] = "one_device"  # type: ignore[index]
+    job["compute"] = {"instance_type": "ml.c5.2xlarge", "instance_count": hosts}
     return job
 
 
@@ -64,8 +67,11 @@ def uninterrupted(tmp_path_factory) -> dict[str, float]:
     return found
 
 
-def kill_once_backed_up(config: Path, workdir: Path, backed_up: Callable[[], int]) -> str:
-    """Run the job, SIGKILL its worker once ``backed_up()`` is past 0; what the run printed."""
+def kill_once_backed_up(
+    config: Path, workdir: Path, backed_up: Callable[[], int], host: str = "algo-1"
+) -> str:
+    """Run the job, SIGKILL ``host``'s worker once ``backed_up()`` is past 0; what the run
+    printed."""
     args = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)]
     run = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=config.parent,
@@ -75,7 +81,7 @@ def kill_once_backed_up(config: Path, workdir: Path, backed_up: Callable[[], int
         deadline, pid = time.monotonic() + 240, None
         while not (pid and backed_up()) and time.monotonic() < deadline:
             assert run.poll() is None, run.stdout.read() if run.stdout else ""
-            pid = pid or chief_pid(workdir)
+            pid = pid or chief_pid(workdir, host)
             time.sleep(0.01)
         assert pid is not None and backed_up() > 0
         os.kill(pid, signal.SIGKILL)  # like a spot interruption: no chance to clean up
@@ -131,7 +137,7 @@ def backup_step(backup: Path) -> int:
 @pytest.mark.slow
 def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uninterrupted):
     checkpoints, workdir = tmp_path / "checkpoints", tmp_path / "run"
-    config = write_config(one_host_job("fit", checkpoints))
+    config = write_config(one_epoch_job("fit", checkpoints))
     backup = checkpoints / "backup"
     output = kill_once_backed_up(config, workdir, lambda: backup_step(backup))
     assert "OneDeviceStrategy: 1 replica(s), Keras fit" in output
@@ -149,14 +155,18 @@ def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uni
 
 
 @pytest.mark.slow
-def test_gradient_tape_loop_resumes_mid_epoch_from_its_checkpoint(
+def test_gradient_tape_loop_on_two_hosts_resumes_mid_epoch_after_a_worker_is_killed(
     write_config, tmp_path, uninterrupted
 ):
+    """MultiWorkerMirrored on 2 hosts of BATCH/2 samples each: one process's global batch. The
+    second host's worker is killed; the chief, stuck in an all-reduce, is stopped by the run, and
+    both hosts resume from the chief's checkpoints (one shared dir, as SageMaker's sync gives)."""
     checkpoints, workdir = tmp_path / "checkpoints", tmp_path / "run"
-    config = write_config(one_host_job("custom", checkpoints))
-    kill_once_backed_up(config, workdir, lambda: newest_checkpoint(checkpoints))
+    config = write_config(one_epoch_job("custom", checkpoints, hosts=2))
+    output = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(checkpoints), "algo-2")
+    assert "CollectiveAllReduceStrategy: 2 replica(s)" in output
     killed_at = newest_checkpoint(checkpoints)
 
     metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
-    assert metrics["loop"] == "custom"
+    assert (metrics["loop"], metrics["global_batch"]) == ("custom", BATCH)
     assert newest_checkpoint(checkpoints) == STEPS
