@@ -47,7 +47,8 @@ class Progress:
         if not (log and self.chief):
             return
         elapsed = max(time.monotonic() - self._since, 1e-9)
-        rate = (step - self._since_step) * self.global_batch / elapsed
+        # Counted from the resume point: the steps before it were not run by this process.
+        rate = (step - max(self._since_step, self.start_step)) * self.global_batch / elapsed
         print(f"step={step} train_loss={loss:.6f} samples_per_sec={rate:.1f}", flush=True)
         self._since, self._since_step = time.monotonic(), step
 

@@ -90,15 +90,15 @@ def single_process(root: Path, *args: str) -> dict[str, float]:
     return json.loads((root / "output" / "data" / "metrics.json").read_text())["losses"]
 
 
-def chief_pid(workdir: Path) -> int | None:
-    """The first host's training process (its cwd is that host's code/ folder)."""
+def chief_pid(workdir: Path, host: str = "algo-1") -> int | None:
+    """The first host's (or ``host``'s) training process (its cwd is that host's code/ folder)."""
     for entry in Path("/proc").iterdir():
         try:
             cmdline = (entry / "cmdline").read_bytes().split(b"\0")
             cwd = os.readlink(entry / "cwd")
         except OSError:
             continue
-        if b"train_tensorflow.py" in cmdline and cwd == str(workdir / "algo-1" / "code"):
+        if b"train_tensorflow.py" in cmdline and cwd == str(workdir / host / "code"):
             return int(entry.name)
     return None
 

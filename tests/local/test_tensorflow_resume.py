@@ -1,0 +1,172 @@
+"""A TensorFlow worker SIGKILLed under `sagelaunch local` resumes mid-epoch when the job runs
+again: with Keras fit on one host through BackupAndRestore (under <checkpoint_dir>/backup), and
+with the GradientTape loop under MultiWorkerMirrored on 2 hosts through its CheckpointManager.
+Each job is one data epoch of STEPS global batches, so every resume point is inside an epoch; the
+resumed run logs exactly the steps after its resume point, its losses (the final one included)
+equal an uninterrupted run's, and it writes the SavedModel."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.local.conftest import clean_env, run_local
+from tests.local.test_tensorflow_runs import (
+    chief_pid,
+    losses,
+    newest_checkpoint,
+    saved_model_in,
+    single_process,
+    tf_job,
+)
+
+BATCH, EVERY = 16, 5
+STEPS = 200  # one data epoch (SAMPLES / BATCH): long enough that the kill lands mid-run
+SAMPLES = STEPS * BATCH
+# The fit and GradientTape loops build different graphs of the same ops: their losses agree to
+# ~1e-6 relative (test_train_tensorflow_strategies); the resume itself adds no difference.
+TOLERANCE = 1e-5
+
+
+def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, object]:
+    """STEPS steps of BATCH samples (split across the hosts): one data epoch."""
+    job = tf_job(
+        "multi_worker_mirrored",
+        loop=loop,
+        num_samples=SAMPLES,
+        batch_size=BATCH // hosts,
+        checkpoint_every=EVERY,
+        log_every=1,
+        checkpoint_dir=str(checkpoints),  # outside the host trees, which a rerun replaces
+    )
+    if hosts == 1:
+        del job["distribution"]
+        job["hyperparameters"]["strategy"] = "one_device"  # type: ignore[index]
+    job["compute"] = {"instance_type": "ml.c5.2xlarge", "instance_count": hosts}
+    return job
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> dict[str, float]:
+    """Every step's loss of the same training, never killed (the entry point run directly)."""
+    root = tmp_path_factory.mktemp("uninterrupted") / "run"
+    root.mkdir()
+    args = ["--num_samples", str(SAMPLES), "--batch_size", str(BATCH), "--log_every", "1"]
+    found = single_process(root, *args, "--checkpoint_dir", str(root / "ckpt"))
+    assert sorted(map(int, found)) == list(range(1, STEPS + 1))
+    return found
+
+
+def kill_once_backed_up(
+    config: Path, workdir: Path, backed_up: Callable[[], int], host: str = "algo-1"
+) -> str:
+    """Run the job, SIGKILL ``host``'s worker once ``backed_up()`` is past 0; what the run
+    printed."""
+    args = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)]
+    run = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=config.parent,
+        env=clean_env(),
+    )  # fmt: skip
+    try:
+        deadline, pid = time.monotonic() + 240, None
+        while not (pid and backed_up()) and time.monotonic() < deadline:
+            assert run.poll() is None, run.stdout.read() if run.stdout else ""
+            pid = pid or chief_pid(workdir, host)
+            time.sleep(0.01)
+        assert pid is not None and backed_up() > 0
+        os.kill(pid, signal.SIGKILL)  # like a spot interruption: no chance to clean up
+        output, _ = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 1, output[-3000:]  # the killed host failed the run
+    assert not (workdir / "algo-1" / "model" / "1").exists(), "the run ended before the kill"
+    return output
+
+
+def resume_and_check(
+    config: Path, workdir: Path, killed_at: int, reference: dict[str, float]
+) -> dict[str, object]:
+    """Run the job again: it resumes after ``killed_at``'s backup, mid-epoch, and finishes with
+    the uninterrupted run's losses and a SavedModel. Returns its metrics.json."""
+    done = run_local(config, "--workdir", str(workdir), timeout=300)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log[-3000:]
+    assert f"{STEPS} steps of {BATCH} samples" in log
+    resumed = int(re.search(r"\[algo-1\] resumed from step (\d+)", log)[1])
+    # Mid-epoch: the one data epoch has STEPS steps. At or after the backup seen before the kill
+    # (the worker may have written more before it died), on a backup step.
+    assert killed_at <= resumed < STEPS and resumed % EVERY == 0
+    seen = losses(log)
+    assert sorted(seen) == list(range(resumed + 1, STEPS + 1))  # nothing redone, nothing skipped
+    metrics = output_metrics(workdir)
+    assert metrics["resumed_from_step"] == resumed
+    for step, loss in metrics["losses"].items():
+        assert loss == pytest.approx(reference[step], rel=TOLERANCE), step
+    final = metrics["losses"][str(STEPS)]
+    assert final == pytest.approx(reference[str(STEPS)], rel=TOLERANCE)
+    assert final < reference["1"]
+    assert saved_model_in(workdir) == ["1/saved_model.pb"]
+    return metrics
+
+
+def output_metrics(workdir: Path) -> dict:
+    with tarfile.open(workdir / "output.tar.gz") as tar:
+        member = next(m for m in tar.getmembers() if m.name.endswith("metrics.json"))
+        data = tar.extractfile(member)
+        assert data is not None
+        return json.loads(data.read())
+
+
+def backup_step(backup: Path) -> int:
+    """The step of BackupAndRestore's newest backup (Keras epochs of EVERY steps; 0: none)."""
+    metadata = backup / "training_metadata.json"
+    return json.loads(metadata.read_text())["epoch"] * EVERY if metadata.is_file() else 0
+
+
+@pytest.mark.slow
+def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uninterrupted):
+    checkpoints, workdir = tmp_path / "checkpoints", tmp_path / "run"
+    config = write_config(one_epoch_job("fit", checkpoints))
+    backup = checkpoints / "backup"
+    output = kill_once_backed_up(config, workdir, lambda: backup_step(backup))
+    assert "OneDeviceStrategy: 1 replica(s), Keras fit" in output
+    killed_at = backup_step(backup)
+
+    metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
+    assert metrics["loop"] == "fit"
+    # Kept after the finish (delete_checkpoint=False, as the custom loop keeps its checkpoints):
+    # the finish's backup, every file renamed into place.
+    assert backup_step(backup) == STEPS
+    assert sorted(p.name for p in backup.iterdir()) == [
+        "latest.weights.h5",
+        "training_metadata.json",
+    ]
+
+
+@pytest.mark.slow
+def test_gradient_tape_loop_on_two_hosts_resumes_mid_epoch_after_a_worker_is_killed(
+    write_config, tmp_path, uninterrupted
+):
+    """MultiWorkerMirrored on 2 hosts of BATCH/2 samples each: one process's global batch. The
+    second host's worker is killed; the chief, stuck in an all-reduce, is stopped by the run, and
+    both hosts resume from the chief's checkpoints (one shared dir, as SageMaker's sync gives)."""
+    checkpoints, workdir = tmp_path / "checkpoints", tmp_path / "run"
+    config = write_config(one_epoch_job("custom", checkpoints, hosts=2))
+    output = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(checkpoints), "algo-2")
+    assert "CollectiveAllReduceStrategy: 2 replica(s)" in output
+    killed_at = newest_checkpoint(checkpoints)
+
+    metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
+    assert (metrics["loop"], metrics["global_batch"]) == ("custom", BATCH)
+    assert newest_checkpoint(checkpoints) == STEPS
