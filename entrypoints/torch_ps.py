@@ -41,6 +41,7 @@ import torch_parallel
 import torch_ps_ckpt
 
 PS_MODES = ("async", "sync")
+WATCH_S = 0.5  # how often a server looks for silent workers
 _SERVER: ParameterServer | None = None  # this process's server, reached by the RPC functions
 
 
@@ -63,6 +64,10 @@ class Roles:
     @property
     def worker_index(self) -> int:
         return self.rank - self.num_ps
+
+
+class PeerTimeout(RuntimeError):
+    """A server heard nothing from a worker, or a worker from a server, for --ps_timeout_s."""
 
 
 def check(cfg: torch_config.TrainConfig, world_size: int) -> None:
@@ -140,9 +145,10 @@ class ParameterServer:
         self.lock = threading.Lock()
         self.pending: dict[int, tuple[dict[str, torch.Tensor], float, int]] = {}
         self.waiting: list[torch.futures.Future] = []
-        self.workers_done = 0
+        self.done: set[int] = set()
         self.finished = threading.Event()
         self.progress = dict.fromkeys(range(num_workers), 0)  # steps pushed, per worker
+        self.heard = dict.fromkeys(range(num_workers), time.monotonic())  # last word, per worker
         self.resumed_from = 0
 
     def restore(self, version: int) -> None:
@@ -169,7 +175,24 @@ class ParameterServer:
 
     def progress_of(self, worker: int) -> int:
         with self.lock:
+            self.heard[worker] = time.monotonic()
             return self.progress[worker]
+
+    def start_clock(self) -> None:
+        """Every worker counts as just heard from: RPC is up, all processes have joined."""
+        with self.lock:
+            self.heard = dict.fromkeys(self.heard, time.monotonic())
+
+    def silent(self, timeout_s: float) -> list[int]:
+        """Workers neither done nor waiting on this server (a sync push pending) that have said
+        nothing for ``timeout_s``: dead, hung or cut off, since no launcher tells us."""
+        now = time.monotonic()
+        with self.lock:
+            return [
+                w
+                for w, heard in self.heard.items()
+                if w not in self.done and w not in self.pending and now - heard > timeout_s
+            ]
 
     def snapshot(self) -> tuple[int, dict[str, torch.Tensor]]:
         with self.lock:
@@ -182,6 +205,7 @@ class ParameterServer:
     ) -> torch.futures.Future:
         future: torch.futures.Future = torch.futures.Future()
         with self.lock:
+            self.heard[worker] = time.monotonic()
             if self.cfg.ps_mode == "async" and self.version >= self.total_updates:
                 future.set_result(self._state())  # the budget is spent: the worker stops
                 return future
@@ -226,11 +250,25 @@ class ParameterServer:
     def _state(self) -> tuple[int, dict[str, torch.Tensor]]:
         return self.version, {n: p.detach().clone() for n, p in self.params.items()}
 
-    def worker_done(self) -> None:
+    def worker_done(self, worker: int) -> None:
         with self.lock:
-            self.workers_done += 1
-            if self.workers_done == self.num_workers:
+            self.done.add(worker)
+            if len(self.done) == self.num_workers:
                 self.finished.set()
+
+    def serve(self, roles: Roles) -> None:
+        """Until every worker is done; PeerTimeout as soon as one has been silent too long."""
+        self.start_clock()
+        timeout = self.cfg.ps_timeout_s
+        while not self.finished.wait(WATCH_S):
+            silent = self.silent(timeout)
+            if silent:
+                who = ", ".join(f"worker{w} (rank {w + roles.num_ps})" for w in silent)
+                raise PeerTimeout(
+                    f"parameter server ps{self.index}: nothing from {who} for {timeout:g} s "
+                    f"(--ps_timeout_s): the worker died, hangs or lost its network; failing "
+                    "the job instead of waiting for it"
+                )
 
 
 def clip(params: list[nn.Parameter], max_norm: float) -> None:
@@ -263,9 +301,9 @@ def _progress(worker: int) -> int:
     return _SERVER.progress_of(worker)
 
 
-def _worker_done() -> None:
+def _worker_done(worker: int) -> None:
     assert _SERVER is not None
-    _SERVER.worker_done()
+    _SERVER.worker_done(worker)
 
 
 # ----------------------------------------------------------------------------------- the run
@@ -289,16 +327,20 @@ def run(
     updates = steps if cfg.ps_mode == "sync" else steps * roles.num_workers
     if roles.is_server:  # before RPC starts: a worker's first pull may come at once
         _SERVER = _make_server(cfg, roles, model, updates)
-    _init_rpc(roles)
-    if roles.rank == 0:
-        _describe(cfg, roles, model, steps, updates)
-    if roles.is_server:
+    _init_rpc(roles, cfg.ps_timeout_s)
+    try:
         if roles.rank == 0:
+            _describe(cfg, roles, model, steps, updates)
+        if roles.is_server:
             assert _SERVER is not None
-            _SERVER.finished.wait()
-            _save_outputs(cfg, env, roles, model, steps)
-    else:
-        _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
+            _SERVER.serve(roles)
+            if roles.rank == 0:
+                _save_outputs(cfg, env, roles, model, steps)
+        else:
+            _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
+    except BaseException:
+        rpc.shutdown(graceful=False)  # a peer is gone: waiting for it would hang the exit
+        raise
     rpc.shutdown()  # graceful: waits for every process, so no server leaves a worker hanging
     return 0
 
@@ -326,10 +368,12 @@ def _total_steps(cfg: torch_config.TrainConfig, plan: torch_data.BatchPlan, samp
     return cfg.max_steps or cfg.epochs * per_epoch
 
 
-def _init_rpc(roles: Roles) -> None:
+def _init_rpc(roles: Roles, timeout_s: float) -> None:
     torch_dist.export_mpi_launch(os.environ)  # mpirun: MASTER_ADDR/PORT as torchrun sets them
+    # The timeout bounds every RPC (a sync push waits for the slowest worker) and the start-up
+    # rendezvous, so a dead peer fails the job in timeout_s rather than in torch's 600 s.
     options = rpc.TensorPipeRpcBackendOptions(
-        num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=600
+        num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=timeout_s
     )
     # RPC's own start-up calls a deprecated gloo API; the warning is torch's, not the user's.
     warnings.filterwarnings("ignore", message="You are using a Backend")
@@ -388,7 +432,8 @@ def _work(
         }
         states = _push_all(servers, shards, roles.worker_index, states, grads, loss, cfg)
         step += 1
-    rpc.rpc_sync(servers[0], _worker_done)
+    for server in servers:  # each server watches for silent workers until all are done
+        rpc.rpc_sync(server, _worker_done, args=(roles.worker_index,))
 
 
 State = tuple[int, dict[str, torch.Tensor]]
@@ -413,7 +458,25 @@ def _push_all(
         )
         for i, server in enumerate(servers)
     ]
-    return [future.wait() for future in futures]
+    try:
+        return [future.wait() for future in futures]
+    except RuntimeError as exc:  # timed out, or the server's connection broke
+        raise PeerTimeout(
+            f"worker{worker}: no answer from the parameter servers ({', '.join(servers)}) within "
+            f"{cfg.ps_timeout_s:g} s (--ps_timeout_s){_sync_note(cfg)}: {_first_line(exc)}"
+        ) from exc
+
+
+def _sync_note(cfg: torch_config.TrainConfig) -> str:
+    return (
+        "; in sync mode a server answers once every worker has pushed"
+        if cfg.ps_mode == "sync"
+        else ""
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _device() -> torch.device:
