@@ -16,6 +16,32 @@ from tests.local.test_mpi_runs import steps
 pytestmark = pytest.mark.slow
 
 HPS = {**TINY_GPT, "max_steps": 4, "lr": 3e-3}
+EXAMPLE = Path(__file__).resolve().parents[2] / "launch_configs" / "ps-cpu-local.yaml"
+
+
+def test_async_example_runs_on_two_hosts_under_mpirun(tmp_path):
+    """launch_configs/ps-cpu-local.yaml as a user runs it, with a tinier GPT: ps0 and 3 workers
+    share the budget of 3 × 6 updates, each applied as it arrives."""
+    small = {**TINY_GPT, "max_steps": 6, "checkpoint_every": 3}
+    sets = [f"--set=local.hyperparameters.{k}={v}" for k, v in small.items()]
+    done = run_local(EXAMPLE, *sets, "--keep", "--workdir", str(tmp_path / "run"), "-o", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["launcher"] == "mpirun" and "warning" not in done.stderr
+    assert "1 parameter server(s), 3 worker(s), async updates" in done.stderr
+    assert sorted(steps(done.stderr)) == list(range(1, 19)), "one line per update"
+    host = tmp_path / "run" / "algo-1"
+    metrics = json.loads((host / "output/data/metrics.json").read_text())
+    assert (metrics["ps_mode"], metrics["updates"], metrics["hyperparameters"]["ps_timeout_s"]) == (
+        "async",
+        18,
+        120,
+    )
+    assert (host / "model/model.pt").is_file()
+    assert sorted(p.name for p in (host / "checkpoints/ps").iterdir()) == [
+        "ps0-00000012.pt",
+        "ps0-00000015.pt",
+        "ps0-00000018.pt",
+    ]
 
 
 def test_sync_parameter_server_under_mpirun_gives_ddps_losses(write_config, tmp_path):
