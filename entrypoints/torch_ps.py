@@ -142,7 +142,10 @@ class ParameterServer:
         )
         self.cfg, self.num_workers, self.reporter = cfg, num_workers, reporter
         self.version = 0
-        self.lock = threading.Lock()
+        # Reentrant: a sync update whose peers' norms are all in completes in the pushing thread.
+        self.lock = threading.RLock()
+        self.squares: dict[int, dict[int, float]] = {}  # sync: update -> server -> shard norm²
+        self.squares_in: dict[int, torch.futures.Future] = {}  # sync: update -> all norms in
         self.pending: dict[int, tuple[dict[str, torch.Tensor], float, int]] = {}
         self.waiting: list[torch.futures.Future] = []
         self.done: set[int] = set()
@@ -201,8 +204,15 @@ class ParameterServer:
             return self.version, {n: p.detach().clone() for n, p in self.params.items()}
 
     def push(
-        self, worker: int, pulled: int, grads: dict[str, torch.Tensor], loss: float, samples: int
+        self,
+        worker: int,
+        pulled: int,
+        grads: dict[str, torch.Tensor],
+        loss: float,
+        samples: int,
+        square: float,
     ) -> torch.futures.Future:
+        """``square``: the squared norm of the worker's whole gradient (every server's shard)."""
         future: torch.futures.Future = torch.futures.Future()
         with self.lock:
             self.heard[worker] = time.monotonic()
@@ -212,7 +222,8 @@ class ParameterServer:
             self.progress[worker] += 1
             if self.cfg.ps_mode == "async":
                 staleness = self.version - pulled
-                self._apply(grads, loss, samples, staleness)
+                # The update is this one gradient: its norm is the worker's, on every server.
+                self._apply(grads, loss, samples, staleness, square)
                 future.set_result(self._state())
                 return future
             self.pending[worker] = (grads, loss, samples)
@@ -229,18 +240,54 @@ class ParameterServer:
             for name in self.params
         }
         loss = sum(loss for _, loss, _ in pushes) / len(pushes)
-        self._apply(mean, loss, sum(n for _, _, n in pushes), 0)
-        state = self._state()
-        for future in self.waiting:
-            future.set_result(state)
+        samples = sum(n for _, _, n in pushes)
+        waiting, self.waiting = self.waiting, []
         self.pending.clear()
-        self.waiting = []
 
-    def _apply(self, grads: dict[str, torch.Tensor], loss: float, samples: int, stale: int) -> None:
+        def finish(square: float | None) -> None:
+            with self.lock:
+                self._apply(mean, loss, samples, 0, square)
+                state = self._state()
+            for future in waiting:
+                future.set_result(state)
+
+        if self.cfg.max_grad_norm <= 0 or self.cfg.num_ps == 1:
+            finish(None)  # no clipping, or this shard is the whole gradient
+            return
+        # The mean gradient's norm spans every server's shard: each tells the others its part.
+        version, square = self.version + 1, shard_square(list(mean.values()))
+        for peer in range(self.cfg.num_ps):
+            if peer != self.index:
+                rpc.rpc_async(f"ps{peer}", _share_square, args=(version, self.index, square))
+        self.all_squares(version, self.index, square).then(lambda f: finish(f.value()))
+
+    def all_squares(self, version: int, server: int, square: float) -> torch.futures.Future:
+        """A future of update ``version``'s total norm², complete once every server's part is in
+        (summed in server order, so every server computes the same total)."""
+        with self.lock:
+            parts = self.squares.setdefault(version, {})
+            parts[server] = square
+            future = self.squares_in.setdefault(version, torch.futures.Future())
+            complete = len(parts) == self.cfg.num_ps
+            if complete:
+                del self.squares[version], self.squares_in[version]
+        if complete:  # outside the lock: the callbacks take it
+            future.set_result(sum(parts[i] for i in sorted(parts)))
+        return future
+
+    def _apply(
+        self,
+        grads: dict[str, torch.Tensor],
+        loss: float,
+        samples: int,
+        stale: int,
+        square: float | None,
+    ) -> None:
+        """One optimizer step; ``square``: the whole gradient's norm² (None: this shard's)."""
         for name, param in self.params.items():
             param.grad = grads[name].to(param.dtype)
         if self.cfg.max_grad_norm > 0:
-            clip(list(self.params.values()), self.cfg.max_grad_norm)
+            clip(list(self.params.values()), self.cfg.max_grad_norm, square)
         self.optimizer.step()
         self.version += 1
         self._checkpoint()
@@ -271,11 +318,20 @@ class ParameterServer:
                 )
 
 
-def clip(params: list[nn.Parameter], max_norm: float) -> None:
-    """torch_parallel.clip_gradients' arithmetic on this shard (so one server clips as DDP)."""
+def shard_square(grads: list[torch.Tensor]) -> float:
+    """The squared 2-norm of these gradients, as torch_parallel.clip_gradients sums them."""
+    return float(torch.nn.utils.get_total_norm(grads).float() ** 2)
+
+
+def clip(params: list[nn.Parameter], max_norm: float, square: float | None = None) -> None:
+    """torch_parallel.clip_gradients' arithmetic: scale by the whole gradient's norm (``square``,
+    from every shard), or by these parameters' own when they are the whole model."""
     grads = [p.grad for p in params if p.grad is not None]
-    norm = torch.nn.utils.get_total_norm(grads)
-    squares = torch.zeros((), dtype=torch.float32) + norm.float() ** 2
+    if square is None:
+        norm = torch.nn.utils.get_total_norm(grads)
+        squares = torch.zeros((), dtype=torch.float32) + norm.float() ** 2
+    else:
+        squares = torch.tensor(square, dtype=torch.float32)
     coef = torch.clamp(max_norm / (squares.sqrt() + 1e-6), max=1.0)
     torch._foreach_mul_(grads, coef)
 
@@ -290,10 +346,20 @@ def _pull() -> tuple[int, dict[str, torch.Tensor]]:
 
 @rpc.functions.async_execution
 def _push(
-    worker: int, pulled: int, grads: dict[str, torch.Tensor], loss: float, samples: int
+    worker: int,
+    pulled: int,
+    grads: dict[str, torch.Tensor],
+    loss: float,
+    samples: int,
+    square: float,
 ) -> torch.futures.Future:
     assert _SERVER is not None
-    return _SERVER.push(worker, pulled, grads, loss, samples)
+    return _SERVER.push(worker, pulled, grads, loss, samples, square)
+
+
+def _share_square(version: int, server: int, square: float) -> None:
+    assert _SERVER is not None
+    _SERVER.all_squares(version, server, square)
 
 
 def _progress(worker: int) -> int:
@@ -391,8 +457,6 @@ def _describe(
         f"worker, {updates} updates",
         flush=True,
     )
-    if cfg.num_ps > 1 and cfg.max_grad_norm > 0:
-        torch_dist.warn("--parallel ps with --num_ps > 1 clips each server's shard by its own norm")
     assert _SERVER is not None
     if _SERVER.version:
         print(f"resuming at update {_SERVER.version} from {cfg.checkpoint_dir}", flush=True)
@@ -450,11 +514,12 @@ def _push_all(
 ) -> list[State]:
     """Each server its shard of the gradients, all at once; their new parameters."""
     samples = cfg.batch_size * cfg.grad_accum
+    square = shard_square(list(grads.values())) if cfg.max_grad_norm > 0 else 0.0
     futures = [
         rpc.rpc_async(
             server,
             _push,
-            args=(worker, states[i][0], {n: grads[n] for n in shards[i]}, loss, samples),
+            args=(worker, states[i][0], {n: grads[n] for n in shards[i]}, loss, samples, square),
         )
         for i, server in enumerate(servers)
     ]
