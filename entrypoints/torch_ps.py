@@ -11,6 +11,14 @@ worker order and applies one update, so a step is DDP's step on the same global 
 the worker pulled them (the staleness, logged). Nobody waits for a straggler, at the price of
 gradients computed on old weights: more throughput, less accuracy per sample.
 
+Clipping (--max_grad_norm) scales by the norm of the whole gradient being applied, as DDP does:
+in sync mode the servers tell each other their shard's squared norm each update; in async mode
+the update is one worker's gradient, whose norm the worker sends with its push.
+
+No launcher tells a server that a worker on another host died or hangs, so each server watches:
+a worker silent for --ps_timeout_s (neither pushing nor waiting on a sync step) fails the job,
+named; the same timeout bounds every RPC, so a worker whose server is gone fails too.
+
 Server 0 prints the metric lines: ``step=N train_loss=X`` once per applied update (sync: the
 global batch's loss, the mean over the workers' shards; async: the pushing worker's batch) and
 ``samples_per_sec=`` counting every worker's samples per wall second; it writes model.pt.

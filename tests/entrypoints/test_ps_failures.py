@@ -17,8 +17,6 @@ import pytest
 
 from tests.entrypoints.conftest import ENTRYPOINTS, STEP_LINE, TINY_GPT, TorchJob, free_port
 
-pytestmark = pytest.mark.slow
-
 TIMEOUT_S = 3
 ARGS = [*TINY_GPT, "--parallel", "ps", "--ps_mode", "sync", "--max_steps", "1000"]
 ARGS += ["--ps_timeout_s", str(TIMEOUT_S)]
@@ -49,6 +47,18 @@ def start_ranks(root: Path, world: int) -> list[tuple[TorchJob, subprocess.Popen
     return ranks
 
 
+def test_the_timeout_must_be_at_least_a_second(entrypoints_on_path):
+    import smenv
+    import torch_hparams
+
+    env = smenv.current()
+    assert torch_hparams.parse_args([], env).ps_timeout_s == 120
+    assert torch_hparams.parse_args(["--ps_timeout_s", "2.5"], env).ps_timeout_s == 2.5
+    with pytest.raises(smenv.UsageError, match="--ps_timeout_s must be at least 1, got 0"):
+        torch_hparams.parse_args(["--ps_timeout_s", "0"], env)
+
+
+@pytest.mark.slow
 def test_a_dead_worker_fails_the_job_within_the_timeout_naming_the_server(tmp_path):
     ranks = start_ranks(tmp_path, 3)  # ps0, worker0 (rank 1), worker1 (rank 2)
     try:
