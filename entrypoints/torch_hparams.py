@@ -97,8 +97,8 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
         "ps_timeout_s",
         hp.number,
         120.0,
-        "--parallel ps: seconds a server waits for a silent worker, and a worker for a server, "
-        "before failing the job",
+        "--parallel ps: seconds a server waits for a silent worker, a worker for a server and "
+        "every process for the others at start-up, before failing the job",
     )
     return p
 
