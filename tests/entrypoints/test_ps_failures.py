@@ -17,7 +17,7 @@ import pytest
 
 from tests.entrypoints.conftest import ENTRYPOINTS, STEP_LINE, TINY_GPT, TorchJob, free_port
 
-TIMEOUT_S = 3
+TIMEOUT_S = 10  # also the start-up rendezvous: the 3 processes import torch side by side
 ARGS = [*TINY_GPT, "--parallel", "ps", "--ps_mode", "sync", "--max_steps", "1000"]
 ARGS += ["--ps_timeout_s", str(TIMEOUT_S)]
 
