@@ -72,6 +72,7 @@ class TrainConfig:
     num_ps: int = 1  # --parallel ps: parameter-server ranks (the first ones)
     ps_mode: str = "async"
     straggler_delay_ms: int = 0  # rank 1 sleeps this long each step (benchmarks)
+    ps_timeout_s: float = 120.0  # --parallel ps: how long silence from a peer may last
 
     @property
     def pipelined(self) -> bool:

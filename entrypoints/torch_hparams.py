@@ -93,12 +93,20 @@ def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
     opt("num_ps", hp.integer, 1, "--parallel ps: parameter-server ranks (the first ones)")
     opt("ps_mode", hp.text, "async", "--parallel ps: update mode", choices=("async", "sync"))
     opt("straggler_delay_ms", hp.integer, 0, "rank 1 sleeps this long every step (benchmarks)")
+    opt(
+        "ps_timeout_s",
+        hp.number,
+        120.0,
+        "--parallel ps: seconds a server waits for a silent worker, a worker for a server and "
+        "every process for the others at start-up, before failing the job",
+    )
     return p
 
 
 POSITIVE = (
     *("n_layer", "n_head", "n_embd", "seq_len", "vocab_size", "num_samples"),
     *("grad_accum", "log_every", "keep_checkpoints"),
+    "ps_timeout_s",
 )
 NON_NEGATIVE = (
     *("warmup_steps", "max_grad_norm", "weight_decay"),

@@ -11,6 +11,14 @@ worker order and applies one update, so a step is DDP's step on the same global 
 the worker pulled them (the staleness, logged). Nobody waits for a straggler, at the price of
 gradients computed on old weights: more throughput, less accuracy per sample.
 
+Clipping (--max_grad_norm) scales by the norm of the whole gradient being applied, as DDP does:
+in sync mode the servers tell each other their shard's squared norm each update; in async mode
+the update is one worker's gradient, whose norm the worker sends with its push.
+
+No launcher tells a server that a worker on another host died or hangs, so each server watches:
+a worker silent for --ps_timeout_s (neither pushing nor waiting on a sync step) fails the job,
+named; the same timeout bounds every RPC, so a worker whose server is gone fails too.
+
 Server 0 prints the metric lines: ``step=N train_loss=X`` once per applied update (sync: the
 global batch's loss, the mean over the workers' shards; async: the pushing worker's batch) and
 ``samples_per_sec=`` counting every worker's samples per wall second; it writes model.pt.
@@ -41,6 +49,7 @@ import torch_parallel
 import torch_ps_ckpt
 
 PS_MODES = ("async", "sync")
+WATCH_S = 0.5  # how often a server looks for silent workers
 _SERVER: ParameterServer | None = None  # this process's server, reached by the RPC functions
 
 
@@ -63,6 +72,10 @@ class Roles:
     @property
     def worker_index(self) -> int:
         return self.rank - self.num_ps
+
+
+class PeerTimeout(RuntimeError):
+    """A server heard nothing from a worker, or a worker from a server, for --ps_timeout_s."""
 
 
 def check(cfg: torch_config.TrainConfig, world_size: int) -> None:
@@ -137,12 +150,16 @@ class ParameterServer:
         )
         self.cfg, self.num_workers, self.reporter = cfg, num_workers, reporter
         self.version = 0
-        self.lock = threading.Lock()
+        # Reentrant: a sync update whose peers' norms are all in completes in the pushing thread.
+        self.lock = threading.RLock()
+        self.squares: dict[int, dict[int, float]] = {}  # sync: update -> server -> shard norm²
+        self.squares_in: dict[int, torch.futures.Future] = {}  # sync: update -> all norms in
         self.pending: dict[int, tuple[dict[str, torch.Tensor], float, int]] = {}
         self.waiting: list[torch.futures.Future] = []
-        self.workers_done = 0
+        self.done: set[int] = set()
         self.finished = threading.Event()
         self.progress = dict.fromkeys(range(num_workers), 0)  # steps pushed, per worker
+        self.heard = dict.fromkeys(range(num_workers), time.monotonic())  # last word, per worker
         self.resumed_from = 0
 
     def restore(self, version: int) -> None:
@@ -169,7 +186,24 @@ class ParameterServer:
 
     def progress_of(self, worker: int) -> int:
         with self.lock:
+            self.heard[worker] = time.monotonic()
             return self.progress[worker]
+
+    def start_clock(self) -> None:
+        """Every worker counts as just heard from: RPC is up, all processes have joined."""
+        with self.lock:
+            self.heard = dict.fromkeys(self.heard, time.monotonic())
+
+    def silent(self, timeout_s: float) -> list[int]:
+        """Workers neither done nor waiting on this server (a sync push pending) that have said
+        nothing for ``timeout_s``: dead, hung or cut off, since no launcher tells us."""
+        now = time.monotonic()
+        with self.lock:
+            return [
+                w
+                for w, heard in self.heard.items()
+                if w not in self.done and w not in self.pending and now - heard > timeout_s
+            ]
 
     def snapshot(self) -> tuple[int, dict[str, torch.Tensor]]:
         with self.lock:
@@ -178,17 +212,26 @@ class ParameterServer:
             return self.version, {n: p.detach().clone() for n, p in self.params.items()}
 
     def push(
-        self, worker: int, pulled: int, grads: dict[str, torch.Tensor], loss: float, samples: int
+        self,
+        worker: int,
+        pulled: int,
+        grads: dict[str, torch.Tensor],
+        loss: float,
+        samples: int,
+        square: float,
     ) -> torch.futures.Future:
+        """``square``: the squared norm of the worker's whole gradient (every server's shard)."""
         future: torch.futures.Future = torch.futures.Future()
         with self.lock:
+            self.heard[worker] = time.monotonic()
             if self.cfg.ps_mode == "async" and self.version >= self.total_updates:
                 future.set_result(self._state())  # the budget is spent: the worker stops
                 return future
             self.progress[worker] += 1
             if self.cfg.ps_mode == "async":
                 staleness = self.version - pulled
-                self._apply(grads, loss, samples, staleness)
+                # The update is this one gradient: its norm is the worker's, on every server.
+                self._apply(grads, loss, samples, staleness, square)
                 future.set_result(self._state())
                 return future
             self.pending[worker] = (grads, loss, samples)
@@ -205,18 +248,54 @@ class ParameterServer:
             for name in self.params
         }
         loss = sum(loss for _, loss, _ in pushes) / len(pushes)
-        self._apply(mean, loss, sum(n for _, _, n in pushes), 0)
-        state = self._state()
-        for future in self.waiting:
-            future.set_result(state)
+        samples = sum(n for _, _, n in pushes)
+        waiting, self.waiting = self.waiting, []
         self.pending.clear()
-        self.waiting = []
 
-    def _apply(self, grads: dict[str, torch.Tensor], loss: float, samples: int, stale: int) -> None:
+        def finish(square: float | None) -> None:
+            with self.lock:
+                self._apply(mean, loss, samples, 0, square)
+                state = self._state()
+            for future in waiting:
+                future.set_result(state)
+
+        if self.cfg.max_grad_norm <= 0 or self.cfg.num_ps == 1:
+            finish(None)  # no clipping, or this shard is the whole gradient
+            return
+        # The mean gradient's norm spans every server's shard: each tells the others its part.
+        version, square = self.version + 1, shard_square(list(mean.values()))
+        for peer in range(self.cfg.num_ps):
+            if peer != self.index:
+                rpc.rpc_async(f"ps{peer}", _share_square, args=(version, self.index, square))
+        self.all_squares(version, self.index, square).then(lambda f: finish(f.value()))
+
+    def all_squares(self, version: int, server: int, square: float) -> torch.futures.Future:
+        """A future of update ``version``'s total norm², complete once every server's part is in
+        (summed in server order, so every server computes the same total)."""
+        with self.lock:
+            parts = self.squares.setdefault(version, {})
+            parts[server] = square
+            future = self.squares_in.setdefault(version, torch.futures.Future())
+            complete = len(parts) == self.cfg.num_ps
+            if complete:
+                del self.squares[version], self.squares_in[version]
+        if complete:  # outside the lock: the callbacks take it
+            future.set_result(sum(parts[i] for i in sorted(parts)))
+        return future
+
+    def _apply(
+        self,
+        grads: dict[str, torch.Tensor],
+        loss: float,
+        samples: int,
+        stale: int,
+        square: float | None,
+    ) -> None:
+        """One optimizer step; ``square``: the whole gradient's norm² (None: this shard's)."""
         for name, param in self.params.items():
             param.grad = grads[name].to(param.dtype)
         if self.cfg.max_grad_norm > 0:
-            clip(list(self.params.values()), self.cfg.max_grad_norm)
+            clip(list(self.params.values()), self.cfg.max_grad_norm, square)
         self.optimizer.step()
         self.version += 1
         self._checkpoint()
@@ -226,18 +305,41 @@ class ParameterServer:
     def _state(self) -> tuple[int, dict[str, torch.Tensor]]:
         return self.version, {n: p.detach().clone() for n, p in self.params.items()}
 
-    def worker_done(self) -> None:
+    def worker_done(self, worker: int) -> None:
         with self.lock:
-            self.workers_done += 1
-            if self.workers_done == self.num_workers:
+            self.done.add(worker)
+            if len(self.done) == self.num_workers:
                 self.finished.set()
 
+    def serve(self, roles: Roles) -> None:
+        """Until every worker is done; PeerTimeout as soon as one has been silent too long."""
+        self.start_clock()
+        timeout = self.cfg.ps_timeout_s
+        while not self.finished.wait(WATCH_S):
+            silent = self.silent(timeout)
+            if silent:
+                who = ", ".join(f"worker{w} (rank {w + roles.num_ps})" for w in silent)
+                raise PeerTimeout(
+                    f"parameter server ps{self.index}: nothing from {who} for {timeout:g} s "
+                    f"(--ps_timeout_s): the worker died, hangs or lost its network; failing "
+                    "the job instead of waiting for it"
+                )
 
-def clip(params: list[nn.Parameter], max_norm: float) -> None:
-    """torch_parallel.clip_gradients' arithmetic on this shard (so one server clips as DDP)."""
+
+def shard_square(grads: list[torch.Tensor]) -> float:
+    """The squared 2-norm of these gradients, as torch_parallel.clip_gradients sums them."""
+    return float(torch.nn.utils.get_total_norm(grads).float() ** 2)
+
+
+def clip(params: list[nn.Parameter], max_norm: float, square: float | None = None) -> None:
+    """torch_parallel.clip_gradients' arithmetic: scale by the whole gradient's norm (``square``,
+    from every shard), or by these parameters' own when they are the whole model."""
     grads = [p.grad for p in params if p.grad is not None]
-    norm = torch.nn.utils.get_total_norm(grads)
-    squares = torch.zeros((), dtype=torch.float32) + norm.float() ** 2
+    if square is None:
+        norm = torch.nn.utils.get_total_norm(grads)
+        squares = torch.zeros((), dtype=torch.float32) + norm.float() ** 2
+    else:
+        squares = torch.tensor(square, dtype=torch.float32)
     coef = torch.clamp(max_norm / (squares.sqrt() + 1e-6), max=1.0)
     torch._foreach_mul_(grads, coef)
 
@@ -252,10 +354,20 @@ def _pull() -> tuple[int, dict[str, torch.Tensor]]:
 
 @rpc.functions.async_execution
 def _push(
-    worker: int, pulled: int, grads: dict[str, torch.Tensor], loss: float, samples: int
+    worker: int,
+    pulled: int,
+    grads: dict[str, torch.Tensor],
+    loss: float,
+    samples: int,
+    square: float,
 ) -> torch.futures.Future:
     assert _SERVER is not None
-    return _SERVER.push(worker, pulled, grads, loss, samples)
+    return _SERVER.push(worker, pulled, grads, loss, samples, square)
+
+
+def _share_square(version: int, server: int, square: float) -> None:
+    assert _SERVER is not None
+    _SERVER.all_squares(version, server, square)
 
 
 def _progress(worker: int) -> int:
@@ -263,9 +375,9 @@ def _progress(worker: int) -> int:
     return _SERVER.progress_of(worker)
 
 
-def _worker_done() -> None:
+def _worker_done(worker: int) -> None:
     assert _SERVER is not None
-    _SERVER.worker_done()
+    _SERVER.worker_done(worker)
 
 
 # ----------------------------------------------------------------------------------- the run
@@ -289,16 +401,20 @@ def run(
     updates = steps if cfg.ps_mode == "sync" else steps * roles.num_workers
     if roles.is_server:  # before RPC starts: a worker's first pull may come at once
         _SERVER = _make_server(cfg, roles, model, updates)
-    _init_rpc(roles)
-    if roles.rank == 0:
-        _describe(cfg, roles, model, steps, updates)
-    if roles.is_server:
+    _init_rpc(roles, cfg.ps_timeout_s)
+    try:
         if roles.rank == 0:
+            _describe(cfg, roles, model, steps, updates)
+        if roles.is_server:
             assert _SERVER is not None
-            _SERVER.finished.wait()
-            _save_outputs(cfg, env, roles, model, steps)
-    else:
-        _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
+            _SERVER.serve(roles)
+            if roles.rank == 0:
+                _save_outputs(cfg, env, roles, model, steps)
+        else:
+            _work(cfg, roles, model, torch_data.Batches(dataset, plan), steps, updates)
+    except BaseException:
+        rpc.shutdown(graceful=False)  # a peer is gone: waiting for it would hang the exit
+        raise
     rpc.shutdown()  # graceful: waits for every process, so no server leaves a worker hanging
     return 0
 
@@ -326,10 +442,12 @@ def _total_steps(cfg: torch_config.TrainConfig, plan: torch_data.BatchPlan, samp
     return cfg.max_steps or cfg.epochs * per_epoch
 
 
-def _init_rpc(roles: Roles) -> None:
+def _init_rpc(roles: Roles, timeout_s: float) -> None:
     torch_dist.export_mpi_launch(os.environ)  # mpirun: MASTER_ADDR/PORT as torchrun sets them
+    # The timeout bounds every RPC (a sync push waits for the slowest worker) and the start-up
+    # rendezvous, so a dead peer fails the job in timeout_s rather than in torch's 600 s.
     options = rpc.TensorPipeRpcBackendOptions(
-        num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=600
+        num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=timeout_s
     )
     # RPC's own start-up calls a deprecated gloo API; the warning is torch's, not the user's.
     warnings.filterwarnings("ignore", message="You are using a Backend")
@@ -347,8 +465,6 @@ def _describe(
         f"worker, {updates} updates",
         flush=True,
     )
-    if cfg.num_ps > 1 and cfg.max_grad_norm > 0:
-        torch_dist.warn("--parallel ps with --num_ps > 1 clips each server's shard by its own norm")
     assert _SERVER is not None
     if _SERVER.version:
         print(f"resuming at update {_SERVER.version} from {cfg.checkpoint_dir}", flush=True)
@@ -388,7 +504,8 @@ def _work(
         }
         states = _push_all(servers, shards, roles.worker_index, states, grads, loss, cfg)
         step += 1
-    rpc.rpc_sync(servers[0], _worker_done)
+    for server in servers:  # each server watches for silent workers until all are done
+        rpc.rpc_sync(server, _worker_done, args=(roles.worker_index,))
 
 
 State = tuple[int, dict[str, torch.Tensor]]
@@ -405,15 +522,34 @@ def _push_all(
 ) -> list[State]:
     """Each server its shard of the gradients, all at once; their new parameters."""
     samples = cfg.batch_size * cfg.grad_accum
+    square = shard_square(list(grads.values())) if cfg.max_grad_norm > 0 else 0.0
     futures = [
         rpc.rpc_async(
             server,
             _push,
-            args=(worker, states[i][0], {n: grads[n] for n in shards[i]}, loss, samples),
+            args=(worker, states[i][0], {n: grads[n] for n in shards[i]}, loss, samples, square),
         )
         for i, server in enumerate(servers)
     ]
-    return [future.wait() for future in futures]
+    try:
+        return [future.wait() for future in futures]
+    except RuntimeError as exc:  # timed out, or the server's connection broke
+        raise PeerTimeout(
+            f"worker{worker}: no answer from the parameter servers ({', '.join(servers)}) within "
+            f"{cfg.ps_timeout_s:g} s (--ps_timeout_s){_sync_note(cfg)}: {_first_line(exc)}"
+        ) from exc
+
+
+def _sync_note(cfg: torch_config.TrainConfig) -> str:
+    return (
+        "; in sync mode a server answers once every worker has pushed"
+        if cfg.ps_mode == "sync"
+        else ""
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _device() -> torch.device:

@@ -176,6 +176,15 @@ CASES = {
         "runs in one process on one host, not with 2 instances",
         {"compute": {**P4D, "instance_count": 1}, "hyperparameters": {"parallel": "dp"}},
     ),
+    "parameter_server_needs_a_worker": (
+        {"compute": {**P4D, "instance_count": 1}, "hyperparameters": {"parallel": "ps"}},
+        "starts 1 process(es) and asks for 1 server(s)",
+        {
+            "compute": {**P4D, "instance_count": 1},
+            "distribution": {"strategy": "torchrun"},
+            "hyperparameters": {"parallel": "ps"},
+        },
+    ),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},
         "overrides it",
@@ -343,3 +352,19 @@ def test_dataparallel_under_a_launcher_is_refused_naming_ddp(make_config):
         )
         == []
     )
+
+
+def test_parameter_server_counts_mpirun_processes_and_names_num_ps(make_config):
+    mpi = {"strategy": "mpi", "processes_per_host": 2}
+    one_host = {"instance_type": "ml.c5.4xlarge", "instance_count": 1}
+    hyperparameters = {"parallel": "ps", "num_ps": 2}
+    path = make_config(
+        {"compute": one_host, "distribution": mpi, "hyperparameters": hyperparameters}
+    )
+    (problem,) = findings(path, "parameter_server_needs_a_worker")
+    assert problem.path == "hyperparameters.num_ps" and "starts 2 process(es)" in problem.message
+    two_hosts = {**one_host, "instance_count": 2}
+    fine = make_config(
+        {"compute": two_hosts, "distribution": mpi, "hyperparameters": hyperparameters}
+    )
+    assert findings(fine, "parameter_server_needs_a_worker") == []

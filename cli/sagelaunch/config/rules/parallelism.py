@@ -249,3 +249,31 @@ def data_parallel_is_one_process(loaded: LoadedConfig) -> Iterator[Problem]:
         f"parallel: dp (DataParallel) runs in one process on one host, not with {where}: use "
         "parallel: ddp with distribution.strategy torchrun (one process per GPU, faster too)",
     )
+
+
+@rule
+def parameter_server_needs_a_worker(loaded: LoadedConfig) -> Iterator[Problem]:
+    """``parallel: ps``: the first ``num_ps`` processes serve the parameters and the others train;
+    the entry point (torch_ps.check) refuses a job with no process left to train, at start, so
+    the job fails. The processes are the toolkit's: one per GPU under torchrun, processes_per_host
+    under mpirun, one without a launcher."""
+    from sagelaunch.config.topology import topology
+
+    config = loaded.config
+    hyperparameters = config.hyperparameters or {}
+    if config.framework != "pytorch" or str(hyperparameters.get("parallel", "")).strip('"') != "ps":
+        return
+    try:
+        servers = int(str(hyperparameters.get("num_ps", 1)).strip('"'))
+    except ValueError:
+        return  # the entry point names a non-integer itself
+    world = topology(config).world_size
+    if servers >= 1 and world - servers >= 1:
+        return
+    yield error(
+        loaded,
+        ("hyperparameters", "num_ps" if "num_ps" in hyperparameters else "parallel"),
+        f"parallel: ps needs num_ps ≥ 1 servers and at least one worker besides them; this job "
+        f"starts {world} process(es) and asks for {servers} server(s): use distribution.strategy "
+        "torchrun or mpi (processes_per_host) for more processes, or lower num_ps",
+    )
