@@ -19,11 +19,17 @@ pytestmark = pytest.mark.integration
 SUBMITS = 20
 
 
-def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_copy):
+def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_copy, monkeypatch):
     """Twenty CI steps at once, each submitting the plan with its own idempotency key (in
-    threads: the same `deliver` the command runs, each with its own clients)."""
+    threads: the same `deliver` the command runs, each with its own clients).
+
+    botocore's retries are real; only their backoff sleeps (up to seconds per throttle, random)
+    are cut to 10 ms, which is what this test would otherwise spend most of its time on."""
+    from botocore.retries.standard import ExponentialBackoff
+
     from sagelaunch.services.submit import deliver
 
+    monkeypatch.setattr(ExponentialBackoff, "delay_amount", lambda self, context: 0.01)
     proxy.fault_rate = 0.30
     with ThreadPoolExecutor(max_workers=SUBMITS) as pool:
         results = list(
