@@ -59,14 +59,22 @@ def cache_root() -> Path:
 def trimmed_loader(data_path: str | None) -> botocore.loaders.Loader:
     """A loader that finds the trimmed models before botocore's own."""
     loader = botocore.loaders.create_loader(data_path)
+    root = trimmed_models_path()
+    if root is not None:
+        loader.search_paths.insert(0, root)
+    return loader
+
+
+def trimmed_models_path() -> str | None:
+    """The folder of the trimmed models, written first if missing, for a loader's search path
+    (or $AWS_DATA_PATH); None when it cannot be written."""
     root = cache_root()
     try:
         for service, operations in OPERATIONS.items():
             _ensure_trimmed(root, service, operations)
     except (OSError, KeyError, ValueError):
-        return loader
-    loader.search_paths.insert(0, str(root))
-    return loader
+        return None
+    return str(root)
 
 
 def _ensure_trimmed(root: Path, service: str, operations: tuple[str, ...]) -> None:

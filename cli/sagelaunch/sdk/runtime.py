@@ -43,7 +43,7 @@ def sagemaker() -> ModuleType:
     excepthook = sys.excepthook
     root = logging.getLogger()
     root_handlers, root_level = list(root.handlers), root.level
-    with offline():
+    with offline(), _trimmed_service_models():
         import sagemaker as sdk
         import sagemaker.estimator
         import sagemaker.inputs
@@ -82,6 +82,28 @@ def _root_logging() -> Iterator[None]:
         yield
     finally:
         root.handlers[:], root.level = handlers, level
+
+
+@contextmanager
+def _trimmed_service_models() -> Iterator[None]:
+    """`import sagemaker` builds JumpStart's default session: a dozen botocore clients, each parsing
+    its service model, SageMaker's alone megabytes of JSON (~0.3 s). With the trimmed models
+    (`aws.models`: the operations sagelaunch calls, their shapes equal to botocore's) first on
+    $AWS_DATA_PATH for the import, those parse in milliseconds. The capture reuses that session's
+    loader, so requests are still validated against botocore's CreateTrainingJob shape. Only the
+    import sees the variable: sessions made later (local mode's) get botocore's full models."""
+    from sagelaunch.aws.models import trimmed_models_path
+
+    trimmed, previous = trimmed_models_path(), os.environ.get("AWS_DATA_PATH")
+    if trimmed is not None:
+        os.environ["AWS_DATA_PATH"] = os.pathsep.join(p for p in (trimmed, previous) if p)
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("AWS_DATA_PATH", None)
+        else:
+            os.environ["AWS_DATA_PATH"] = previous
 
 
 @contextmanager
