@@ -4,6 +4,7 @@ launchers, the supervisor's reading of a host's output."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
@@ -225,3 +226,40 @@ def test_a_local_sweep_splits_the_cores_between_the_trials_it_runs_at_once(monke
     result = sweep_local.run(spec, max_parallel=2, workdir=tmp_path)  # type: ignore[arg-type]
     assert [options.cores for options in given] == [4, 4, 4]
     assert [t.status for t in result.trials] == ["Failed"] * 3  # the stand-in raised: recorded
+
+
+def _waiting_process() -> subprocess.Popen[bytes]:
+    """Stands in for a warm agent: waits on stdin, as one does once torch is imported."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
+
+
+def test_guessed_agents_are_used_first_and_the_unneeded_killed():
+    guessed = [_waiting_process(), _waiting_process()]
+    first, second = guessed
+    with warm.agents(1, clean_env(), guessed) as agents:
+        assert agents == [second] and guessed == []  # taken from the guess, the list emptied
+        assert first.wait(timeout=10) == -9  # not needed: killed at once
+    assert second.wait(timeout=10) == 0  # dismissed like any agent: stdin closed, it exits
+
+
+def test_a_rerun_of_the_same_config_and_options_finds_its_hint(tmp_path, monkeypatch):
+    from sagelaunch.local import warm_hint
+    from sagelaunch.local.options import Options
+
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "job.yaml"
+    config.write_text("name: a\n")
+    hint = warm_hint.key(config, ["local.hosts=2"], Options())
+    assert warm_hint.guess(hint) == 0  # never ran
+    warm_hint.remember(hint, 2)
+    assert warm_hint.guess(warm_hint.key(config, ["local.hosts=2"], Options())) == 2
+    others = [
+        warm_hint.key(config, None, Options()),
+        warm_hint.key(config, ["local.hosts=2"], Options(hosts=3)),
+    ]
+    config.write_text("name: b\n")
+    others.append(warm_hint.key(config, ["local.hosts=2"], Options()))
+    assert hint not in others and all(warm_hint.guess(k) == 0 for k in others)
+    assert warm_hint.key(tmp_path / "missing.yaml", None, Options()) is None

@@ -58,7 +58,7 @@ def local(
     if docker:
         local_run.run_in_docker(config, overrides, hosts, workdir)
         return
-    from sagelaunch.local.job import Options
+    from sagelaunch.local.options import Options
 
     display = local_run.Display(
         printer=_printer(),

@@ -30,23 +30,13 @@ from sagelaunch.local import (
     tree,
     warm,
 )
+from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
 from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
 MAX_DEFAULT_HOSTS = 2
-
-
-@dataclass(frozen=True)
-class Options:
-    hosts: int | None = None
-    processes_per_host: int | None = None
-    workdir: Path | None = None
-    keep: bool = False
-    # The cores this run may use (default: all of this machine's). A local sweep running N trials
-    # at once gives each 1/N, so their processes' thread pools do not oversubscribe the machine.
-    cores: int | None = None
 
 
 @dataclass(frozen=True)
@@ -125,14 +115,19 @@ def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
     return [groups.LocalHost(n, tree.GROUP, instance_type, True) for n in tree.host_names(count)]
 
 
+def agents_needed(prepared: Prepared) -> int:
+    """The torchrun agents this run starts early (one per host), or 0 for another launcher."""
+    return len(prepared.hosts) if prepared.launch.kind == "torchrun" else 0
+
+
 @contextmanager
-def warm_start(prepared: Prepared) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Start torchrun agents now, to import torch while the request is planned (warm.py)."""
-    if prepared.launch.kind != "torchrun":
-        yield []
-        return
+def warm_start(
+    prepared: Prepared, started: list[subprocess.Popen[bytes]] | None = None
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """Start torchrun agents now, to import torch while the request is planned (warm.py);
+    ``started``: agents already importing (a rerun's guess, warm_hint.py), used first."""
     inherited = environment.without_job_variables(os.environ)
-    with warm.agents(len(prepared.hosts), inherited) as agents:
+    with warm.agents(agents_needed(prepared), inherited, started or []) as agents:
         yield agents
 
 

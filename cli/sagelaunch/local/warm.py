@@ -51,15 +51,38 @@ def release(
 
 
 @contextlib.contextmanager
-def agents(count: int, env: Mapping[str, str]) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """``count`` waiting agents; any still waiting when the block ends is sent away."""
-    procs = [start(env) for _ in range(count)]
+def agents(
+    count: int, env: Mapping[str, str], started: list[subprocess.Popen[bytes]] | None = None
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``count`` waiting agents, taken first from ``started`` (emptied: those not needed are
+    killed, they are only importing torch); any still waiting when the block ends is sent away."""
+    spare = started if started is not None else []
+    procs = [spare.pop() if spare else start(env) for _ in range(count)]
+    kill(spare)
     try:
         yield procs
     finally:
         for proc in procs:
             if proc.stdin is not None and not proc.stdin.closed:
                 _dismiss(proc)
+
+
+@contextlib.contextmanager
+def guessed(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``count`` agents started before the run knows it needs them (warm_hint.py); whichever
+    the run did not take (it empties the list it takes from) are killed when the block ends."""
+    procs = [start(os.environ) for _ in range(count)]
+    try:
+        yield procs
+    finally:
+        kill(procs)
+
+
+def kill(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+    procs.clear()
 
 
 def _dismiss(proc: subprocess.Popen[bytes]) -> None:

@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagelaunch.errors import UsageError
-from sagelaunch.services.planning import Progress
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.errors import Problem
-    from sagelaunch.local.job import Options, Prepared, Result
+    from sagelaunch.local.job import Prepared, Result
+    from sagelaunch.local.options import Options
     from sagelaunch.local.supervisor import Printer
     from sagelaunch.plan_model import Plan
+    from sagelaunch.services.planning import Progress
 
 # What each framework's entry points import, and what installs it.
 FRAMEWORK_MODULES = {"pytorch": "torch", "xgboost": "xgboost", "tensorflow": "tensorflow"}
@@ -40,17 +41,23 @@ class Display:
 
 def run(config: Path, overrides: list[str] | None, options: Options, display: Display) -> Result:
     """Run ``config`` here as SageMaker would, one emulated host per process tree."""
-    from sagelaunch.config.validation import load_valid
-    from sagelaunch.local import job
+    from sagelaunch.local import warm, warm_hint
 
-    loaded, warnings = load_valid(config, overrides)
-    require_framework(loaded.config.framework)
-    prepared = job.prepare(loaded, options)
-    with job.warm_start(prepared) as agents:
-        plan, code = local_plan(prepared, warnings, display.progress)
-        for warning in plan.warnings:
-            display.say(f"[yellow]warning:[/yellow] {warning}")
-        return job.run(prepared, plan, code, options, display.printer, display.say, agents)
+    hint = warm_hint.key(config, overrides, options)
+    # A rerun starts the agents its last run needed before the (heavy) imports and the check.
+    with warm.guessed(warm_hint.guess(hint)) as guessed:
+        from sagelaunch.config.validation import load_valid
+        from sagelaunch.local import job
+
+        loaded, warnings = load_valid(config, overrides)
+        require_framework(loaded.config.framework)
+        prepared = job.prepare(loaded, options)
+        warm_hint.remember(hint, job.agents_needed(prepared))
+        with job.warm_start(prepared, guessed) as agents:
+            plan, code = local_plan(prepared, warnings, display.progress)
+            for warning in plan.warnings:
+                display.say(f"[yellow]warning:[/yellow] {warning}")
+            return job.run(prepared, plan, code, options, display.printer, display.say, agents)
 
 
 def require_framework(framework: str) -> None:
