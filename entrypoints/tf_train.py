@@ -100,13 +100,7 @@ def train_synchronous(
 ) -> keras.Model:
     """One replica per device of every host; Keras' optimizer sums the gradients across them."""
     replicas = strategy.num_replicas_in_sync
-    with strategy.scope():
-        model = build_model(data.features, cfg.hidden, cfg.seed)
-        optimizer = keras.optimizers.SGD(cfg.lr)
-        optimizer.build(model.trainable_variables)
-        step_var = tf.Variable(0, dtype=tf.int64, trainable=False)
-    checkpoints = ckpt(tf.train.Checkpoint(model=model, optimizer=optimizer, step=step_var))
-    progress.start_step = checkpoints.restore()
+    model, optimizer, checkpoints = _restored(strategy, cfg, data, ckpt, progress)
     if replicas > 1:
         _check_same_start(strategy, progress.start_step)
 
@@ -129,6 +123,25 @@ def train_synchronous(
         if cfg.checkpoint_every and step % cfg.checkpoint_every == 0:
             checkpoints.save(step)
     return model
+
+
+def _restored(
+    strategy: tf.distribute.Strategy,
+    cfg: TfConfig,
+    data: tf_data.Dataset,
+    ckpt: Callable[[tf.train.Checkpoint], Checkpoints],
+    progress: Progress,
+) -> tuple[keras.Model, keras.optimizers.Optimizer, Checkpoints]:
+    """The model and optimizer under ``strategy``, restored from the newest checkpoint (the step
+    to resume after goes to ``progress.start_step``)."""
+    with strategy.scope():
+        model = build_model(data.features, cfg.hidden, cfg.seed)
+        optimizer = keras.optimizers.SGD(cfg.lr)
+        optimizer.build(model.trainable_variables)
+        step_var = tf.Variable(0, dtype=tf.int64, trainable=False)
+    checkpoints = ckpt(tf.train.Checkpoint(model=model, optimizer=optimizer, step=step_var))
+    progress.start_step = checkpoints.restore()
+    return model, optimizer, checkpoints
 
 
 def _check_same_start(strategy: tf.distribute.Strategy, start: int) -> None:
@@ -164,13 +177,7 @@ def train_parameter_servers(
     progress: Progress,
 ) -> keras.Model:
     """The chief schedules steps on the workers (asynchronously); variables live on the ps."""
-    with strategy.scope():
-        model = build_model(data.features, cfg.hidden, cfg.seed)
-        optimizer = keras.optimizers.SGD(cfg.lr)
-        optimizer.build(model.trainable_variables)
-        step_var = tf.Variable(0, dtype=tf.int64, trainable=False)
-    checkpoints = ckpt(tf.train.Checkpoint(model=model, optimizer=optimizer, step=step_var))
-    progress.start_step = checkpoints.restore()
+    model, optimizer, checkpoints = _restored(strategy, cfg, data, ckpt, progress)
     x, y, batch = data.x, data.y, cfg.batch_size
 
     def dataset() -> tf.data.Dataset:
