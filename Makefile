@@ -5,19 +5,45 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 CONSTRAINTS := cli/constraints.txt
 
-.PHONY: setup test test-fast lint demo bench schema golden clean test-sdk-v3
+comma := ,
+.PHONY: setup lock docs test test-fast lint demo bench schema golden clean test-sdk-v3
 
 setup: $(STAMP)
 
-# The second install is the TensorFlow container's toolkit, the TF_CONFIG oracle of tests/local,
+EXTRAS := dev,local,deepspeed,charts,tensorflow,docs
+LOCK := cli/requirements.lock
+# uv does not read pip's configuration: pass this machine's wheel folder and extra indexes
+# (e.g. torch's CPU build in find-links) explicitly, and only where pip is configured with them.
+FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)
+EXTRA_INDEXES := $(shell $(PYTHON) -m pip config get global.extra-index-url 2>/dev/null)
+UV_SOURCES := $(foreach f,$(FIND_LINKS),--find-links $(f)) \
+	$(foreach i,$(EXTRA_INDEXES),--extra-index-url $(i)) --index-strategy unsafe-best-match
+UV := $(VENV)/bin/uv
+
+# The lock: every package pinned, resolved from pyproject.toml's extras under cli/constraints.txt.
+# The last install is the TensorFlow container's toolkit, the TF_CONFIG oracle of tests/local,
 # without its dependencies: its pins (an old numpy, TF < 2.4) would break the environment, and the
 # tests need only its TF_CONFIG builders.
-
-$(STAMP): pyproject.toml $(CONSTRAINTS)
+# uv installs in seconds with progress; where uv cannot be installed, pip with the same pins.
+$(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e ".[dev,local,deepspeed,charts,tensorflow]"
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training
+	if $(PY) -m pip install --disable-pip-version-check -c $(CONSTRAINTS) uv; then \
+	  $(UV) pip install --python $(PY) $(UV_SOURCES) -r $(LOCK) && \
+	  $(UV) pip install --python $(PY) --no-deps -e . && \
+	  $(UV) pip install --python $(PY) $(UV_SOURCES) --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training; \
+	else \
+	  $(PY) -m pip install --disable-pip-version-check -c $(CONSTRAINTS) -e ".[$(EXTRAS)]" && \
+	  $(PY) -m pip install --disable-pip-version-check --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training; \
+	fi
 	touch $@
+
+# After adding a dependency to pyproject.toml and pinning it in cli/constraints.txt.
+lock: $(STAMP)
+	$(UV) pip compile --python $(PY) $(UV_SOURCES) --no-header --extra $(subst $(comma), --extra ,$(EXTRAS)) \
+	  -c $(CONSTRAINTS) pyproject.toml -o $(LOCK)
+
+docs: setup
+	$(VENV)/bin/mkdocs build --strict
 
 test: setup
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
@@ -62,4 +88,4 @@ test-sdk-v3: setup $(STAMP_V3)
 	SAGELAUNCH_SDK_V3_PYTHON=$(VENV_V3)/bin/python $(PY) -m pytest -q -p no:randomly tests/sdk_v3
 
 clean:
-	rm -rf $(VENV) $(VENV_V3) .pytest_cache .mypy_cache .ruff_cache .sagelaunch
+	rm -rf $(VENV) $(VENV_V3) site .pytest_cache .mypy_cache .ruff_cache .sagelaunch
