@@ -7,7 +7,7 @@ updates of 8), DataParallel in one process × 24. Then again with one straggling
 samples/s is the entry point's own figure over the whole loop (one metric line at the end), and
 final loss is the last logged train_loss: after the same number of samples in every run.
 
-    python -m tests.bench.bench_strategies        # the README's markdown table
+    python -m tests.bench.bench_strategies        # the markdown table of docs/strategies/index.md
 """
 
 from __future__ import annotations

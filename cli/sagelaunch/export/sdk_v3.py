@@ -1,7 +1,7 @@
 """A plan as a SageMaker SDK v3 script: `ModelTrainer` (sagemaker-train) running the same code,
 image, cluster, channels and limits.
 
-v3 builds a different request from the same job (see README, "export"): its own drivers start
+v3 builds a different request from the same job (see docs/guide/export.md): its own drivers start
 the entry point (an `sm_drivers` channel, `/bin/bash sm_train.sh`), the code arrives as a `code`
 channel, hyperparameters are not JSON-quoted when they are strings, and no debugger/profiler
 configs are added. What v3 cannot express is refused (exit 2), naming it.
