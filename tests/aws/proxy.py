@@ -29,7 +29,7 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connectio
 
 
 class FaultProxy:
-    """Forward to ``upstream`` (``http://host:port``); count; inject faults by ``fault_schedule``."""
+    """Forward to ``upstream`` (``http://host:port``); count; fault calls by ``fault_schedule``."""
 
     def __init__(self, upstream: str, fault_schedule: tuple[int, ...] = (0,)) -> None:
         parts = urlsplit(upstream)
@@ -73,9 +73,9 @@ class FaultProxy:
 
     def reset(self) -> None:
         with self.lock:
-            counters = (self.requests, self.calls, self.faults, self.forwarded, self.upstream_errors)
-            for counter in counters:
+            for counter in (self.requests, self.calls, self.faults, self.forwarded):
                 counter.clear()
+            self.upstream_errors.clear()
             self.s3_bytes_in = 0
             self.first_request_at = None
             self.created_names.clear()
