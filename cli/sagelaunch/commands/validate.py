@@ -89,7 +89,7 @@ def _print_table(reports: list[Report]) -> None:
     stdout.print(table)
     for report in reports:
         for problem in report.errors:
-            stdout.print(f"[red]error:[/red] {problem}", highlight=False)
+            stderr.print(f"[red]error:[/red] {problem}", highlight=False)
         for problem in report.warnings:
             stderr.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
     bad = sum(not r.ok for r in reports)
