@@ -94,7 +94,9 @@ def test_plan_counts_the_sdks_own_hyperparameters(make, cli, tmp_path, monkeypat
     assert result.exit_code == 2
     (error,) = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert f":{_line(path, 'hyperparameters:')}:1: hyperparameters: " in error
-    assert f"{limit} from the config" in error and "the SDK adds" in error
+    sdk_keys = error.split("the SDK adds (")[1].rstrip(")").split(", ")
+    assert f"{limit} from the config, {len(sdk_keys)} the SDK adds" in error
+    assert "sagemaker_program" in sdk_keys and all(k.startswith("sagemaker_") for k in sdk_keys)
 
 
 def test_plan_within_the_limit_passes(make, cli, tmp_path, monkeypatch):

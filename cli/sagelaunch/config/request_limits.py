@@ -51,6 +51,7 @@ def request_problems(loaded: LoadedConfig, request: Mapping[str, Any]) -> list[P
         added = sorted(set(sent) - set(getattr(loaded.config, key)))
         if len(sent) > limits.entries:
             note = f": {len(sent) - len(added)} from the config, {len(added)} the SDK adds"
+            note += f" ({', '.join(added)})" if added else ""
             found.append(loaded.problem((key,), _too_many(limits, len(sent)) + note))
         for name, message in map_violations(limits, sent):
             where = (key, name) if name not in added else (key,)
