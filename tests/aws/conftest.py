@@ -76,8 +76,8 @@ def moto(moto_url, model_cache, monkeypatch):
 
 @pytest.fixture
 def proxy(moto, monkeypatch):
-    """A counting proxy in front of moto (no faults unless a test sets `fault_rate`)."""
-    fault_proxy = FaultProxy(moto, fault_rate=0.0, seed=7).start()
+    """A counting proxy in front of moto (no faults unless a test sets `fault_schedule`)."""
+    fault_proxy = FaultProxy(moto).start()
     monkeypatch.setenv("AWS_ENDPOINT_URL", fault_proxy.url)
     yield fault_proxy
     fault_proxy.stop()

@@ -1,16 +1,22 @@
 """A loopback HTTP proxy in front of moto that counts requests and can inject AWS faults.
 
 Each request is classified by service and operation (SigV4 credential scope, `X-Amz-Target`,
-or S3 method/path), counted, and — with probability `fault_rate`, from a seeded RNG — answered
-with the error a throttled AWS endpoint sends instead of being forwarded: S3 `503 SlowDown` (XML),
-JSON-protocol services a `400 ThrottlingException` or a `503 ServiceUnavailable`.
+or S3 method/path), counted, and — as `fault_schedule` says — answered with the error a
+throttled AWS endpoint sends instead of being forwarded: S3 `503 SlowDown` (XML), JSON-protocol
+services a `400 ThrottlingException` or a `503 ServiceUnavailable`.
+
+Faults follow a schedule, never a random draw: botocore tags every attempt of one API call with
+the same `amz-sdk-invocation-id` and its attempt number (`amz-sdk-request: attempt=N`). The n-th
+call of an operation has its first ``fault_schedule[n % len]`` attempts refused. However threads
+interleave, no call gets more faults than the schedule's largest entry — a test whose entries
+stay below the retry budget can never exhaust it — and the number of faults injected is exactly
+the schedule summed over each operation's calls (`expected_faults`).
 """
 
 from __future__ import annotations
 
 import http.client
 import json
-import random
 import re
 import threading
 import time
@@ -23,13 +29,14 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "proxy-connectio
 
 
 class FaultProxy:
-    """Forward to ``upstream`` (``http://host:port``); count; inject faults at ``fault_rate``."""
+    """Forward to ``upstream`` (``http://host:port``); count; fault calls by ``fault_schedule``."""
 
-    def __init__(self, upstream: str, fault_rate: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, upstream: str, fault_schedule: tuple[int, ...] = (0,)) -> None:
         parts = urlsplit(upstream)
         self.upstream = (parts.hostname or "127.0.0.1", parts.port or 80)
-        self.fault_rate = fault_rate
-        self.rng = random.Random(seed)
+        self.fault_schedule = fault_schedule  # faults for the 1st, 2nd, ... call (cycled)
+        self._calls: dict[str, int] = {}  # invocation id -> faults planned for that call
+        self.calls: Counter[str] = Counter()  # "service:Operation" -> distinct API calls
         self.lock = threading.Lock()
         self.requests: Counter[str] = Counter()  # "service:Operation" -> requests received
         self.faults: Counter[str] = Counter()  # "service:Operation" -> answered with a fault
@@ -66,15 +73,22 @@ class FaultProxy:
 
     def reset(self) -> None:
         with self.lock:
-            for counter in (self.requests, self.faults, self.forwarded, self.upstream_errors):
+            for counter in (self.requests, self.calls, self.faults, self.forwarded):
                 counter.clear()
+            self.upstream_errors.clear()
             self.s3_bytes_in = 0
             self.first_request_at = None
             self.created_names.clear()
             self._claimed.clear()
+            self._calls.clear()
 
     def total(self) -> int:
         return sum(self.requests.values())
+
+    def expected_faults(self, operation: str) -> int:
+        """The faults the schedule plans for the calls of ``operation`` made so far."""
+        schedule = self.fault_schedule
+        return sum(schedule[n % len(schedule)] for n in range(self.calls[operation]))
 
     def script(self, operation: str, code: str, message: str, times: int = 1) -> None:
         """Answer the next ``times`` requests of ``operation`` with this AWS error (HTTP 400)."""
@@ -101,10 +115,18 @@ class FaultProxy:
             if self.first_request_at is None:
                 self.first_request_at = time.perf_counter()
 
-    def _decide_fault(self, operation: str) -> bool:
+    def _decide_fault(self, operation: str, headers) -> bool:
+        """Whether this attempt is one of its call's scheduled faults; counted."""
+        invocation = headers.get("amz-sdk-invocation-id")
         with self.lock:
             self.requests[operation] += 1
-            fault = self.fault_rate > 0 and self.rng.random() < self.fault_rate
+            if invocation is None:  # not an SDK call (e.g. an HTTPS tunnel): never faulted
+                return False
+            if invocation not in self._calls:
+                ordinal = self.calls[operation] % len(self.fault_schedule)
+                self.calls[operation] += 1
+                self._calls[invocation] = self.fault_schedule[ordinal]
+            fault = _attempt(headers) <= self._calls[invocation]
             if fault:
                 self.faults[operation] += 1
             return fault
@@ -134,7 +156,7 @@ class FaultProxy:
                 if scripted is not None:
                     self._json_error(*scripted)
                     return
-                if proxy._decide_fault(operation):
+                if proxy._decide_fault(operation, self.headers):
                     self._fault(operation)
                     return
                 proxy._record_forward(operation, body)
@@ -145,7 +167,7 @@ class FaultProxy:
             def do_CONNECT(self) -> None:
                 """An HTTPS tunnel request (HTTPS_PROXY pointed here): counted, refused — so
                 e.g. the SDK's telemetry GET is seen but never leaves the machine."""
-                proxy._decide_fault(f"https-tunnel:{self.path.split(':')[0]}")
+                proxy._decide_fault(f"https-tunnel:{self.path.split(':')[0]}", self.headers)
                 self.send_response(403)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -185,7 +207,7 @@ class FaultProxy:
                         b"<?xml version='1.0' encoding='UTF-8'?><Error><Code>SlowDown</Code>"
                         b"<Message>Please reduce your request rate.</Message></Error>"
                     )
-                elif proxy.rng.random() < 0.5:
+                elif _attempt(self.headers) % 2:  # both kinds of JSON fault, in turn
                     status, kind = 400, "application/x-amz-json-1.1"
                     body = b'{"__type":"ThrottlingException","message":"Rate exceeded"}'
                 else:
@@ -214,6 +236,12 @@ def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
             handler.rfile.readline()
     length = int(handler.headers.get("Content-Length") or 0)
     return handler.rfile.read(length) if length else b""
+
+
+def _attempt(headers) -> int:
+    """The attempt number botocore puts in `amz-sdk-request` (1 for the first try)."""
+    match = re.search(r"attempt=(\d+)", headers.get("amz-sdk-request", ""))
+    return int(match.group(1)) if match else 1
 
 
 def _operation(method: str, path: str, headers) -> str:

@@ -1,4 +1,5 @@
-"""Faults on the wire: a loopback proxy in front of moto throttles 30% of requests (seeded), and
+"""Faults on the wire: a loopback proxy in front of moto throttles a third of the API calls, each
+for up to 3 attempts (a fixed schedule: the retry budget of 8 can never run out), and
 endpoints that cannot be reached or credentials that are missing end in exit 3, cleanly, fast."""
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ pytestmark = pytest.mark.integration
 SUBMITS = 20
 
 
-def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_copy, monkeypatch):
+# The n-th call of each operation is refused this many times before it is forwarded: a third of
+# the calls faulted, once to 3 times in a row — below the 8 attempts sagelaunch's clients make,
+# so the test cannot fail on a correct change, however the threads interleave.
+SCHEDULE = (1, 0, 0, 2, 0, 0, 3, 0, 0)
+
+
+def test_twenty_submits_through_scheduled_faults_make_twenty_jobs(proxy, plan_copy, monkeypatch):
     """Twenty CI steps at once, each submitting the plan with its own idempotency key (in
     threads: the same `deliver` the command runs, each with its own clients).
 
@@ -30,22 +37,25 @@ def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_c
     from sagelaunch.services.submit import deliver
 
     monkeypatch.setattr(ExponentialBackoff, "delay_amount", lambda self, context: 0.01)
-    proxy.fault_rate = 0.30
+    proxy.fault_schedule = SCHEDULE
     with ThreadPoolExecutor(max_workers=SUBMITS) as pool:
         results = list(
             pool.map(lambda i: deliver(plan_copy, None, f"ci-{i}", None)[0], range(SUBMITS))
         )
-    proxy.fault_rate = 0.0
     names = [result.job_name for result in results]
     assert len(set(names)) == SUBMITS and not any(result.attached for result in results)
-    # Every create reached moto once per job. The faults happened and were retried: three
-    # forwarded requests per submit (HeadObject; PutObject or DescribeTrainingJob; Create...),
-    # plus one per injected fault, plus one per 500 of moto's own (concurrent PutObjects of
-    # one key sometimes collide inside moto; botocore retries those too).
+    # Every create reached moto once per job. Exactly the scheduled faults happened, and each
+    # was retried: three calls per submit (HeadObject; PutObject or DescribeTrainingJob;
+    # Create...), each forwarded once, plus one request per injected fault, plus one per 500 of
+    # moto's own (concurrent PutObjects of one key sometimes collide inside moto; botocore
+    # retries those too).
     faults = sum(proxy.faults.values())
     moto_errors = sum(proxy.upstream_errors.values())
     assert Counter(proxy.created_names) == Counter(names)
-    assert faults >= 10 and proxy.faults["sagemaker:CreateTrainingJob"] > 0
+    assert sum(proxy.calls.values()) == 3 * SUBMITS
+    assert proxy.calls["s3:HeadObject"] == proxy.calls["sagemaker:CreateTrainingJob"] == SUBMITS
+    assert proxy.faults == Counter({op: proxy.expected_faults(op) for op in proxy.calls})
+    assert proxy.faults["sagemaker:CreateTrainingJob"] == proxy.faults["s3:HeadObject"] == 13
     assert sum(proxy.forwarded.values()) == 3 * SUBMITS + moto_errors
     assert proxy.total() == 3 * SUBMITS + faults + moto_errors
     print(
@@ -53,13 +63,14 @@ def test_twenty_submits_through_30_percent_faults_make_twenty_jobs(proxy, plan_c
         f"({faults} faults injected, {moto_errors} moto errors): {dict(proxy.requests)}"
     )
     # moto holds exactly those jobs.
+    proxy.fault_schedule = (0,)
     listed = boto_client("sagemaker").list_training_jobs(MaxResults=100)["TrainingJobSummaries"]
     assert sorted(j["TrainingJobName"] for j in listed) == sorted(names)
 
 
 def test_throttling_that_outlasts_the_retries_is_exit_3(cli, proxy, plan_copy, monkeypatch):
     monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
-    proxy.fault_rate = 1.0
+    proxy.fault_schedule = (99,)  # every call refused, attempt after attempt
     result = cli("submit", plan_copy)
     assert result.exit_code == 3
     assert "throttling or unavailable" in result.stderr and "after 2 attempts" in result.stderr

@@ -162,6 +162,11 @@ CASES = {
     ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
     "job_name_truncated": ({"name": "n" * 40}, "keep the first 39", {"name": "n" * 39}),
+    "api_map_limits": (
+        {"environment": {"MY-VAR": "1"}},
+        "must match the API's pattern",
+        {"environment": {"MY_VAR": "1"}},
+    ),
     "deepspeed_needs_a_launcher": (
         {"compute": P4D, "hyperparameters": {"zero_stage": 3}},
         "runs under a distributed launcher, not strategy none",

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from sagelaunch.errors import SagelaunchError
+from sagelaunch.errors import SagelaunchError, UsageError
 from sagelaunch.output import RegionOption, SetOption, print_json, stderr, stdout
 
 
@@ -51,6 +51,8 @@ def plan(
     .sagelaunch/cache/plans without running the SDK again."""
     from sagelaunch.services.planning import make_plan
 
+    if config.is_dir():
+        raise _folder_error(config)
     result, bundle_data = make_plan(
         config,
         overrides,
@@ -80,6 +82,16 @@ def plan(
         from sagelaunch.commands.plan_view import render
 
         render(shown)
+
+
+def _folder_error(folder: Path) -> UsageError:
+    """A plan is one job: name one of the folder's configs (validate takes the whole folder)."""
+    first = min(folder.glob("*.yaml"), default=None)
+    example = f"sagelaunch plan {first}" if first else f"sagelaunch plan {folder}/NAME.yaml"
+    return UsageError(
+        f"plan takes one config file, not a folder: {folder}",
+        hint=f"name one config, e.g. `{example}`; `sagelaunch validate {folder}` checks them all",
+    )
 
 
 def _print_yaml(data: dict[str, Any]) -> None:

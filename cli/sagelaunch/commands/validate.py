@@ -68,6 +68,7 @@ def _validate(
 
 
 def _print_table(reports: list[Report]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from sagelaunch.output import stderr, stdout
@@ -89,9 +90,9 @@ def _print_table(reports: list[Report]) -> None:
     stdout.print(table)
     for report in reports:
         for problem in report.errors:
-            stdout.print(f"[red]error:[/red] {problem}", highlight=False)
+            stderr.print(f"[red]error:[/red] {escape(str(problem))}", highlight=False)
         for problem in report.warnings:
-            stderr.print(f"[yellow]warning:[/yellow] {problem}", highlight=False)
+            stderr.print(f"[yellow]warning:[/yellow] {escape(str(problem))}", highlight=False)
     bad = sum(not r.ok for r in reports)
     summary = f"{len(reports) - bad} valid, {bad} invalid"
     stdout.print(f"[bold]{summary}[/bold]")

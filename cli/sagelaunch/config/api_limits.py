@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -33,3 +36,57 @@ def bounds(shape: str) -> tuple[int, int]:
 def members(shape: str) -> list[str]:
     """A structure's member names, in the model's order."""
     return list(service_shapes()[shape]["members"])
+
+
+@dataclass(frozen=True)
+class MapLimits:
+    """What CreateTrainingJob's model allows in one of its string-to-string maps."""
+
+    member: str  # e.g. "HyperParameters"
+    entries: int
+    key_length: int
+    key_pattern: str
+    value_length: int
+    value_pattern: str
+
+
+@cache
+def map_limits(member: str, operation: str = "CreateTrainingJob") -> MapLimits:
+    """The limits of ``operation``'s map ``member``, as the model states them."""
+    shapes = service_shapes()
+    found = shapes[shapes[f"{operation}Request"]["members"][member]["shape"]]
+    key, value = shapes[found["key"]["shape"]], shapes[found["value"]["shape"]]
+    return MapLimits(
+        member=member,
+        entries=int(found["max"]),
+        key_length=int(key["max"]),
+        key_pattern=key.get("pattern", ""),
+        value_length=int(value["max"]),
+        value_pattern=value.get("pattern", ""),
+    )
+
+
+def map_violations(limits: MapLimits, mapping: Mapping[str, str]) -> Iterator[tuple[str, str]]:
+    """(key, what the service refuses) for each key and value over a limit: the service checks
+    every one of them (a ValidationException names the first), so each is an error."""
+    for key, value in mapping.items():
+        if len(key) > limits.key_length:
+            yield (
+                key,
+                (
+                    f"a key of {len(key)} characters: {limits.member} keys take at most "
+                    f"{limits.key_length}"
+                ),
+            )
+        elif limits.key_pattern and not re.fullmatch(limits.key_pattern, key):
+            yield key, f"{limits.member} keys must match the API's pattern {limits.key_pattern}"
+        if len(value) > limits.value_length:
+            yield (
+                key,
+                (
+                    f"a value of {len(value)} characters: {limits.member} values take at most "
+                    f"{limits.value_length}"
+                ),
+            )
+        elif limits.value_pattern and not re.fullmatch(limits.value_pattern, value):
+            yield key, f"the value must match the API's pattern {limits.value_pattern}"

@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from sagelaunch.config.yamlguard import check_shape
 from sagelaunch.errors import ConfigError, Problem
 
 KeyPath = tuple[str | int, ...]
@@ -60,6 +61,7 @@ def _yaml() -> YAML:
 def parse_text(text: str, label: str) -> Document:
     """Parse one YAML document; syntax errors become located ConfigErrors."""
     try:
+        check_shape(text, label)  # before composing: alias bombs and deep nesting never load
         root = _yaml().load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -92,7 +94,7 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
     if isinstance(node, CommentedMap):
         result: dict[str, Any] = {}
         for key, value in node.items():
-            line, col = node.lc.key(key)
+            line, col = _key_position(node, key)
             child = (*path, str(key))
             positions[child] = (label, line + 1, col + 1)
             if str(key) in _VERBATIM_KEYS and isinstance(value, (int, float)):
@@ -118,7 +120,19 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
     return node
 
 
+def _key_position(node: CommentedMap, key: Any) -> tuple[int, int]:
+    """0-based line and column of ``key``; a key merged in with `<<` is found in its own map."""
+    if key in node.lc.data:
+        return node.lc.key(key)
+    for merged in node.merge:
+        if key in merged:
+            return _key_position(merged, key)
+    return node.lc.line, node.lc.col
+
+
 def _source_token(node: CommentedMap, key: Any, lines: list[str]) -> str | None:
+    if key not in node.lc.data:  # merged in with `<<`: its text is elsewhere
+        return None
     line, col = node.lc.value(key)
     match = _NUMBER_TOKEN.match(lines[line][col:]) if line < len(lines) else None
     return match.group(0) if match else None
@@ -126,13 +140,7 @@ def _source_token(node: CommentedMap, key: Any, lines: list[str]) -> str | None:
 
 def read_document(path: Path) -> Document:
     label = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError([Problem(label, 1, 1, "", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([Problem(label, 1, 1, "", f"cannot read: {exc}")]) from None
-    doc = parse_text(text, label)
+    doc = parse_text(_read_text(path, label), label)
     doc.sources = [path.resolve()]
     if doc.data is None:
         raise ConfigError(
@@ -144,3 +152,30 @@ def read_document(path: Path) -> Document:
             [Problem(label, 1, 1, "", f"top level must be a mapping of keys, not a {kind}")]
         )
     return doc
+
+
+def _read_text(path: Path, label: str) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError([Problem(label, 1, 1, "", "file not found")]) from None
+    except IsADirectoryError:
+        message = "is a folder: name one config file in it (e.g. DIR/train.yaml)"
+        raise ConfigError([Problem(label, 1, 1, "", message)]) from None
+    except OSError as exc:
+        raise ConfigError([Problem(label, 1, 1, "", f"cannot read: {exc}")]) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError([_not_utf8(data, exc, label)]) from None
+
+
+def _not_utf8(data: bytes, exc: UnicodeDecodeError, label: str) -> Problem:
+    """Where the first byte that is not UTF-8 sits: line, and column counted in bytes."""
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    line = data.count(b"\n", 0, exc.start) + 1
+    message = (
+        f"not UTF-8: byte 0x{data[exc.start]:02x} at byte {exc.start} of the file "
+        "(column counted in bytes); save the file as UTF-8"
+    )
+    return Problem(label, line, exc.start - line_start + 1, "", message)

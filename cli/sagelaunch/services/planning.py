@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from sagelaunch import __version__, atomic, naming
 from sagelaunch import bundle as bundles
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.errors import Problem
+from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
@@ -90,7 +90,17 @@ def make_plan(
         progress=progress,
         cache_dir=cache_dir,
     )
+    _check_request_limits(loaded, plan)
     return plan, code.data if code else None
+
+
+def _check_request_limits(loaded: LoadedConfig, plan: Plan) -> None:
+    """The service's map limits on the request as planned (the SDK's own entries counted)."""
+    from sagelaunch.config.request_limits import request_problems
+
+    problems = request_problems(loaded, plan.request)
+    if problems:
+        raise ConfigError(problems)
 
 
 def planned(

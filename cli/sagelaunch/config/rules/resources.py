@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from sagelaunch import naming
-from sagelaunch.config import facts
+from sagelaunch.config import facts, request_limits
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules import error, rule, warning
 from sagelaunch.errors import Problem
@@ -187,3 +187,10 @@ def job_name_truncated(loaded: LoadedConfig) -> Iterator[Problem]:
             f"{len(config.name)} characters: job names keep the first {len(kept)} ({kept!r}) "
             "before the 24-character timestamp, as the SDK does; set job_name for an exact name",
         )
+
+
+@rule
+def api_map_limits(loaded: LoadedConfig) -> Iterator[Problem]:
+    """CreateTrainingJob's limits on hyperparameters and environment (entries, key and value
+    lengths and patterns, from botocore's model): the service refuses a request over any."""
+    yield from request_limits.config_problems(loaded)
