@@ -67,7 +67,9 @@ def run() -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-local-") as tmp:
         work = Path(tmp)
         shutil.copytree(
-            ENTRYPOINTS, work / "code", ignore=shutil.ignore_patterns("__pycache__", "opt_ml")
+            ENTRYPOINTS / "pytorch",
+            work / "code",
+            ignore=shutil.ignore_patterns("__pycache__", "opt_ml"),
         )
         first = _first_run(work, RUN_STEPS)  # before the plan cache exists
         smoke = _measure(work, SMOKE_STEPS)

@@ -216,15 +216,18 @@ def _entry_point(report: Report) -> dict[str, Any]:
     return {
         "config": str(report.file),
         "source_dir": config.source_dir,
+        "framework": config.framework,
         "entry_point": config.entry_point,
-        "exists": _exists(report.file, config.source_dir, config.entry_point),
+        "exists": _exists(report.file, config.source_dir, config.framework, config.entry_point),
     }
 
 
-def _exists(config: Path, source_dir: str | None, entry_point: str | None) -> bool | None:
+def _exists(
+    config: Path, source_dir: str | None, framework: str, entry_point: str | None
+) -> bool | None:
     if not entry_point:
         return None
-    return (resolve_source_dir(config, source_dir) / entry_point).is_file()
+    return (resolve_source_dir(config, source_dir, framework) / entry_point).is_file()
 
 
 def _still_true(entry: dict[str, Any]) -> bool:
@@ -233,6 +236,6 @@ def _still_true(entry: dict[str, Any]) -> bool:
     ):
         return False
     return all(
-        _exists(Path(e["config"]), e["source_dir"], e["entry_point"]) == e["exists"]
+        _exists(Path(e["config"]), e["source_dir"], e["framework"], e["entry_point"]) == e["exists"]
         for e in entry["entry_points"]
     )
