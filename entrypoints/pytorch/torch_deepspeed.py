@@ -36,6 +36,7 @@ import torch
 import smenv
 import torch_config
 import torch_dist
+import torch_mesh
 import torch_parallel
 
 OFFLOAD_DEVICES = ("none", "cpu")
@@ -108,7 +109,7 @@ def initialize(
     model: torch.nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> torch_parallel.Parallel:
     """The DeepSpeed engine (and its optimizer) as a Parallel of mode "deepspeed"."""
     config = build_config(cfg, cfg.precision or "fp32", CODE_DIR)  # a bad file fails first

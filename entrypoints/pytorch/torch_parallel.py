@@ -20,6 +20,7 @@ import smenv
 import torch_config
 import torch_deepspeed
 import torch_dist
+import torch_mesh
 import torch_models
 import torch_pipeline
 
@@ -36,7 +37,7 @@ class Parallel:
     forward: Callable[[torch.Tensor], torch.Tensor]
     mode: str  # "ddp", "fsdp", "xla" or "single": the data parallelism
     ctx: torch_dist.DistContext
-    layout: torch_config.Layout = field(default_factory=torch_config.Layout)
+    layout: torch_mesh.Layout = field(default_factory=torch_mesh.Layout)
     mesh: Any = None  # DeviceMesh named by MESH_ORDER, when the layout needs one
     pipeline: torch_pipeline.Pipeline | None = None
     dp_group: Any = None  # gradients are all-reduced here by hand (DDP beside TP or PP)
@@ -65,7 +66,7 @@ def parallelize(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> Parallel:
     """Compose the parallelisms in torchtitan's order: PP split, TP, activation checkpointing
     (inside the model), compile, then FSDP or DDP. DeepSpeed ZeRO replaces all of it."""
@@ -107,7 +108,7 @@ def _plain_ddp(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> Parallel:
     model = _compiled(model.to(ctx.device), cfg.compile)
     if ctx.world_size == 1:
@@ -121,7 +122,7 @@ def _data_parallel(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> Parallel:
     import torch_dp
 
@@ -136,14 +137,14 @@ def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
 
 
-def build_mesh(ctx: torch_dist.DistContext, layout: torch_config.Layout) -> Any:
+def build_mesh(ctx: torch_dist.DistContext, layout: torch_mesh.Layout) -> Any:
     from torch.distributed.device_mesh import init_device_mesh
 
     shape = tuple(getattr(layout, dim) for dim in MESH_ORDER)
     return init_device_mesh(ctx.device.type, shape, mesh_dim_names=MESH_ORDER)
 
 
-def _dp_mesh(mesh: Any, layout: torch_config.Layout) -> Any:
+def _dp_mesh(mesh: Any, layout: torch_mesh.Layout) -> Any:
     # Replicate across groups, shard within one (HSDP): all-gathers stay inside a host's links.
     return mesh["dp_replicate", "dp_shard"] if layout.dp_replicate > 1 else mesh["dp_shard"]
 

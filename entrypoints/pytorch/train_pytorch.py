@@ -32,6 +32,7 @@ import torch_deepspeed
 import torch_deepspeed_ckpt
 import torch_dist
 import torch_hparams
+import torch_mesh
 import torch_models
 import torch_parallel
 import torch_perf
@@ -134,7 +135,7 @@ def train_step(
 
 def train(
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
     env: smenv.SageMakerEnv,
     ctx: torch_dist.DistContext,
 ) -> int:

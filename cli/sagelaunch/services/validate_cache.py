@@ -32,13 +32,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch import __version__
-from sagelaunch.config.paths import resolve_source_dir
+from sagelaunch.config.paths import resolve_source_dir, shipped_source_dir
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "validate"
 FORMAT = 1
+# config.mesh imports the device-mesh rule from the shipped entry points: a change there counts.
+MESH_RULE = shipped_source_dir("pytorch") / "torch_mesh.py"
 # What Rich reads to decide width and colours (beside whether the stream is a terminal).
 _CONSOLE_ENV = (
     *("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR"),
@@ -77,6 +79,7 @@ def key(files: list[Path], overrides: list[str] | None, output: str) -> str:
         "output": output,
         "console": _console() if output == "table" else None,
         "sagelaunch": [__version__, _tree(Path(__file__).resolve().parents[1])],
+        "mesh_rule": _stat(MESH_RULE),  # the rules read it, from the entry points' folder
         "judges": _judges(),
         "region": os.environ.get("AWS_REGION"),
         "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
@@ -156,6 +159,11 @@ def _console() -> dict[str, Any]:
                 size = tuple(os.get_terminal_size(stream.fileno()))
         streams[name] = {"tty": tty, "size": size}
     return {"streams": streams, "env": {k: os.environ.get(k) for k in _CONSOLE_ENV}}
+
+
+def _stat(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
 
 
 def _tree(root: Path) -> list[tuple[str, int, int]]:
