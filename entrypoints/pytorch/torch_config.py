@@ -21,11 +21,15 @@ Parallel = Literal["ddp", "fsdp", "dp", "ps"]
 Sharding = Literal["full", "hybrid"]
 Precision = Literal["bf16", "fp32"]
 Schedule = Literal["gpipe", "1f1b", "interleaved_1f1b"]
+DataKind = Literal["synthetic", "channel"]
+Offload = Literal["none", "cpu"]  # DeepSpeed's nvme offload needs a path and a fast disk
+PsMode = Literal["async", "sync"]
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Every hyperparameter of a run, decoded and validated; see torch_hparams for the help."""
+    """Every hyperparameter of a run, decoded and validated: the one owner of each option's
+    default and choices (torch_hparams builds the parser from these fields and adds the help)."""
 
     model: str = "gpt"
     n_layer: int = 2
@@ -34,7 +38,7 @@ class TrainConfig:
     seq_len: int = 64
     vocab_size: int = 256
     dropout: float = 0.0
-    data: str = "synthetic"
+    data: DataKind = "synthetic"
     channel: str = "train"
     num_samples: int = 4096
     data_augment_cost: int = 0  # torch_datafeed.augment rounds per batch (CPU data work)
@@ -69,10 +73,10 @@ class TrainConfig:
     mp_parameters: str | None = None
     zero_stage: int = 0  # DeepSpeed ZeRO stage; 0 (and no deepspeed_config): no DeepSpeed
     deepspeed_config: str | None = None
-    offload_optimizer: str = "none"
-    offload_params: str = "none"
+    offload_optimizer: Offload = "none"
+    offload_params: Offload = "none"
     num_ps: int = 1  # --parallel ps: parameter-server ranks (the first ones)
-    ps_mode: str = "async"
+    ps_mode: PsMode = "async"
     straggler_delay_ms: int = 0  # rank 1 sleeps this long each step (benchmarks)
     ps_timeout_s: float = 120.0  # --parallel ps: how long silence from a peer may last
 

@@ -10,95 +10,74 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
 
 import shared_hparams as hp
 import smenv
 import torch_config
 import torch_dist
 import torch_models
-import torch_parallel
 
-DATA_KINDS = ("synthetic", "channel")
-PRECISIONS = ("bf16", "fp32")
-SCHEDULES = ("gpipe", "1f1b", "interleaved_1f1b")
-OFFLOAD = ("none", "cpu")  # DeepSpeed's nvme offload needs a path and a fast disk: use a config
+HELP = {
+    # The shared vocabulary's help is shared_hparams'; batch_size is per device per micro-step.
+    "model": "model to train",
+    "n_layer": "GPT: transformer blocks",
+    "n_head": "GPT: attention heads",
+    "n_embd": "embedding width",
+    "seq_len": "tokens per sample",
+    "vocab_size": "token ids are below this",
+    "dropout": "dropout probability",
+    "data": "synthetic or a channel of token files",
+    "channel": "channel read by --data channel (SM_CHANNEL_<NAME>)",
+    "num_samples": "synthetic: samples per epoch",
+    "data_augment_cost": "CPU data work per batch (128x128 matmul rounds); on a heterogeneous "
+    "job the data hosts do it instead of the training ranks",
+    "grad_accum": "micro-steps per optimizer step",
+    "weight_decay": "AdamW weight decay",
+    "max_grad_norm": "gradient clipping norm (0: off)",
+    "parallel": "data parallelism",
+    "sharding": "FSDP sharding",
+    "dp_replicate": "FSDP: HSDP replica groups (0: 1, or one per host with --sharding hybrid); "
+    "the rest of the data-parallel ranks shard",
+    "zero1": "DDP: shard the optimizer state (ZeroRedundancyOptimizer)",
+    "tensor_parallel_degree": "ranks splitting each attention and MLP (TP)",
+    "sequence_parallel": "TP: norms and dropout on sequence shards (needs TP > 1)",
+    "pipeline_parallel_degree": "pipeline stages the GPT is cut into (PP)",
+    "pipeline_schedule": "PP schedule",
+    "microbatches": "PP: micro-batches per step (0: one per stage)",
+    "stages_per_rank": "PP: stages per rank (interleaved_1f1b: 2 or more)",
+    "precision": "bf16 or fp32 (default: bf16 on CUDA)",
+    "activation_checkpointing": "recompute activations in the backward pass",
+    "activation_offload": "keep saved activations in CPU memory (save_on_cpu)",
+    "compile": "torch.compile the model",
+    "log_every": "steps between log lines",
+    "benchmark": "report steady-state throughput (and MFU on CUDA)",
+    "warmup_steps": "--benchmark: steps excluded from the measurement",
+    "checkpoint_dir": "where checkpoints go and resume from",
+    "keep_checkpoints": "complete checkpoints kept",
+    "mp_parameters": "SMP v2 parameters (JSON), set by SageMaker",
+    "zero_stage": "DeepSpeed ZeRO stage 1, 2 or 3 (0: no DeepSpeed)",
+    "deepspeed_config": "DeepSpeed JSON config, relative to the code folder",
+    "offload_optimizer": "ZeRO: optimizer state on",
+    "offload_params": "ZeRO-3: parameters on",
+    "num_ps": "--parallel ps: parameter-server ranks (the first ones)",
+    "ps_mode": "--parallel ps: update mode",
+    "straggler_delay_ms": "rank 1 sleeps this long every step (benchmarks)",
+    "ps_timeout_s": "--parallel ps: seconds a server waits for a silent worker, a worker for a "
+    "server and every process for the others at start-up, before failing the job",
+}
 
 
 def build_parser(env: smenv.SageMakerEnv) -> argparse.ArgumentParser:
+    """The options of torch_config.TrainConfig, with its defaults and choices."""
     # allow_abbrev=False: SageMaker passes every hyperparameter, and an unrelated --batch must not
     # silently become --batch_size.
     p = smenv.ArgumentParser(description=__doc__, allow_abbrev=False)
-
-    def opt(name: str, kind: Any, default: Any, help: str, **kw: Any) -> None:
-        p.add_argument(f"--{name}", type=kind, default=default, help=help, **kw)
-
-    def flag(name: str, help: str) -> None:
-        # Bare `--flag` locally, `--flag True` from SageMaker.
-        p.add_argument(f"--{name}", type=hp.flag, nargs="?", const=True, default=False, help=help)
-
-    # The vocabulary every entry point shares (max_steps, epochs, batch_size, lr, seed,
-    # checkpoint_every); batch_size is per device per micro-step, lr AdamW's.
-    hp.add_shared(p, batch_size=8, lr=3e-4)
-    opt("model", hp.text, "gpt", "model to train", choices=torch_models.MODEL_NAMES)
-    opt("n_layer", hp.integer, 2, "GPT: transformer blocks")
-    opt("n_head", hp.integer, 2, "GPT: attention heads")
-    opt("n_embd", hp.integer, 64, "embedding width")
-    opt("seq_len", hp.integer, 64, "tokens per sample")
-    opt("vocab_size", hp.integer, 256, "token ids are below this")
-    opt("dropout", hp.number, 0.0, "dropout probability")
-    opt("data", hp.text, "synthetic", "synthetic or a channel of token files", choices=DATA_KINDS)
-    opt("channel", hp.text, "train", "channel read by --data channel (SM_CHANNEL_<NAME>)")
-    opt("num_samples", hp.integer, 4096, "synthetic: samples per epoch")
-    opt(
-        "data_augment_cost",
-        hp.integer,
-        0,
-        "CPU data work per batch (128x128 matmul rounds); on a heterogeneous job the data "
-        "hosts do it instead of the training ranks",
-    )
-    opt("grad_accum", hp.integer, 1, "micro-steps per optimizer step")
-    opt("weight_decay", hp.number, 0.0, "AdamW weight decay")
-    opt("max_grad_norm", hp.number, 1.0, "gradient clipping norm (0: off)")
-    opt("parallel", hp.text, "ddp", "data parallelism", choices=torch_parallel.PARALLEL_MODES)
-    opt("sharding", hp.text, "full", "FSDP sharding", choices=torch_parallel.SHARDING_MODES)
-    opt(
-        "dp_replicate",
-        hp.integer,
-        0,
-        "FSDP: HSDP replica groups (0: 1, or one per host with "
-        "--sharding hybrid); the rest of the data-parallel ranks shard",
-    )
-    flag("zero1", "DDP: shard the optimizer state (ZeroRedundancyOptimizer)")
-    opt("tensor_parallel_degree", hp.integer, 1, "ranks splitting each attention and MLP (TP)")
-    flag("sequence_parallel", "TP: norms and dropout on sequence shards (needs TP > 1)")
-    opt("pipeline_parallel_degree", hp.integer, 1, "pipeline stages the GPT is cut into (PP)")
-    opt("pipeline_schedule", hp.text, "1f1b", "PP schedule", choices=SCHEDULES)
-    opt("microbatches", hp.integer, 0, "PP: micro-batches per step (0: one per stage)")
-    opt("stages_per_rank", hp.integer, 1, "PP: stages per rank (interleaved_1f1b: 2 or more)")
-    opt("precision", hp.text, None, "bf16 or fp32 (default: bf16 on CUDA)", choices=PRECISIONS)
-    flag("activation_checkpointing", "recompute activations in the backward pass")
-    flag("activation_offload", "keep saved activations in CPU memory (save_on_cpu)")
-    flag("compile", "torch.compile the model")
-    opt("log_every", hp.integer, 10, "steps between log lines")
-    flag("benchmark", "report steady-state throughput (and MFU on CUDA)")
-    opt("warmup_steps", hp.integer, 5, "--benchmark: steps excluded from the measurement")
-    opt("checkpoint_dir", hp.path, env.checkpoint_dir, "where checkpoints go and resume from")
-    opt("keep_checkpoints", hp.integer, 2, "complete checkpoints kept")
-    opt("mp_parameters", hp.text, None, "SMP v2 parameters (JSON), set by SageMaker")
-    opt("zero_stage", hp.integer, 0, "DeepSpeed ZeRO stage 1, 2 or 3 (0: no DeepSpeed)")
-    opt("deepspeed_config", hp.text, None, "DeepSpeed JSON config, relative to the code folder")
-    opt("offload_optimizer", hp.text, "none", "ZeRO: optimizer state on", choices=OFFLOAD)
-    opt("offload_params", hp.text, "none", "ZeRO-3: parameters on", choices=OFFLOAD)
-    opt("num_ps", hp.integer, 1, "--parallel ps: parameter-server ranks (the first ones)")
-    opt("ps_mode", hp.text, "async", "--parallel ps: update mode", choices=("async", "sync"))
-    opt("straggler_delay_ms", hp.integer, 0, "rank 1 sleeps this long every step (benchmarks)")
-    opt(
-        "ps_timeout_s",
-        hp.number,
-        120.0,
-        "--parallel ps: seconds a server waits for a silent worker, a worker for a server and "
-        "every process for the others at start-up, before failing the job",
+    hp.add_options(
+        p,
+        torch_config.TrainConfig,
+        HELP,
+        defaults={"checkpoint_dir": env.checkpoint_dir},
+        choices={"model": torch_models.MODEL_NAMES},
     )
     return p
 

@@ -18,14 +18,11 @@ from torch import nn
 
 import smenv
 import torch_config
-import torch_deepspeed
 import torch_dist
 import torch_mesh
 import torch_models
 import torch_pipeline
 
-PARALLEL_MODES = ("ddp", "fsdp", "dp", "ps")
-SHARDING_MODES = ("full", "hybrid")
 MESH_ORDER = ("pp", "dp_replicate", "dp_shard", "tp")  # tp innermost: a host's fastest links
 
 
@@ -68,10 +65,11 @@ def parallelize(
     cfg: torch_config.TrainConfig,
     layout: torch_mesh.Layout,
 ) -> Parallel:
-    """Compose the parallelisms in torchtitan's order: PP split, TP, activation checkpointing
-    (inside the model), compile, then FSDP or DDP. DeepSpeed ZeRO replaces all of it."""
-    if torch_deepspeed.enabled(cfg):
-        return torch_deepspeed.initialize(model, ctx, cfg, layout)
+    """Compose the parallelisms in one order, torchtitan's: the device mesh, the pipeline split
+    (each rank keeps its stages), TP on each stage's blocks (sequence-parallel boundaries are per
+    stage, so the split comes first), activation checkpointing (inside the model), compile per
+    block, then FSDP/HSDP or DDP over the data-parallel dims. One process, XLA and DataParallel
+    need no mesh and return early; DeepSpeed is another strategy (torch_strategy)."""
     if ctx.kind == "xla":
         if cfg.parallel == "fsdp" or not layout.is_data_parallel_only:
             raise smenv.UsageError("on Neuron only --parallel ddp runs; drop FSDP, TP and PP")
@@ -290,8 +288,6 @@ def autocast(ctx: torch_dist.DistContext, precision: str) -> contextlib.Abstract
 def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.Optimizer:
     """AdamW over this rank's parameters; with --zero1 each rank keeps only its share of its
     state (ZeroRedundancyOptimizer updates its shard and broadcasts the new weights)."""
-    if par.mode == "deepspeed":
-        return par.engine_optimizer  # type: ignore[no-any-return]
     params = list(par.model.parameters())
     if par.zero1:
         from torch.distributed.optim import ZeroRedundancyOptimizer
@@ -416,8 +412,6 @@ def load_sharded_state(par: Parallel, optimizer: torch.optim.Optimizer, state: d
 
 def full_cpu_state_dict(par: Parallel) -> dict[str, torch.Tensor]:
     """The whole model on the CPU for model.pt; collective when sharded, complete on rank 0."""
-    if par.mode == "deepspeed":
-        return torch_deepspeed.full_state_dict(par)
     if not par.uses_dcp:
         return {k: v.detach().cpu() for k, v in unwrapped(par.model).state_dict().items()}
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict

@@ -7,16 +7,21 @@ step, learning rate, the seed for weights and data, steps between checkpoints (0
 SageMaker puts every hyperparameter on the command line as ``--key value``: booleans as ``True``,
 strings sometimes JSON-quoted. The converters below decode all of these; bad values raise before
 any work (argparse reports them through smenv.UsageError, which becomes the failure file).
-Standard library only (plus smenv).
+``add_options`` builds a script's parser from its config dataclass, the one owner of each
+option's default and choices. Standard library only (plus smenv).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
-from collections.abc import Sequence
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import smenv
 
@@ -54,16 +59,54 @@ def flag(raw: str) -> bool:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_shared(parser: argparse.ArgumentParser, *, batch_size: int, lr: float) -> None:
-    """The shared options, with the script's own defaults for batch size and learning rate."""
-    parser.add_argument("--max_steps", type=integer, default=0, help="steps (0: --epochs)")
-    parser.add_argument("--epochs", type=integer, default=1, help="passes when --max_steps is 0")
-    parser.add_argument("--batch_size", type=integer, default=batch_size, help="per replica")
-    parser.add_argument("--lr", type=number, default=lr, help="learning rate")
-    parser.add_argument("--seed", type=integer, default=0, help="seed for weights and data")
-    parser.add_argument(
-        "--checkpoint_every", type=integer, default=0, help="steps between checkpoints (0: none)"
-    )
+# Help for the shared vocabulary; each script's config dataclass holds the defaults.
+SHARED_HELP = {
+    "max_steps": "steps (0: --epochs)",
+    "epochs": "passes when --max_steps is 0",
+    "batch_size": "per replica",
+    "lr": "learning rate",
+    "seed": "seed for weights and data",
+    "checkpoint_every": "steps between checkpoints (0: none)",
+}
+
+
+def add_options(
+    parser: argparse.ArgumentParser,
+    config: type,
+    help: Mapping[str, str],
+    *,
+    defaults: Mapping[str, object] | None = None,
+    choices: Mapping[str, Sequence[str]] | None = None,
+) -> None:
+    """One ``--option`` per field of the dataclass ``config``, which owns them: the field's type
+    picks the decoder (a Literal's values are the choices, a bool is a flag), its default is the
+    option's. ``defaults`` and ``choices`` are only for what is known at run time (a path from
+    the environment, a registry of another module); ``help`` must describe every field."""
+    hints = typing.get_type_hints(config)
+    for field in dataclasses.fields(config):
+        decode, literal = _decoder(hints[field.name])
+        default = (defaults or {}).get(field.name, field.default)
+        name, text_ = f"--{field.name}", {**SHARED_HELP, **help}[field.name]
+        if decode is flag:  # bare `--flag` locally, `--flag True` from SageMaker
+            parser.add_argument(name, type=flag, nargs="?", const=True, default=default, help=text_)
+            continue
+        allowed = (choices or {}).get(field.name, literal)
+        parser.add_argument(name, type=decode, default=default, choices=allowed, help=text_)
+
+
+def _decoder(hint: Any) -> tuple[Callable[[str], Any], tuple[str, ...] | None]:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):  # X | None
+        hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
+    if typing.get_origin(hint) is typing.Literal:
+        return text, typing.get_args(hint)
+    decoders: dict[Any, Callable[[str], Any]] = {
+        bool: flag,
+        int: integer,
+        float: number,
+        str: text,
+        Path: path,
+    }
+    return decoders[hint], None
 
 
 def check_shared(args: argparse.Namespace) -> None:

@@ -161,11 +161,6 @@ def _console() -> dict[str, Any]:
     return {"streams": streams, "env": {k: os.environ.get(k) for k in _CONSOLE_ENV}}
 
 
-def _stat(path: Path) -> tuple[int, int]:
-    stat = path.stat()
-    return stat.st_size, stat.st_mtime_ns
-
-
 def _tree(root: Path) -> list[tuple[str, int, int]]:
     """(path, size, mtime) of every file under ``root`` except bytecode."""
     found = []
