@@ -33,11 +33,12 @@ def text(raw: str) -> str:
 
 
 def integer(raw: str) -> int:
+    """An integer, also when SageMaker JSON-quoted it or wrote ``10.0``."""
     value = smenv.decode_value(text(raw))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise argparse.ArgumentTypeError(f"expected an integer, got {raw!r}")
+        raise ValueError(raw)  # argparse says: invalid integer value: '<raw>'
     return value
 
 

@@ -33,10 +33,12 @@ def every_entrypoint_module() -> set[str]:
     return {path.stem for path in (REPO / "entrypoints").glob("*/*.py")}
 
 
-def sibling_imports(source: str, siblings: set[str]) -> set[str]:
-    """Entry-point modules a file imports, at any level (lazy imports count: they run too)."""
+def sibling_imports(source: str, siblings: set[str], top_level_only: bool = False) -> set[str]:
+    """Entry-point modules a file imports, at any level (lazy imports count: they run too), or
+    at module level only."""
+    tree = ast.parse(source)
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in tree.body if top_level_only else ast.walk(tree):
         if isinstance(node, ast.Import):
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -99,3 +101,26 @@ def test_the_extracted_bundle_runs_from_its_own_folder(framework, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: train_{framework}.py")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_no_module_level_import_cycle(framework):
+    """Module-level imports between a framework's modules form no cycle (an import inside a
+    function, taken when it runs, is not module-level)."""
+    folder = shipped_source_dir(framework)
+    modules = {path.stem for path in folder.glob("*.py")}
+    graph = {
+        path.stem: sibling_imports(path.read_text(), modules, top_level_only=True)
+        for path in folder.glob("*.py")
+    }
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join([*path, module])
+        if module not in done:
+            for imported in sorted(graph[module]):
+                visit(imported, (*path, module))
+            done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
