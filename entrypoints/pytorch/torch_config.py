@@ -24,6 +24,7 @@ Schedule = Literal["gpipe", "1f1b", "interleaved_1f1b"]
 DataKind = Literal["synthetic", "channel"]
 Offload = Literal["none", "cpu"]  # DeepSpeed's nvme offload needs a path and a fast disk
 PsMode = Literal["async", "sync"]
+Layout = torch_mesh.Layout  # the mesh's dims, by the rule the CLI shares (torch_mesh)
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class TrainConfig:
         return self.microbatches or self.pipeline_parallel_degree * self.stages_per_rank
 
 
-def resolve_layout(cfg: TrainConfig, world_size: int, hybrid_shard: int) -> torch_mesh.Layout:
+def resolve_layout(cfg: TrainConfig, world_size: int, hybrid_shard: int) -> Layout:
     """The mesh for ``cfg`` on ``world_size`` ranks; UsageError listing every problem.
 
     ``hybrid_shard`` is the shard-group size ``--sharding hybrid`` means (one host's ranks).
