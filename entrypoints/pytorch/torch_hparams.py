@@ -105,13 +105,7 @@ def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> torch_config.Tra
 
 def validate(args: argparse.Namespace) -> None:
     """Fail before any work on values argparse cannot judge alone."""
-    hp.check_shared(args)
-    for name in POSITIVE:
-        if getattr(args, name) < 1:
-            raise smenv.UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
-    for name in NON_NEGATIVE:
-        if getattr(args, name) < 0:
-            raise smenv.UsageError(f"--{name} must not be negative, got {getattr(args, name)}")
+    hp.check_shared(args, at_least_one=POSITIVE, non_negative=NON_NEGATIVE)
     if not 0 <= args.dropout < 1:
         raise smenv.UsageError(f"--dropout must be in [0, 1), got {args.dropout}")
     if args.n_embd % args.n_head:

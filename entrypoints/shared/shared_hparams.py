@@ -110,12 +110,18 @@ def _decoder(hint: Any) -> tuple[Callable[[str], Any], tuple[str, ...] | None]:
     return decoders[hint], None
 
 
-def check_shared(args: argparse.Namespace) -> None:
-    """Fail before any work on shared values argparse cannot judge alone."""
-    for name in ("epochs", "batch_size"):
+def check_shared(
+    args: argparse.Namespace,
+    *,
+    at_least_one: Sequence[str] = (),
+    non_negative: Sequence[str] = (),
+) -> None:
+    """Fail before any work on values argparse cannot judge alone: the shared ones, and the
+    script's own options that must be at least 1 or must not be negative."""
+    for name in ("epochs", "batch_size", *at_least_one):
         if getattr(args, name) < 1:
             raise smenv.UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
-    for name in ("max_steps", "checkpoint_every", "seed"):
+    for name in ("max_steps", "checkpoint_every", "seed", *non_negative):
         if getattr(args, name) < 0:
             raise smenv.UsageError(f"--{name} must not be negative, got {getattr(args, name)}")
     if args.lr <= 0:

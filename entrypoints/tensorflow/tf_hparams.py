@@ -68,8 +68,6 @@ def build_parser(env: smenv.SageMakerEnv) -> smenv.ArgumentParser:
 
 def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> TfConfig:
     args, _ = hp.parse_known(build_parser(env), argv)
-    hp.check_shared(args)
-    for name in ("hidden", "features", "num_samples", "log_every", "keep_checkpoints"):
-        if getattr(args, name) < 1:
-            raise smenv.UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    positive = ("hidden", "features", "num_samples", "log_every", "keep_checkpoints")
+    hp.check_shared(args, at_least_one=positive)
     return TfConfig(**vars(args))
