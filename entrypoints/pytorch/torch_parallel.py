@@ -68,8 +68,8 @@ def parallelize(
     """Compose the parallelisms in one order, torchtitan's: the device mesh, the pipeline split
     (each rank keeps its stages), TP on each stage's blocks (sequence-parallel boundaries are per
     stage, so the split comes first), activation checkpointing (inside the model), compile per
-    block, then FSDP/HSDP or DDP over the data-parallel dims. One process, XLA and DataParallel
-    need no mesh and return early; DeepSpeed is another strategy (torch_strategy)."""
+    block, then FSDP/HSDP or DDP over the data-parallel dims. One process and XLA need no mesh and
+    return early; DataParallel and DeepSpeed are other strategies (torch_strategy)."""
     if ctx.kind == "xla":
         if cfg.parallel == "fsdp" or not layout.is_data_parallel_only:
             raise smenv.UsageError("on Neuron only --parallel ddp runs; drop FSDP, TP and PP")
@@ -78,8 +78,6 @@ def parallelize(
         return Parallel(wrapped, wrapped, "xla", ctx, layout)
     if cfg.parallel == "ddp" and layout.is_data_parallel_only:
         return _plain_ddp(model, ctx, cfg, layout)
-    if cfg.parallel == "dp":
-        return _data_parallel(model, ctx, cfg, layout)
     mesh = build_mesh(ctx, layout)
     model.to(ctx.device)
     pipe = (
@@ -116,12 +114,13 @@ def _plain_ddp(
     return Parallel(wrapped, wrapped, "ddp", ctx, layout, zero1=cfg.zero1)
 
 
-def _data_parallel(
+def data_parallel(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
     layout: torch_mesh.Layout,
 ) -> Parallel:
+    """``--parallel dp``: DataParallel over one host's GPUs, in one process (no mesh)."""
     import torch_dp
 
     wrapped, note = torch_dp.wrap(_compiled(model, cfg.compile), ctx)

@@ -62,10 +62,20 @@ class Strategy:
     always_needs_group: bool  # even on a mesh of one data-parallel dim
 
 
-# DDP, FSDP/HSDP, ZeRO-1, TP, PP, DataParallel and XLA: one mesh, composed by parallelize.
+# DDP, FSDP/HSDP, ZeRO-1, TP, PP and XLA: one mesh, composed by parallelize.
 MESH = Strategy(
     "mesh",
     torch_parallel.parallelize,
+    torch_parallel.make_optimizer,
+    torch_step.train_step,
+    torch_ckpt.Checkpointer,
+    torch_parallel.full_cpu_state_dict,
+    always_needs_group=False,
+)
+# torch.nn.DataParallel: one process over one host's GPUs, stepped and saved as plain DDP is.
+DATA_PARALLEL = Strategy(
+    "dp",
+    torch_parallel.data_parallel,
     torch_parallel.make_optimizer,
     torch_step.train_step,
     torch_ckpt.Checkpointer,
@@ -85,7 +95,9 @@ DEEPSPEED = Strategy(
 
 
 def choose(cfg: torch_config.TrainConfig) -> Strategy:
-    return DEEPSPEED if torch_deepspeed.enabled(cfg) else MESH
+    if torch_deepspeed.enabled(cfg):
+        return DEEPSPEED
+    return DATA_PARALLEL if cfg.parallel == "dp" else MESH
 
 
 def needs_group(
