@@ -1,5 +1,6 @@
-"""What every PyTorch run leaves for SageMaker: model.pt in SM_MODEL_DIR and metrics.json in
-SM_OUTPUT_DATA_DIR, written the same way by the training loop and by the parameter server."""
+"""What every PyTorch run leaves for SageMaker, the same from the training loop and from the
+parameter server: the metric lines of the log, model.pt in SM_MODEL_DIR and metrics.json in
+SM_OUTPUT_DATA_DIR."""
 
 from __future__ import annotations
 
@@ -14,6 +15,18 @@ import torch_ckpt
 import torch_config
 
 MODEL_FILE = "model.pt"
+
+
+def metric_line(
+    step: int, loss: float, samples_per_sec: float, tokens_per_sec: float, **extra: object
+) -> str:
+    """One logged step, as the metric definitions' regexes (CloudWatch, `sagelaunch local`)
+    read it: ``step=N train_loss=X samples_per_sec=Y tokens_per_sec=Z`` then ``extra``."""
+    tail = "".join(f" {key}={value}" for key, value in extra.items())
+    return (
+        f"step={step} train_loss={loss:.6f} samples_per_sec={samples_per_sec:.2f} "
+        f"tokens_per_sec={tokens_per_sec:.1f}{tail}"
+    )
 
 
 def hyperparameters(cfg: torch_config.TrainConfig) -> dict[str, Any]:

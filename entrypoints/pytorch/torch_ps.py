@@ -121,12 +121,10 @@ class Reporter:
         now = time.perf_counter()
         rate = (self.samples - self._samples_at) / max(now - self._time, 1e-9)
         self._time, self._samples_at = now, self.samples
-        self.result.update(samples_per_sec=rate, tokens_per_sec=rate * self.cfg.seq_len)
-        print(
-            f"step={update} train_loss={loss:.6f} samples_per_sec={rate:.2f} "
-            f"tokens_per_sec={rate * self.cfg.seq_len:.1f} staleness={staleness}",
-            flush=True,
-        )
+        tokens = rate * self.cfg.seq_len
+        self.result.update(samples_per_sec=rate, tokens_per_sec=tokens)
+        line = torch_outputs.metric_line(update, loss, rate, tokens, staleness=staleness)
+        print(line, flush=True)
 
 
 class ParameterServer:

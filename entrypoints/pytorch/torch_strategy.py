@@ -4,14 +4,15 @@
 optimizer it steps, one train step, the checkpointer and the whole model for model.pt. The loop
 calls these in one order and never asks which mode it runs:
 
-    mesh → TP → PP → FSDP/DDP   strategy.wrap: torch_parallel.parallelize (DeepSpeed: its engine)
+    mesh → TP → PP → FSDP/DDP   strategy.wrap: torch_parallel.parallelize (or DataParallel, or
+                                DeepSpeed's engine)
     optimizer                   strategy.make_optimizer
     checkpointing               strategy.checkpointer (crash-safe, torch_ckpt's scheme)
     train steps                 strategy.train_step
     model.pt                    strategy.full_state
 
 The parameter server (--parallel ps) runs its own process roles over RPC (torch_ps), not this
-loop; its outputs go through torch_outputs like the loop's.
+loop; its metric lines and outputs come from torch_outputs, as the loop's do.
 """
 
 from __future__ import annotations

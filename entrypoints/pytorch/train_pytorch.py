@@ -174,12 +174,14 @@ def _loop(
             result.update(
                 samples_per_sec=rates.samples_per_sec, tokens_per_sec=rates.tokens_per_sec
             )
-            log(
-                ctx,
-                f"step={done} train_loss={train_loss:.6f} "
-                f"samples_per_sec={rates.samples_per_sec:.2f} "
-                f"tokens_per_sec={rates.tokens_per_sec:.1f} epoch={batches.epoch_of(step)}",
+            line = torch_outputs.metric_line(
+                done,
+                train_loss,
+                rates.samples_per_sec,
+                rates.tokens_per_sec,
+                epoch=batches.epoch_of(step),
             )
+            log(ctx, line)
         if cfg.checkpoint_every and done % cfg.checkpoint_every == 0:
             position = {"step": done, "epoch": batches.epoch_of(done)}
             ckpt.save(done, {"data": position, "train_loss": result.get("final_train_loss")})
