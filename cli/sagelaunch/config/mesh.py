@@ -21,7 +21,7 @@ MESH_KEYS = (*DEGREE_KEYS, "parallel", "sharding")
 
 @dataclass(frozen=True)
 class Mesh(Layout):
-    """The entry point's layout, described compactly for plan's table."""
+    """The entry point's layout, as the CLI shows it (describe: the four dims alone)."""
 
     def describe(self) -> str:
         return f"{self.dp_replicate} × {self.dp_shard} × {self.pp} × {self.tp}"
