@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
+ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 DEFAULT_COST = 30
 DEFAULT_STEPS = 30
 GPT = {"model": "gpt", "n_layer": 2, "n_head": 2, "n_embd": 64, "seq_len": 64}

@@ -52,7 +52,7 @@ def run() -> dict:
         rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(_free_port())]
         subprocess.run(
             [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
-            cwd=ROOT / "entrypoints",
+            cwd=ROOT / "entrypoints" / "pytorch",
             env=env,
             check=True,
             capture_output=True,

@@ -1,7 +1,7 @@
 """`sagelaunch local` vs the same script under torchrun by hand, same arguments, same world size.
 
 sagelaunch: launch_configs/cpu-local.yaml, 2 emulated hosts × 1 process (one torchrun per host).
-By hand:    torchrun --nproc_per_node 2 train_pytorch.py ARGS, in a copy of entrypoints/.
+By hand:    torchrun --nproc_per_node 2 train_pytorch.py ARGS, in a copy of entrypoints/pytorch/.
 
 The difference is a fixed cost: planning the request with the SageMaker SDK (import included,
 ~1.5-3 s on a 2-core machine), the hosts' trees, a second torchrun agent and the artifacts. So
@@ -67,7 +67,9 @@ def run() -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-local-") as tmp:
         work = Path(tmp)
         shutil.copytree(
-            ENTRYPOINTS, work / "code", ignore=shutil.ignore_patterns("__pycache__", "opt_ml")
+            ENTRYPOINTS / "pytorch",
+            work / "code",
+            ignore=shutil.ignore_patterns("__pycache__", "opt_ml"),
         )
         first = _first_run(work, RUN_STEPS)  # before the plan cache exists
         smoke = _measure(work, SMOKE_STEPS)

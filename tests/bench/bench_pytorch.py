@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
+ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 
 GPT = [
     *("--model", "gpt", "--n_layer", "2", "--n_head", "2", "--n_embd", "64"),

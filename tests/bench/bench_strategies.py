@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
+ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 STEPS, GLOBAL_BATCH, STRAGGLER_MS = 30, 24, 100
 GPT = [
     *("--model", "gpt", "--n_layer", "2", "--n_head", "2", "--n_embd", "64"),

@@ -75,7 +75,7 @@ def _bench(moto: str, proxy: FaultProxy, tmp: Path) -> dict:
             "sdk_fit_wait_false": lambda _: [
                 sys.executable,
                 str(Path(__file__).with_name("plain_sdk_submit.py")),
-                str(ENTRYPOINTS),
+                str(ENTRYPOINTS / "pytorch"),
             ],
         },
         env,
@@ -105,7 +105,7 @@ def _requests_per_submit(moto: str, proxy: FaultProxy, plan: Path, env: dict) ->
     sdk_script = [
         sys.executable,
         str(Path(__file__).with_name("plain_sdk_submit.py")),
-        str(ENTRYPOINTS),
+        str(ENTRYPOINTS / "pytorch"),
     ]
     sdk = _counted(proxy, lambda: _run(sdk_script, env))
     sdk_aws = {k: v for k, v in sdk["requests"].items() if not k.startswith("https-tunnel:")}

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from sagelaunch.config.importer import ImportRefused, import_request
+from sagelaunch.config.loader import load
 from tests.conftest import EXAMPLES, REPO
 from tests.golden.regenerate import golden_plan, unordered
 
@@ -18,7 +19,8 @@ def test_imported_config_plans_the_same_request(tmp_path, config):
     original = golden_plan(config)["request"]
     # The repository's entry points: every example's script is there (the plan's bundle is
     # golden_plan's fixed source tree either way).
-    imported = import_request(original, source_dir=str(REPO / "entrypoints"))
+    framework = load(config).config.framework
+    imported = import_request(original, source_dir=str(REPO / "entrypoints" / framework))
     path = tmp_path / "imported.yaml"
     path.write_text(yaml.safe_dump(imported, sort_keys=False))
     assert unordered(golden_plan(path)["request"]) == unordered(original)
@@ -38,7 +40,7 @@ def test_cli_imports_a_saved_plan_file(cli, tmp_path):
     saved, out = tmp_path / "plan.json", tmp_path / "back.yaml"
     config = EXAMPLES / "smddp-p4d.yaml"
     assert cli("plan", config, "--out", saved, "--job-name", "j-1", "-o", "json").exit_code == 0
-    source_dir = REPO / "entrypoints"
+    source_dir = REPO / "entrypoints" / "pytorch"
     result = cli("import", saved, "--out", out, "--source-dir", source_dir)
     assert result.exit_code == 0, result.output
     assert out.read_text().startswith("# Imported by `sagelaunch import")

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
+ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 
 STEP_LINE = re.compile(
     r"^step=(\d+) train_loss=([0-9.eE+-]+) samples_per_sec=([0-9.eE+-]+) "

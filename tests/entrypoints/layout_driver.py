@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
+ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 sys.path.insert(0, str(ENTRYPOINTS))
 
 import torch.distributed as dist  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ENTRYPOINTS
 
-sys.path.insert(0, str(ENTRYPOINTS))
+sys.path.insert(0, str(ENTRYPOINTS / "tensorflow"))
 
 import smenv
 import tf_cluster
@@ -77,7 +77,7 @@ def test_bad_values_fail_before_tensorflow_loads_and_unknown_keys_warn(tmp_path)
     env = {"PATH": "/usr/bin:/bin", "SM_OUTPUT_DIR": str(tmp_path / "output")}
     args = ["--lr", "-1", "--training_steps", "5"]
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(ENTRYPOINTS), *args],
+        [sys.executable, "-c", PROBE, str(ENTRYPOINTS / "tensorflow"), *args],
         capture_output=True,
         text=True,
         env=env,

@@ -91,7 +91,7 @@ def pytorch_config(**over: Any) -> dict[str, Any]:
         "name": "local-test",
         "framework": "pytorch",
         "entry_point": "train_pytorch.py",
-        "source_dir": str(ENTRYPOINTS),
+        "source_dir": str(ENTRYPOINTS / "pytorch"),
         "framework_version": "2.2.0",
         "compute": {"instance_type": "ml.g5.xlarge", "instance_count": 2},
         "distribution": {"strategy": "torchrun"},

@@ -51,7 +51,7 @@ def xgboost_config(**local: object) -> dict[str, object]:
         "name": "xgb",
         "framework": "xgboost",
         "entry_point": "train_xgboost.py",
-        "source_dir": str(ENTRYPOINTS),
+        "source_dir": str(ENTRYPOINTS / "xgboost"),
         "framework_version": "1.7-1",
         "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
         "hyperparameters": {"objective": "reg:squarederror", "num_round": 5, "max_depth": 3},

@@ -25,7 +25,7 @@ def test_four_local_trials_end_with_a_results_table_and_a_best_trial(tmp_path):
         "name": "xgb-sweep",
         "framework": "xgboost",
         "entry_point": "train_xgboost.py",
-        "source_dir": str(ENTRYPOINTS),
+        "source_dir": str(ENTRYPOINTS / "xgboost"),
         "framework_version": "1.7-1",
         "compute": {"instance_type": "ml.m5.xlarge", "max_run": 3600},
         "hyperparameters": {"objective": "reg:squarederror", "num_round": 8, "nthread": 1},

@@ -28,7 +28,7 @@ def tf_job(strategy: str, **hyperparameters: object) -> dict[str, object]:
         "name": "tf-local-test",
         "framework": "tensorflow",
         "entry_point": "train_tensorflow.py",
-        "source_dir": str(ENTRYPOINTS),
+        "source_dir": str(ENTRYPOINTS / "tensorflow"),
         "framework_version": "2.19.0",
         "compute": {"instance_type": "ml.c5.2xlarge", "instance_count": 2},
         "distribution": {"strategy": strategy},
@@ -79,7 +79,7 @@ def single_process(root: Path, *args: str) -> dict[str, float]:
     env.pop("TF_CONFIG", None)
     common = ["--hidden", "16", "--features", "8", "--num_samples", "512", "--log_every", "3"]
     done = subprocess.run(
-        [sys.executable, str(ENTRYPOINTS / "train_tensorflow.py"), *common, *args],
+        [sys.executable, str(ENTRYPOINTS / "tensorflow" / "train_tensorflow.py"), *common, *args],
         capture_output=True,
         text=True,
         env=env,

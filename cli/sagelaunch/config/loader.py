@@ -49,8 +49,9 @@ class LoadedConfig:
 
     @property
     def source_dir(self) -> Path:
-        """The code directory: relative to the config file, default the repo's entrypoints/."""
-        return resolve_source_dir(self.path, self.config.source_dir)
+        """The code directory: relative to the config file, default the shipped entry points of
+        the config's framework (the repo's entrypoints/<framework>/)."""
+        return resolve_source_dir(self.path, self.config.source_dir, self.config.framework)
 
 
 def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:

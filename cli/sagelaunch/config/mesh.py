@@ -1,28 +1,27 @@
 """The device mesh a PyTorch job's hyperparameters ask for: dp_replicate × dp_shard × pp × tp.
 
-The same rules entrypoints/torch_config.py applies inside the job, checked before submitting:
-the tensor- and pipeline-parallel degrees must divide the world size (instance_count × devices
-per instance), the rest is data parallelism (replicated under DDP; sharded under FSDP, with
-``dp_replicate`` HSDP groups). Standard library only.
+The rule itself is the entry point's (entrypoints/pytorch/torch_mesh.py, shipped with sagelaunch
+and standard library only, so importing it costs no torch): checked here before submitting, with
+the hyperparameters decoded from the config and the world size instance_count × devices per
+instance. This module only decodes; the job and `validate` cannot disagree on a layout.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+
+from sagelaunch.entrypoints.pytorch.torch_mesh import CONFIG, Layout, MeshRequest, resolve
 
 DEGREE_KEYS = ("tensor_parallel_degree", "pipeline_parallel_degree", "dp_replicate")
+# What else shapes the mesh: checked whenever given, though only degrees make plan show a mesh.
+MESH_KEYS = (*DEGREE_KEYS, "parallel", "sharding")
 
 
 @dataclass(frozen=True)
-class Mesh:
-    """Mesh dims; their product is the world size."""
-
-    dp_replicate: int
-    dp_shard: int
-    pp: int
-    tp: int
+class Mesh(Layout):
+    """The entry point's layout, as the CLI shows it (describe: the four dims alone)."""
 
     def describe(self) -> str:
         return f"{self.dp_replicate} × {self.dp_shard} × {self.pp} × {self.tp}"
@@ -31,6 +30,11 @@ class Mesh:
 def sets_degrees(hyperparameters: Mapping[str, object]) -> bool:
     """True when the hyperparameters name any mesh degree (plan shows the mesh only then)."""
     return any(key in hyperparameters for key in DEGREE_KEYS)
+
+
+def shapes_mesh(hyperparameters: Mapping[str, object]) -> bool:
+    """True when the hyperparameters set anything the mesh rule reads."""
+    return any(key in hyperparameters for key in MESH_KEYS)
 
 
 def _value(raw: object) -> object:
@@ -47,37 +51,39 @@ def _degree(hps: Mapping[str, object], key: str, default: int, errors: list[str]
     value = _value(hps.get(key, default))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or value < 0
-        or (value == 0 and key != "dp_replicate")
-    ):
+    if isinstance(value, bool) or not isinstance(value, int):
         errors.append(f"hyperparameter {key} must be a positive integer, got {value!r}")
-        return 1
+        return default
     return value
 
 
-def mesh_dims(hyperparameters: Mapping[str, object], world_size: int) -> Mesh | list[str]:
-    """The mesh for ``world_size`` ranks, or every problem as a message naming the
-    hyperparameters and a fix."""
+def mesh_request(hyperparameters: Mapping[str, object], errors: list[str]) -> MeshRequest:
+    """The mesh's hyperparameters decoded, defaults as the entry point's; ``errors`` gets every
+    value that is not an integer where one is needed."""
+    return MeshRequest(
+        parallel=str(_value(hyperparameters.get("parallel", MeshRequest.parallel))),
+        sharding=str(_value(hyperparameters.get("sharding", MeshRequest.sharding))),
+        dp_replicate=_degree(hyperparameters, "dp_replicate", MeshRequest.dp_replicate, errors),
+        tensor_parallel_degree=_degree(
+            hyperparameters, "tensor_parallel_degree", MeshRequest.tensor_parallel_degree, errors
+        ),
+        pipeline_parallel_degree=_degree(
+            hyperparameters,
+            "pipeline_parallel_degree",
+            MeshRequest.pipeline_parallel_degree,
+            errors,
+        ),
+    )
+
+
+def mesh_dims(
+    hyperparameters: Mapping[str, object], world_size: int, devices_per_host: int = 1
+) -> Mesh | list[str]:
+    """The mesh for ``world_size`` ranks (``devices_per_host`` per host: the shard group of
+    ``sharding: hybrid``), or every problem as a message naming the hyperparameters and a fix."""
     errors: list[str] = []
-    tp = _degree(hyperparameters, "tensor_parallel_degree", 1, errors)
-    pp = _degree(hyperparameters, "pipeline_parallel_degree", 1, errors)
-    replicate = _degree(hyperparameters, "dp_replicate", 0, errors)
-    fsdp = _value(hyperparameters.get("parallel", "ddp")) == "fsdp"
+    request = mesh_request(hyperparameters, errors)
     if errors:
         return errors
-    if world_size % (tp * pp):
-        return [
-            f"tensor_parallel_degree {tp} × pipeline_parallel_degree {pp} = {tp * pp} does not "
-            f"divide the world size {world_size} (instance_count × devices per instance); "
-            "pick degrees whose product divides it"
-        ]
-    dp = world_size // (tp * pp)
-    if replicate and not fsdp:
-        return ["dp_replicate sets HSDP replica groups; add parallel: fsdp"]
-    replicate = dp if not fsdp else (replicate or 1)
-    if dp % replicate:
-        return [f"dp_replicate {replicate} does not divide the {dp} data-parallel ranks"]
-    return Mesh(replicate, dp // replicate, pp, tp)
+    found = resolve(request, world_size, devices_per_host, CONFIG)
+    return found if isinstance(found, list) else Mesh(**asdict(found))

@@ -9,23 +9,31 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def default_source_dir(config_path: Path) -> Path:
-    """The nearest `entrypoints/` folder above the config (this repository's layout), else the
-    entry points installed with sagelaunch, so `init` + `local` work outside a checkout too."""
-    for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
-        if (folder / "entrypoints").is_dir():
-            return folder / "entrypoints"
+def shipped_source_dir(framework: str) -> Path:
+    """The folder of the entry points shipped with sagelaunch for ``framework`` (pytorch,
+    tensorflow, xgboost): what a job of that framework uploads as its code, and nothing else."""
     from importlib import resources
 
-    return Path(str(resources.files("sagelaunch.entrypoints")))
+    return Path(str(resources.files("sagelaunch.entrypoints"))) / framework
 
 
-def resolve_source_dir(config_path: Path, source_dir: str | None) -> Path:
+def default_source_dir(config_path: Path, framework: str) -> Path:
+    """The nearest `entrypoints/` folder above the config (this repository's layout: its
+    ``framework`` subfolder when it has one), else the entry points installed with sagelaunch,
+    so `init` + `local` work outside a checkout too."""
+    for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
+        if (folder / "entrypoints").is_dir():
+            per_framework = folder / "entrypoints" / framework
+            return per_framework if per_framework.is_dir() else folder / "entrypoints"
+    return shipped_source_dir(framework)
+
+
+def resolve_source_dir(config_path: Path, source_dir: str | None, framework: str) -> Path:
     """The code folder of a config: its ``source_dir`` (relative to the config file), else the
     default above."""
     if source_dir:
         return (config_path.parent / source_dir).resolve()
-    return default_source_dir(config_path)
+    return default_source_dir(config_path, framework)
 
 
 def config_files(paths: list[Path]) -> list[Path]:

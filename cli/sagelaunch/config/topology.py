@@ -29,12 +29,14 @@ class Topology:
         return data
 
 
-def device_mesh(config: LaunchConfig, world_size: int) -> mesh.Mesh | list[str] | None:
+def device_mesh(
+    config: LaunchConfig, world_size: int, devices_per_host: int
+) -> mesh.Mesh | list[str] | None:
     """The PyTorch entry point's mesh for these hyperparameters, or its problems; None when the
     hyperparameters set no tensor/pipeline/replicate degree."""
     if config.framework != "pytorch" or not mesh.sets_degrees(config.hyperparameters):
         return None
-    return mesh.mesh_dims(config.hyperparameters, world_size)
+    return mesh.mesh_dims(config.hyperparameters, world_size, devices_per_host)
 
 
 def topology(config: LaunchConfig) -> Topology:
@@ -57,7 +59,7 @@ def _topology(config: LaunchConfig) -> Topology:
     if config.framework == "xgboost":
         return Topology(hosts, 1, "xgboost")
     if uses_torch_distributed(config):
-        dims = device_mesh(config, hosts * per_host)
+        dims = device_mesh(config, hosts * per_host, per_host)
         shown = asdict(dims) if isinstance(dims, mesh.Mesh) else None
         return Topology(hosts, per_host, "torchrun", shown)
     if strategy in {"mpi", "smp", "smddp"}:

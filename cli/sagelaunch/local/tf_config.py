@@ -21,11 +21,12 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from importlib import resources, util
+from importlib import util
 from pathlib import Path
 from typing import Any
 
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.paths import shipped_source_dir
 from sagelaunch.errors import UsageError
 from sagelaunch.local import ports, supervisor
 
@@ -117,7 +118,7 @@ def check_runnable_here(strategy: str) -> None:
 
 def parameter_server_script() -> Path:
     """The container's parameter-server process, shipped with sagelaunch's entry points."""
-    return Path(str(resources.files("sagelaunch.entrypoints"))) / "tf_parameter_server.py"
+    return shipped_source_dir("tensorflow") / "tf_parameter_server.py"
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch import __version__
-from sagelaunch.config.paths import resolve_source_dir
+from sagelaunch.config.paths import resolve_source_dir, shipped_source_dir
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "validate"
 FORMAT = 1
+# config.mesh imports the device-mesh rule from the shipped entry points: a change there counts.
+MESH_RULE = shipped_source_dir("pytorch") / "torch_mesh.py"
 # What Rich reads to decide width and colours (beside whether the stream is a terminal).
 _CONSOLE_ENV = (
     *("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR"),
@@ -77,6 +79,7 @@ def key(files: list[Path], overrides: list[str] | None, output: str) -> str:
         "output": output,
         "console": _console() if output == "table" else None,
         "sagelaunch": [__version__, _tree(Path(__file__).resolve().parents[1])],
+        "mesh_rule": _stat(MESH_RULE),  # the rules read it, from the entry points' folder
         "judges": _judges(),
         "region": os.environ.get("AWS_REGION"),
         "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
@@ -216,15 +219,18 @@ def _entry_point(report: Report) -> dict[str, Any]:
     return {
         "config": str(report.file),
         "source_dir": config.source_dir,
+        "framework": config.framework,
         "entry_point": config.entry_point,
-        "exists": _exists(report.file, config.source_dir, config.entry_point),
+        "exists": _exists(report.file, config.source_dir, config.framework, config.entry_point),
     }
 
 
-def _exists(config: Path, source_dir: str | None, entry_point: str | None) -> bool | None:
+def _exists(
+    config: Path, source_dir: str | None, framework: str, entry_point: str | None
+) -> bool | None:
     if not entry_point:
         return None
-    return (resolve_source_dir(config, source_dir) / entry_point).is_file()
+    return (resolve_source_dir(config, source_dir, framework) / entry_point).is_file()
 
 
 def _still_true(entry: dict[str, Any]) -> bool:
@@ -233,6 +239,6 @@ def _still_true(entry: dict[str, Any]) -> bool:
     ):
         return False
     return all(
-        _exists(Path(e["config"]), e["source_dir"], e["entry_point"]) == e["exists"]
+        _exists(Path(e["config"]), e["source_dir"], e["framework"], e["entry_point"]) == e["exists"]
         for e in entry["entry_points"]
     )

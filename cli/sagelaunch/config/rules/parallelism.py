@@ -128,13 +128,21 @@ def torchrun_entry_point_is_python(loaded: LoadedConfig) -> Iterator[Problem]:
 @rule
 def mesh_degrees_divide_the_world(loaded: LoadedConfig) -> Iterator[Problem]:
     """The PyTorch entry point refuses degrees that do not divide the world size (instance_count
-    × GPUs per instance under torchrun) before any work: the job would fail at start."""
-    from sagelaunch.config.topology import device_mesh, topology
+    × GPUs per instance under torchrun), and hybrid sharding that does not split into hosts,
+    before any work: the job would fail at start. The rule is the entry point's own (torch_mesh)."""
+    from sagelaunch.config import mesh
+    from sagelaunch.config.topology import topology
 
     config = loaded.config
-    if not uses_torch_distributed(config):
+    hyperparameters = config.hyperparameters
+    if config.framework != "pytorch" or not uses_torch_distributed(config):
         return
-    dims = device_mesh(config, topology(config).world_size)
+    if not mesh.shapes_mesh(hyperparameters):
+        return
+    if mesh.mesh_request(hyperparameters, []).parallel == "dp":
+        return  # data_parallel_is_one_process reports DataParallel, at its key
+    found = topology(config)
+    dims = mesh.mesh_dims(hyperparameters, found.world_size, found.processes_per_host)
     for problem in dims if isinstance(dims, list) else []:
         yield error(loaded, ("hyperparameters",), problem)
 

@@ -12,11 +12,11 @@ Standard library only.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
+
+import shared_outputs
 
 KEEP = 5  # as the SageMaker XGBoost container: enough to step back past a damaged file
 _NAME = re.compile(r"^xgboost-checkpoint\.(\d+)\.json$")
@@ -24,21 +24,6 @@ _NAME = re.compile(r"^xgboost-checkpoint\.(\d+)\.json$")
 
 def path_for(directory: Path, rounds: int) -> Path:
     return directory / f"xgboost-checkpoint.{rounds:06d}.json"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def saved_rounds(directory: Path) -> list[int]:
@@ -52,7 +37,7 @@ def saved_rounds(directory: Path) -> list[int]:
 def save(directory: Path, rounds: int, model: bytes) -> Path:
     """Save the model after ``rounds`` rounds, then drop all but the newest ``KEEP`` files."""
     path = path_for(directory, rounds)
-    atomic_write(path, model)
+    shared_outputs.atomic_write_bytes(path, model)
     for old in saved_rounds(directory)[:-KEEP]:
         path_for(directory, old).unlink(missing_ok=True)
     return path

@@ -34,6 +34,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import torch
 
+import shared_outputs
 import smenv
 import torch_dist
 import torch_parallel
@@ -53,15 +54,6 @@ def step_name(step: int) -> str:
 
 
 # ---------------------------------------------------------------------------- durable file writes
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename or new file in ``path`` survive a machine crash, not just a killed process."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class _HashingWriter:
@@ -90,21 +82,8 @@ def save_file(obj: object, path: Path) -> str:
 
 
 def atomic_save(obj: object, path: Path) -> None:
-    """Replace ``path`` all at once: temp file in the same dir, fsync, os.replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    save_file(obj, temp)
-    os.replace(temp, path)
-    fsync_dir(path.parent)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with temp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    """torch.save ``obj`` over ``path`` all at once (shared_outputs.atomic_write)."""
+    shared_outputs.atomic_write(path, lambda handle: torch.save(obj, handle))
 
 
 def load_verified(path: Path, sha256: str | None) -> Any:
@@ -243,12 +222,12 @@ class Checkpointer:
                     for p in sorted(temp.iterdir())
                 },
             }
-            atomic_write_text(temp / MARKER, json.dumps(manifest, indent=1))
+            shared_outputs.atomic_write_text(temp / MARKER, json.dumps(manifest, indent=1))
             os.rename(temp, final)
         except FileNotFoundError:
             if not (final / MARKER).exists():  # on a shared disk another host committed it
                 raise
-        fsync_dir(self.root)
+        shared_outputs.fsync_dir(self.root)
 
     def _prune(self) -> None:
         steps = sorted(self._complete_steps(), reverse=True)

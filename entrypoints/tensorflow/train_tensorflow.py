@@ -18,12 +18,12 @@ Hyperparameters (shared by every entry point): --max_steps --epochs --batch_size
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import shared_outputs
 import smenv
 import tf_cluster
 import tf_hparams
@@ -146,8 +146,7 @@ def _write_metrics(
         "losses": {str(step): loss for step, loss in sorted(progress.losses.items())},
         "saved_model": saved,
     }
-    env.output_data_dir.mkdir(parents=True, exist_ok=True)
-    (env.output_data_dir / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    shared_outputs.write_metrics(env.output_data_dir, metrics)
 
 
 if __name__ == "__main__":

@@ -5,19 +5,19 @@
 
 Hyperparameters arrive as ``--snake_case value`` (SageMaker passes every key, encoded its way);
 the SM_* environment says where data, model and output go. Hyperparameters are read by
-torch_hparams; backend, device and process group come from torch_dist, parallelism from
-torch_parallel, data from torch_data and crash-safe checkpoints from torch_ckpt. Imports only
-the standard library, torch, numpy and those siblings.
+torch_hparams; backend, device and process group come from torch_dist, data from torch_data.
+``main`` chooses the parallelism strategy once (torch_strategy): how the model is wrapped (mesh
+→ TP → PP → FSDP/DDP, torch_parallel.parallelize), stepped and checkpointed; ``train`` runs it
+in that order and torch_outputs writes model.pt and metrics.json. Imports only the standard
+library, torch, numpy and those siblings.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,15 +28,15 @@ import torch_ckpt
 import torch_config
 import torch_data
 import torch_datafeed
-import torch_deepspeed
-import torch_deepspeed_ckpt
 import torch_dist
 import torch_hparams
+import torch_mesh
 import torch_models
+import torch_outputs
 import torch_parallel
 import torch_perf
-import torch_pipeline
 import torch_ps
+import torch_strategy
 
 # ------------------------------------------------------------------------------------ logging
 
@@ -90,51 +90,10 @@ def seed_everything(seed: int, rank: int) -> None:
     torch.manual_seed(seed)
 
 
-@contextlib.contextmanager
-def compute(par: torch_parallel.Parallel, cfg: torch_config.TrainConfig) -> Iterator[None]:
-    """Autocast (unless FSDP2's MixedPrecisionPolicy casts already) and activation offload."""
-    with contextlib.ExitStack() as stack:
-        if par.mode != "fsdp":
-            stack.enter_context(torch_parallel.autocast(par.ctx, cfg.precision or "fp32"))
-        if cfg.activation_offload:
-            pin = par.ctx.device.type == "cuda"
-            stack.enter_context(torch.autograd.graph.save_on_cpu(pin_memory=pin))
-        yield
-
-
-def train_step(
-    step: int,
-    par: torch_parallel.Parallel,
-    optimizer: torch.optim.Optimizer,
-    batches: torch_datafeed.BatchSource,
-    cfg: torch_config.TrainConfig,
-) -> tuple[torch.Tensor, float]:
-    """One optimizer step; the mean loss (not synced to host) and its weight (0 on ranks that
-    hold no loss: pipeline stages before the last)."""
-    if par.mode == "deepspeed":
-        return torch_deepspeed.train_step(par, batches, step, cfg.grad_accum), 1.0
-    optimizer.zero_grad(set_to_none=True)
-    if par.pipeline is not None:
-        inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, 0))
-        with compute(par, cfg):
-            loss = torch_pipeline.run_step(par.pipeline, inputs, targets)
-        torch_parallel.step(par, optimizer, cfg.max_grad_norm)
-        zero = torch.zeros((), device=par.ctx.device)
-        return (zero, 0.0) if loss is None else (loss, 1.0)
-    total = torch.zeros((), device=par.ctx.device)
-    for micro in range(cfg.grad_accum):
-        inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, micro))
-        with torch_parallel.grad_sync(par, micro == cfg.grad_accum - 1), compute(par, cfg):
-            loss = torch_parallel.loss_fn(par.forward(inputs), targets)
-            (loss / cfg.grad_accum).backward()
-        total += loss.detach() / cfg.grad_accum
-    torch_parallel.step(par, optimizer, cfg.max_grad_norm)
-    return total, 1.0
-
-
 def train(
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    strategy: torch_strategy.Strategy,
+    layout: torch_mesh.Layout,
     env: smenv.SageMakerEnv,
     ctx: torch_dist.DistContext,
 ) -> int:
@@ -142,18 +101,17 @@ def train(
     model_cfg = model_config(cfg)
     model = torch_models.build_model(model_cfg)  # same seed on every rank: identical weights
     n_params = torch_models.num_params(model)
-    par = torch_parallel.parallelize(model, ctx, cfg, layout)
+    par = strategy.wrap(model, ctx, cfg, layout)  # mesh → TP → PP → FSDP/DDP
     # From here each data-parallel rank and stage draws its own dropout masks; the tensor-
     # parallel ranks of one group draw the same (rank // tp: tp is the mesh's innermost dim).
     torch.manual_seed(torch_data.seed_for("torch", cfg.seed, ctx.rank // layout.tp))
-    optimizer = torch_parallel.make_optimizer(par, cfg)
+    optimizer = strategy.make_optimizer(par, cfg)
     plan = torch_data.BatchPlan(cfg.seed, cfg.batch_size, cfg.grad_accum, par.dp_rank, layout.dp)
     batches = torch_datafeed.batches(
         cfg, env.environ, plan, lambda: make_dataset(cfg, env), ctx.rank, ctx.world_size
     )
     steps = total_steps(cfg, batches)
-    deepspeed = par.mode == "deepspeed"
-    ckpt = (torch_deepspeed_ckpt.Checkpointer if deepspeed else torch_ckpt.Checkpointer)(
+    ckpt = strategy.checkpointer(
         cfg.checkpoint_dir,
         cfg.keep_checkpoints,
         par,
@@ -164,9 +122,10 @@ def train(
     resumed = ckpt.restore()
     start = resumed["data"]["step"] if resumed else 0
     log(ctx, describe(cfg, par, n_params, start, steps))
-    result = _loop(cfg, par, optimizer, batches, ckpt, start, steps)
+    result = _loop(cfg, strategy.train_step, par, optimizer, batches, ckpt, start, steps)
     result.setdefault("final_train_loss", (resumed or {}).get("train_loss"))
-    _save_outputs(cfg, env, par, model_cfg, n_params, start, steps, result)
+    state = strategy.full_state(par)  # collective when sharded: every rank calls
+    _save_outputs(cfg, env, par, state, model_cfg, n_params, start, steps, result)
     return 0
 
 
@@ -187,6 +146,7 @@ def describe(
 
 def _loop(
     cfg: torch_config.TrainConfig,
+    train_step: torch_strategy.Step,
     par: torch_parallel.Parallel,
     optimizer: torch.optim.Optimizer,
     batches: torch_datafeed.BatchSource,
@@ -214,12 +174,14 @@ def _loop(
             result.update(
                 samples_per_sec=rates.samples_per_sec, tokens_per_sec=rates.tokens_per_sec
             )
-            log(
-                ctx,
-                f"step={done} train_loss={train_loss:.6f} "
-                f"samples_per_sec={rates.samples_per_sec:.2f} "
-                f"tokens_per_sec={rates.tokens_per_sec:.1f} epoch={batches.epoch_of(step)}",
+            line = torch_outputs.metric_line(
+                done,
+                train_loss,
+                rates.samples_per_sec,
+                rates.tokens_per_sec,
+                epoch=batches.epoch_of(step),
             )
+            log(ctx, line)
         if cfg.checkpoint_every and done % cfg.checkpoint_every == 0:
             position = {"step": done, "epoch": batches.epoch_of(done)}
             ckpt.save(done, {"data": position, "train_loss": result.get("final_train_loss")})
@@ -248,6 +210,7 @@ def _save_outputs(
     cfg: torch_config.TrainConfig,
     env: smenv.SageMakerEnv,
     par: torch_parallel.Parallel,
+    state: dict[str, torch.Tensor],
     model_cfg: torch_models.ModelConfig,
     n_params: int,
     start: int,
@@ -255,10 +218,8 @@ def _save_outputs(
     result: dict[str, Any],
 ) -> None:
     ctx = par.ctx
-    state = torch_parallel.full_cpu_state_dict(par)  # collective under FSDP: every rank calls
     if not ctx.is_main:
         return
-    torch_ckpt.atomic_save(state, env.model_dir / "model.pt")
     metrics = {
         **result,
         "steps": steps,
@@ -271,20 +232,12 @@ def _save_outputs(
         "model": model_cfg.name,
         "num_params": n_params,
         "global_batch_size": cfg.batch_size * cfg.grad_accum * par.layout.dp,
-        "hyperparameters": {
-            k: v if isinstance(v, int | float | str) else str(v)
-            for k, v in dataclasses.asdict(cfg).items()
-            if v is not None
-        },
     }
     metrics.update(_utilisation(ctx, model_cfg, n_params, metrics.get("steady_tokens_per_sec")))
     if "steady_tokens_per_sec" in metrics:
         mfu = f" mfu={metrics['mfu']:.4f}" if "mfu" in metrics else ""
         log(ctx, f"benchmark: tokens_per_sec={metrics['steady_tokens_per_sec']:.1f}{mfu}")
-    env.output_data_dir.mkdir(parents=True, exist_ok=True)
-    torch_ckpt.atomic_write_text(
-        env.output_data_dir / "metrics.json", json.dumps(metrics, indent=2)
-    )
+    torch_outputs.save(env, cfg, state, metrics)
 
 
 def _utilisation(
@@ -315,13 +268,13 @@ def main(argv: Sequence[str]) -> int:
     hybrid = int((mp_params or {}).get("hybrid_shard_degree") or launch.local_world_size)
     # Every invalid combination fails here, before any process-group work.
     layout = torch_config.resolve_layout(cfg, launch.world_size, hybrid)
-    need_group = cfg.parallel == "fsdp" or not layout.is_data_parallel_only
-    need_group = need_group or torch_deepspeed.enabled(cfg)
+    strategy = torch_strategy.choose(cfg)
+    need_group = torch_strategy.needs_group(strategy, cfg, layout)
     ctx = torch_dist.setup(env, mp_params, need_group=need_group, warn=torch_dist.warn)
     if cfg.precision is None:
         cfg = dataclasses.replace(cfg, precision="bf16" if ctx.device.type == "cuda" else "fp32")
     try:
-        result = train(cfg, layout, env, ctx)
+        result = train(cfg, strategy, layout, env, ctx)
         # No rank tears the group down while a peer still has a collective in flight (the exit
         # itself is made safe by torch_dist.exit_process). Not on the error path: a peer that
         # died would leave the barrier waiting.

@@ -36,9 +36,9 @@ import torch
 import smenv
 import torch_config
 import torch_dist
+import torch_mesh
 import torch_parallel
 
-OFFLOAD_DEVICES = ("none", "cpu")
 CODE_DIR = Path(__file__).resolve().parent  # /opt/ml/code: the entry point and its siblings
 _NEVER = 10**9  # steps_per_print: DeepSpeed's own progress lines would interleave with ours
 
@@ -108,7 +108,7 @@ def initialize(
     model: torch.nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> torch_parallel.Parallel:
     """The DeepSpeed engine (and its optimizer) as a Parallel of mode "deepspeed"."""
     config = build_config(cfg, cfg.precision or "fp32", CODE_DIR)  # a bad file fails first
@@ -152,18 +152,29 @@ def _export_ranks(ctx: torch_dist.DistContext) -> None:
     os.environ.setdefault("WORLD_SIZE", str(ctx.world_size))
 
 
-def train_step(par: torch_parallel.Parallel, batches: Any, step: int, grad_accum: int) -> Any:
+def optimizer(par: torch_parallel.Parallel, cfg: torch_config.TrainConfig) -> Any:
+    """The optimizer deepspeed.initialize built (from the config's "optimizer" section)."""
+    return par.engine_optimizer
+
+
+def train_step(
+    step: int,
+    par: torch_parallel.Parallel,
+    optimizer: Any,
+    batches: Any,
+    cfg: torch_config.TrainConfig,
+) -> tuple[torch.Tensor, float]:
     """One optimizer step: DeepSpeed scales each micro-batch's loss by the accumulation, and its
     step() applies the update (clipping included) only at the accumulation boundary."""
     engine = par.engine
     total = torch.zeros((), device=par.ctx.device)
-    for micro in range(grad_accum):
+    for micro in range(cfg.grad_accum):
         inputs, targets = (t.to(par.ctx.device) for t in batches.get(step, micro))
         loss = torch_parallel.loss_fn(engine(inputs), targets)
         engine.backward(loss)
         engine.step()
-        total += loss.detach() / grad_accum
-    return total
+        total += loss.detach() / cfg.grad_accum
+    return total, 1.0
 
 
 def full_state_dict(par: torch_parallel.Parallel) -> dict[str, torch.Tensor]:

@@ -26,8 +26,6 @@ global batch's loss, the mean over the workers' shards; async: the pushing worke
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
 import threading
 import time
@@ -41,10 +39,10 @@ import torch.distributed.rpc as rpc
 from torch import nn
 
 import smenv
-import torch_ckpt
 import torch_config
 import torch_data
 import torch_dist
+import torch_outputs
 import torch_parallel
 import torch_ps_ckpt
 
@@ -123,12 +121,10 @@ class Reporter:
         now = time.perf_counter()
         rate = (self.samples - self._samples_at) / max(now - self._time, 1e-9)
         self._time, self._samples_at = now, self.samples
-        self.result.update(samples_per_sec=rate, tokens_per_sec=rate * self.cfg.seq_len)
-        print(
-            f"step={update} train_loss={loss:.6f} samples_per_sec={rate:.2f} "
-            f"tokens_per_sec={rate * self.cfg.seq_len:.1f} staleness={staleness}",
-            flush=True,
-        )
+        tokens = rate * self.cfg.seq_len
+        self.result.update(samples_per_sec=rate, tokens_per_sec=tokens)
+        line = torch_outputs.metric_line(update, loss, rate, tokens, staleness=staleness)
+        print(line, flush=True)
 
 
 class ParameterServer:
@@ -599,7 +595,6 @@ def _save_outputs(
     states = [rpc.rpc_sync(f"ps{i}", _pull) for i in range(roles.num_ps)]
     _load(model, states)
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch_ckpt.atomic_save(state, env.model_dir / "model.pt")
     assert _SERVER is not None and _SERVER.reporter is not None
     metrics = {
         **_SERVER.reporter.result,
@@ -613,13 +608,5 @@ def _save_outputs(
         "num_workers": roles.num_workers,
         "model": cfg.model,
         "global_batch_size": cfg.batch_size * cfg.grad_accum * roles.num_workers,
-        "hyperparameters": {
-            k: v if isinstance(v, int | float | str) else str(v)
-            for k, v in dataclasses.asdict(cfg).items()
-            if v is not None
-        },
     }
-    env.output_data_dir.mkdir(parents=True, exist_ok=True)
-    torch_ckpt.atomic_write_text(
-        env.output_data_dir / "metrics.json", json.dumps(metrics, indent=2)
-    )
+    torch_outputs.save(env, cfg, state, metrics)

@@ -1,7 +1,8 @@
 """Hyperparameters of the XGBoost entry point: a few of its own, the rest are XGBoost parameters.
 
 SageMaker passes each as ``--key value``; script-mode jobs may JSON-encode values
-(``"\\"reg:squarederror\\""``), so every value goes through ``smenv.decode_value``.
+(``"\\"reg:squarederror\\""``), so every value goes through the shared decoders
+(shared_hparams, over ``smenv.decode_value``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import shared_hparams as hp
 import smenv
 
 Param = tuple[str, object]
@@ -37,22 +39,6 @@ class Settings:
     params: list[Param]  # for xgboost.Booster, in order; eval_metric may repeat
 
 
-def integer(text: str) -> int:
-    """An integer hyperparameter, also when SageMaker JSON-quoted it or wrote ``10.0``."""
-    value = smenv.decode_value(text)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise ValueError(text)
-
-
-def text(value: str) -> str:
-    return str(smenv.decode_value(value))
-
-
 def _parser() -> smenv.ArgumentParser:
     # allow_abbrev=False: with parse_known_args, "--check 1" must reach XGBoost (and fail
     # there, visibly), not silently become --checkpoint_every.
@@ -61,29 +47,29 @@ def _parser() -> smenv.ArgumentParser:
         description="Train XGBoost; unknown --key value pairs are XGBoost parameters.",
         allow_abbrev=False,
     )
-    parser.add_argument("--num_round", type=integer, default=100, help="Boosting rounds.")
+    parser.add_argument("--num_round", type=hp.integer, default=100, help="Boosting rounds.")
     parser.add_argument(
         "--early_stopping_rounds",
-        type=integer,
+        type=hp.integer,
         default=0,
         help="Stop after N rounds without improvement of the last eval metric (0: off).",
     )
     parser.add_argument(
         "--tracker_port",
-        type=integer,
+        type=hp.integer,
         default=default_tracker_port(),
         help="Port of XGBoost's tracker on the first host; training uses the next one too "
         f"(default {DEFAULT_TRACKER_PORT}, or ${TRACKER_PORT_VARIABLE}).",
     )
     parser.add_argument(
         "--checkpoint_every",
-        type=integer,
+        type=hp.integer,
         default=10,
         help="Save a checkpoint every N rounds into the checkpoint dir (0: off).",
     )
     parser.add_argument(
         "--content_type",
-        type=text,
+        type=hp.text,
         default=None,
         help="text/csv, text/libsvm or application/x-parquet when the channel does not say.",
     )

@@ -2,28 +2,35 @@
 
 ``TrainConfig`` is built once from the parsed hyperparameters and passed everywhere instead of an
 ``argparse.Namespace``. ``resolve_layout`` turns it and the world size into the four mesh dims
-(``dp_replicate × dp_shard × pp × tp``) or a UsageError naming every bad hyperparameter, before
-any process-group work. Standard library only (plus smenv), so it can be checked anywhere.
+(``dp_replicate × dp_shard × pp × tp``, by torch_mesh's rule, which the CLI shares) or a
+UsageError naming every bad hyperparameter, before any process-group work. Standard library only
+(plus smenv and torch_mesh), so it can be checked anywhere.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import smenv
+import torch_mesh
 
 Parallel = Literal["ddp", "fsdp", "dp", "ps"]
 Sharding = Literal["full", "hybrid"]
 Precision = Literal["bf16", "fp32"]
 Schedule = Literal["gpipe", "1f1b", "interleaved_1f1b"]
-MESH_DIMS = ("dp_replicate", "dp_shard", "pp", "tp")
+DataKind = Literal["synthetic", "channel"]
+Offload = Literal["none", "cpu"]  # DeepSpeed's nvme offload needs a path and a fast disk
+PsMode = Literal["async", "sync"]
+Layout = torch_mesh.Layout  # the mesh's dims, by the rule the CLI shares (torch_mesh)
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Every hyperparameter of a run, decoded and validated; see torch_hparams for the help."""
+    """Every hyperparameter of a run, decoded and validated: the one owner of each option's
+    default and choices (torch_hparams builds the parser from these fields and adds the help)."""
 
     model: str = "gpt"
     n_layer: int = 2
@@ -32,7 +39,7 @@ class TrainConfig:
     seq_len: int = 64
     vocab_size: int = 256
     dropout: float = 0.0
-    data: str = "synthetic"
+    data: DataKind = "synthetic"
     channel: str = "train"
     num_samples: int = 4096
     data_augment_cost: int = 0  # torch_datafeed.augment rounds per batch (CPU data work)
@@ -67,10 +74,10 @@ class TrainConfig:
     mp_parameters: str | None = None
     zero_stage: int = 0  # DeepSpeed ZeRO stage; 0 (and no deepspeed_config): no DeepSpeed
     deepspeed_config: str | None = None
-    offload_optimizer: str = "none"
-    offload_params: str = "none"
+    offload_optimizer: Offload = "none"
+    offload_params: Offload = "none"
     num_ps: int = 1  # --parallel ps: parameter-server ranks (the first ones)
-    ps_mode: str = "async"
+    ps_mode: PsMode = "async"
     straggler_delay_ms: int = 0  # rank 1 sleeps this long each step (benchmarks)
     ps_timeout_s: float = 120.0  # --parallel ps: how long silence from a peer may last
 
@@ -83,95 +90,31 @@ class TrainConfig:
         return self.microbatches or self.pipeline_parallel_degree * self.stages_per_rank
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The device mesh's dims; their product is the world size."""
-
-    dp_replicate: int = 1
-    dp_shard: int = 1
-    pp: int = 1
-    tp: int = 1
-
-    @property
-    def dp(self) -> int:
-        return self.dp_replicate * self.dp_shard
-
-    @property
-    def world_size(self) -> int:
-        return self.dp * self.pp * self.tp
-
-    @property
-    def is_data_parallel_only(self) -> bool:
-        return self.pp == 1 and self.tp == 1
-
-    def describe(self) -> str:
-        return " × ".join(f"{name} {getattr(self, name)}" for name in MESH_DIMS)
-
-
 def resolve_layout(cfg: TrainConfig, world_size: int, hybrid_shard: int) -> Layout:
     """The mesh for ``cfg`` on ``world_size`` ranks; UsageError listing every problem.
 
     ``hybrid_shard`` is the shard-group size ``--sharding hybrid`` means (one host's ranks).
     """
     errors = _model_errors(cfg) + _pipeline_errors(cfg) + _mode_errors(cfg)
-    if cfg.parallel == "dp" and world_size > 1:
-        errors.append(
-            f"--parallel dp (DataParallel) runs in one process on one host, not {world_size} "
-            "processes; use --parallel ddp"
-        )
-    tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
-    layout = Layout()
-    if tp < 1 or pp < 1:
-        pass  # reported by _model_errors
-    elif world_size % (tp * pp):
-        errors.append(
-            f"--tensor_parallel_degree {tp} × --pipeline_parallel_degree {pp} = {tp * pp} does "
-            f"not divide the world size {world_size}; pick degrees whose product divides it"
-        )
-    else:
-        dp = world_size // (tp * pp)
-        replicate = _replicas(cfg, dp, hybrid_shard, errors)
-        layout = Layout(replicate, dp // replicate, pp, tp)
-    if errors:
-        raise smenv.UsageError("; ".join(errors))
+    layout = torch_mesh.resolve(mesh_request(cfg), world_size, hybrid_shard)
+    if isinstance(layout, list) or errors:
+        raise smenv.UsageError("; ".join(errors + (layout if isinstance(layout, list) else [])))
     return layout
 
 
-def _replicas(cfg: TrainConfig, dp: int, hybrid_shard: int, errors: list[str]) -> int:
-    if cfg.parallel == "ddp":
-        return dp  # DDP replicates over every data-parallel rank
-    replicate = cfg.dp_replicate
-    if not replicate and cfg.sharding == "hybrid":
-        replicate = max(dp // hybrid_shard, 1) if dp % hybrid_shard == 0 else 0
-        if not replicate:
-            errors.append(
-                f"--sharding hybrid needs {dp} data-parallel ranks divisible by "
-                f"{hybrid_shard} (one host); set --dp_replicate instead"
-            )
-            return 1
-    replicate = replicate or 1
-    if dp % replicate:
-        errors.append(
-            f"--dp_replicate {replicate} does not divide the {dp} data-parallel ranks; "
-            f"use a divisor of {dp}"
-        )
-        return 1
-    return replicate
+def mesh_request(cfg: TrainConfig) -> torch_mesh.MeshRequest:
+    """The hyperparameters the mesh rule reads."""
+    names = [field.name for field in dataclasses.fields(torch_mesh.MeshRequest)]
+    return torch_mesh.MeshRequest(**{name: getattr(cfg, name) for name in names})
 
 
 def _model_errors(cfg: TrainConfig) -> list[str]:
     tp, pp = cfg.tensor_parallel_degree, cfg.pipeline_parallel_degree
-    errors = [
-        f"--{name} must be at least 1, got {value}"
-        for name, value in (
-            ("tensor_parallel_degree", tp),
-            ("pipeline_parallel_degree", pp),
-            ("stages_per_rank", cfg.stages_per_rank),
-        )
-        if value < 1
-    ]
-    if cfg.dp_replicate < 0 or cfg.microbatches < 0:
-        errors.append("--dp_replicate and --microbatches must not be negative")
+    errors = []  # the degrees themselves are the mesh rule's (torch_mesh)
+    if cfg.stages_per_rank < 1:
+        errors.append(f"--stages_per_rank must be at least 1, got {cfg.stages_per_rank}")
+    if cfg.microbatches < 0:
+        errors.append("--microbatches must not be negative")
     if (tp > 1 or pp > 1) and cfg.model != "gpt":
         errors.append("tensor and pipeline parallelism split the GPT; use --model gpt")
     if tp > 1 and cfg.n_head % tp:
@@ -233,8 +176,6 @@ def _mode_errors(cfg: TrainConfig) -> list[str]:
             "--zero1 shards optimizer state under plain --parallel ddp; drop it, or "
             "use --parallel fsdp (which shards it already)"
         )
-    if cfg.dp_replicate and cfg.parallel != "fsdp":
-        errors.append("--dp_replicate sets HSDP replicas; add --parallel fsdp")
     return errors + _deepspeed_errors(cfg)
 
 

@@ -11,12 +11,12 @@ holds, so with them a resumed model is as good but not bit-identical.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import shared_outputs
 import smenv
 import xgb_checkpoint
 import xgb_collective
@@ -30,7 +30,6 @@ log = logging.getLogger("train_xgboost")
 # XGBoost 3 picks the format from the extension this name lacks: loading a name without extension,
 # 1.7 reads JSON by its content and 3.x guesses JSON, so JSON is the one format both load.
 MODEL_FILE = "xgboost-model"
-METRICS_FILE = "metrics.json"
 
 # xgboost.callback.EarlyStopping's rule for which metrics grow when they improve.
 _MAXIMIZED = ("auc", "aucpr", "pre", "pre@", "map", "ndcg", "auc@", "aucpr@", "map@", "ndcg@")
@@ -163,7 +162,7 @@ def _save_outputs(
 ) -> None:
     import xgboost as xgb
 
-    xgb_checkpoint.atomic_write(env.model_dir / MODEL_FILE, bytes(booster.save_raw("json")))
+    shared_outputs.atomic_write_bytes(env.model_dir / MODEL_FILE, bytes(booster.save_raw("json")))
     best = booster.attr("best_iteration")
     record = {
         "rounds": booster.num_boosted_rounds(),
@@ -173,6 +172,5 @@ def _save_outputs(
         "resumed_from_round": resumed_from,
         "xgboost_version": xgb.__version__,
     }
-    text = json.dumps(record, indent=2) + "\n"
-    xgb_checkpoint.atomic_write(env.output_data_dir / METRICS_FILE, text.encode())
-    log.info("saved %s and %s", env.model_dir / MODEL_FILE, env.output_data_dir / METRICS_FILE)
+    metrics = shared_outputs.write_metrics(env.output_data_dir, record)
+    log.info("saved %s and %s", env.model_dir / MODEL_FILE, metrics)

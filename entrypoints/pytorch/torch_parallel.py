@@ -18,13 +18,11 @@ from torch import nn
 
 import smenv
 import torch_config
-import torch_deepspeed
 import torch_dist
+import torch_mesh
 import torch_models
 import torch_pipeline
 
-PARALLEL_MODES = ("ddp", "fsdp", "dp", "ps")
-SHARDING_MODES = ("full", "hybrid")
 MESH_ORDER = ("pp", "dp_replicate", "dp_shard", "tp")  # tp innermost: a host's fastest links
 
 
@@ -36,7 +34,7 @@ class Parallel:
     forward: Callable[[torch.Tensor], torch.Tensor]
     mode: str  # "ddp", "fsdp", "xla" or "single": the data parallelism
     ctx: torch_dist.DistContext
-    layout: torch_config.Layout = field(default_factory=torch_config.Layout)
+    layout: torch_mesh.Layout = field(default_factory=torch_mesh.Layout)
     mesh: Any = None  # DeviceMesh named by MESH_ORDER, when the layout needs one
     pipeline: torch_pipeline.Pipeline | None = None
     dp_group: Any = None  # gradients are all-reduced here by hand (DDP beside TP or PP)
@@ -65,12 +63,13 @@ def parallelize(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> Parallel:
-    """Compose the parallelisms in torchtitan's order: PP split, TP, activation checkpointing
-    (inside the model), compile, then FSDP or DDP. DeepSpeed ZeRO replaces all of it."""
-    if torch_deepspeed.enabled(cfg):
-        return torch_deepspeed.initialize(model, ctx, cfg, layout)
+    """Compose the parallelisms in one order, torchtitan's: the device mesh, the pipeline split
+    (each rank keeps its stages), TP on each stage's blocks (sequence-parallel boundaries are per
+    stage, so the split comes first), activation checkpointing (inside the model), compile per
+    block, then FSDP/HSDP or DDP over the data-parallel dims. One process and XLA need no mesh and
+    return early; DataParallel and DeepSpeed are other strategies (torch_strategy)."""
     if ctx.kind == "xla":
         if cfg.parallel == "fsdp" or not layout.is_data_parallel_only:
             raise smenv.UsageError("on Neuron only --parallel ddp runs; drop FSDP, TP and PP")
@@ -79,8 +78,6 @@ def parallelize(
         return Parallel(wrapped, wrapped, "xla", ctx, layout)
     if cfg.parallel == "ddp" and layout.is_data_parallel_only:
         return _plain_ddp(model, ctx, cfg, layout)
-    if cfg.parallel == "dp":
-        return _data_parallel(model, ctx, cfg, layout)
     mesh = build_mesh(ctx, layout)
     model.to(ctx.device)
     pipe = (
@@ -107,7 +104,7 @@ def _plain_ddp(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> Parallel:
     model = _compiled(model.to(ctx.device), cfg.compile)
     if ctx.world_size == 1:
@@ -117,12 +114,13 @@ def _plain_ddp(
     return Parallel(wrapped, wrapped, "ddp", ctx, layout, zero1=cfg.zero1)
 
 
-def _data_parallel(
+def data_parallel(
     model: nn.Module,
     ctx: torch_dist.DistContext,
     cfg: torch_config.TrainConfig,
-    layout: torch_config.Layout,
+    layout: torch_mesh.Layout,
 ) -> Parallel:
+    """``--parallel dp``: DataParallel over one host's GPUs, in one process (no mesh)."""
     import torch_dp
 
     wrapped, note = torch_dp.wrap(_compiled(model, cfg.compile), ctx)
@@ -136,14 +134,14 @@ def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
 
 
-def build_mesh(ctx: torch_dist.DistContext, layout: torch_config.Layout) -> Any:
+def build_mesh(ctx: torch_dist.DistContext, layout: torch_mesh.Layout) -> Any:
     from torch.distributed.device_mesh import init_device_mesh
 
     shape = tuple(getattr(layout, dim) for dim in MESH_ORDER)
     return init_device_mesh(ctx.device.type, shape, mesh_dim_names=MESH_ORDER)
 
 
-def _dp_mesh(mesh: Any, layout: torch_config.Layout) -> Any:
+def _dp_mesh(mesh: Any, layout: torch_mesh.Layout) -> Any:
     # Replicate across groups, shard within one (HSDP): all-gathers stay inside a host's links.
     return mesh["dp_replicate", "dp_shard"] if layout.dp_replicate > 1 else mesh["dp_shard"]
 
@@ -289,8 +287,6 @@ def autocast(ctx: torch_dist.DistContext, precision: str) -> contextlib.Abstract
 def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.Optimizer:
     """AdamW over this rank's parameters; with --zero1 each rank keeps only its share of its
     state (ZeroRedundancyOptimizer updates its shard and broadcasts the new weights)."""
-    if par.mode == "deepspeed":
-        return par.engine_optimizer  # type: ignore[no-any-return]
     params = list(par.model.parameters())
     if par.zero1:
         from torch.distributed.optim import ZeroRedundancyOptimizer
@@ -415,8 +411,6 @@ def load_sharded_state(par: Parallel, optimizer: torch.optim.Optimizer, state: d
 
 def full_cpu_state_dict(par: Parallel) -> dict[str, torch.Tensor]:
     """The whole model on the CPU for model.pt; collective when sharded, complete on rank 0."""
-    if par.mode == "deepspeed":
-        return torch_deepspeed.full_state_dict(par)
     if not par.uses_dcp:
         return {k: v.detach().cpu() for k, v in unwrapped(par.model).state_dict().items()}
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
