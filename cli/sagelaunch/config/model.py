@@ -281,7 +281,11 @@ class Channel(ChannelGroups, Strict):
 
 class Checkpoint(Strict):
     s3_uri: str = Field(description="S3 prefix SageMaker syncs the checkpoint dir with.")
-    local_path: str = Field("/opt/ml/checkpoints", description="Checkpoint dir in the container.")
+    local_path: str | None = Field(
+        None,
+        description="Checkpoint dir in the container (default: the service's, /opt/ml/checkpoints;"
+        " sent only when set, as the SDK does).",
+    )
 
 
 class Metric(Strict):
@@ -392,6 +396,12 @@ class LaunchConfig(Strict):
     tags: dict[str, str] = Field(default_factory=dict, description="Tags on the training job.")
     metrics: list[Metric] | None = Field(
         None, description="Metric definitions (default: ones matching our entry points' logs)."
+    )
+    metrics_time_series: bool | Literal["sdk-default", "unsent"] = Field(
+        "sdk-default",
+        description="EnableSageMakerMetricsTimeSeries: sdk-default (the SDK turns it on for "
+        "PyTorch >= 1.3 and TensorFlow >= 1.15 given by framework_version), true, false, or "
+        "unsent (no field in the request).",
     )
     profiler: ProfilerSetting = Field(
         True,
