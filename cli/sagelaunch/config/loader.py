@@ -49,8 +49,11 @@ class LoadedConfig:
 
     @property
     def source_dir(self) -> Path:
-        """The code directory: relative to the config file, default the repo's entrypoints/."""
-        return resolve_source_dir(self.path, self.config.source_dir)
+        """The code directory: relative to the config file, default beside it (paths.py)."""
+        config = self.config
+        return resolve_source_dir(
+            self.path, config.source_dir, config.entry_point, config.framework
+        )
 
 
 def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:

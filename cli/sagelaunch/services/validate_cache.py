@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch import __version__
+from sagelaunch.config import plan_settings
 from sagelaunch.config.paths import resolve_source_dir
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "validate"
-FORMAT = 1
+FORMAT = 2
 # What Rich reads to decide width and colours (beside whether the stream is a terminal).
 _CONSOLE_ENV = (
     *("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR"),
@@ -78,7 +79,7 @@ def key(files: list[Path], overrides: list[str] | None, output: str) -> str:
         "console": _console() if output == "table" else None,
         "sagelaunch": [__version__, _tree(Path(__file__).resolve().parents[1])],
         "judges": _judges(),
-        "region": os.environ.get("AWS_REGION"),
+        "plan_settings": plan_settings.fingerprint(),  # validate warns about missing ones
         "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
@@ -217,14 +218,17 @@ def _entry_point(report: Report) -> dict[str, Any]:
         "config": str(report.file),
         "source_dir": config.source_dir,
         "entry_point": config.entry_point,
-        "exists": _exists(report.file, config.source_dir, config.entry_point),
+        "framework": config.framework,
+        "exists": _exists(report.file, config.source_dir, config.entry_point, config.framework),
     }
 
 
-def _exists(config: Path, source_dir: str | None, entry_point: str | None) -> bool | None:
+def _exists(
+    config: Path, source_dir: str | None, entry_point: str | None, framework: str
+) -> bool | None:
     if not entry_point:
         return None
-    return (resolve_source_dir(config, source_dir) / entry_point).is_file()
+    return (resolve_source_dir(config, source_dir, entry_point, framework) / entry_point).is_file()
 
 
 def _still_true(entry: dict[str, Any]) -> bool:
@@ -233,6 +237,6 @@ def _still_true(entry: dict[str, Any]) -> bool:
     ):
         return False
     return all(
-        _exists(Path(e["config"]), e["source_dir"], e["entry_point"]) == e["exists"]
+        _exists(Path(e["config"]), e["source_dir"], e["entry_point"], e["framework"]) == e["exists"]
         for e in entry["entry_points"]
     )
