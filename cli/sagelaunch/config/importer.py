@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from sagelaunch import naming
+from sagelaunch import naming, redact
 from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
@@ -360,7 +360,7 @@ def _optional_settings(request: dict[str, Any]) -> dict[str, Any]:
         }
         if checkpoint
         else None,
-        "environment": request.get("Environment") or {},
+        "environment": redact.referenced(request.get("Environment") or {}),
         "tags": {t["Key"]: t["Value"] for t in request.get("Tags") or []},
         "network": {k: v for k, v in network.items() if v},
         **import_extras.settings(request),

@@ -391,7 +391,9 @@ class LaunchConfig(Strict):
     )
     output_compression: bool = Field(True, description="false disables output compression.")
     environment: dict[str, str] = Field(
-        default_factory=dict, description="Environment variables in the container."
+        default_factory=dict,
+        description="Environment variables in the container; a value ${env:NAME} is read from "
+        "$NAME when planning (keeps secrets out of the config).",
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Tags on the training job.")
     metrics: list[Metric] | None = Field(

@@ -33,6 +33,24 @@ def request_from_file(path: Path) -> dict[str, Any]:
     return data
 
 
+def unpack_saved_bundle(path: Path, target: Path) -> str | None:
+    """A saved plan's code bundle (``bundle_path``, beside it) unpacked into ``target``, so the
+    imported config plans at once; None when ``path`` has no bundle. An existing ``target`` is
+    kept as it is: the user's files are never overwritten."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = document.get("bundle_path") if isinstance(document, dict) else None
+    saved = path.parent / name if isinstance(name, str) else None
+    if saved is None or not saved.is_file():
+        return None
+    if target.exists():
+        return f"kept the existing {target}/ (the saved bundle is {saved})"
+    bundle.extract(saved.read_bytes(), target)
+    return f"code of the saved plan unpacked into {target}/"
+
+
 def request_from_job(name: str, region: str | None, source_dir: Path) -> dict[str, Any]:
     """DescribeTrainingJob (+ its tags) of a live job; its code bundle unpacked to source_dir."""
     from sagelaunch.aws import jobs

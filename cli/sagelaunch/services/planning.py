@@ -30,6 +30,7 @@ from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
+from sagelaunch.redact import resolve_references
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
 Progress = Callable[[], AbstractContextManager[object]]
@@ -109,7 +110,9 @@ def planned(
     cache_dir: Path = CACHE_DIR,
 ) -> Plan:
     """The plan for ``loaded``: cached when the SDK would answer the same, else built (and
-    stored). ``progress`` wraps the SDK run (a spinner)."""
+    stored). ``progress`` wraps the SDK run (a spinner). ``${env:NAME}`` values are resolved
+    first, so the key (and the request) carries today's values."""
+    loaded = resolve_references(loaded)
     keyed_code = code.sha256 if code is not None and code_in_key else None
     key = cache_key(loaded, region=region, role=role, code_sha256=keyed_code)
     cached = load(cache_dir, key)
