@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from sagelaunch.commands.init import templates
 from tests.conftest import EXAMPLES
 
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
@@ -93,3 +94,14 @@ def test_secrets_are_imported_as_references_and_resolved_when_planning(
     monkeypatch.setenv("HF_TOKEN", "hf_secret_value")
     assert cli("plan", "sec.yaml", "--job-name", "j-1", "--out", "back.json").exit_code == 0
     assert json.loads((bare_environment / "back.json").read_text())["request"] == request
+
+
+@pytest.mark.parametrize("template", sorted(templates()))
+def test_every_template_plans_with_region_and_role_from_the_environment(
+    cli, bare_environment, monkeypatch, template
+):
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("SAGELAUNCH_ROLE", ROLE)
+    assert cli("init", template, "--out", "first.yaml").exit_code == 0
+    planned = cli("plan", "first.yaml", "--job-name", "first-1", "-o", "json")
+    assert planned.exit_code == 0, planned.output

@@ -140,6 +140,56 @@ REAL_SHAPES = {
         instance_count=2,
         distribution={"smdistributed": {"dataparallel": {"enabled": True}}},
     ),
+    "team-settings": pytorch(
+        framework_version="2.2.0",
+        py_version="py310",
+        instance_count=2,
+        volume_size=200,
+        max_run=7200,
+        max_retry_attempts=2,
+        keep_alive_period_in_seconds=600,
+        volume_kms_key="arn:aws:kms:us-east-1:111122223333:key/abcd",
+        output_kms_key="arn:aws:kms:us-east-1:111122223333:key/abcd",
+        encrypt_inter_container_traffic=True,
+        input_mode="FastFile",
+        disable_profiler=True,
+        debugger_hook_config=False,
+        tags=[{"Key": "team", "Value": "ml"}],
+        hyperparameters={"epochs": 3, "lr": 0.001, "model": "bert-base"},
+        metric_definitions=[{"Name": "loss", "Regex": "loss=([0-9.]+)"}],
+        distribution={"torch_distributed": {"enabled": True}},
+    ),
+    "pytorch-mpi": pytorch(
+        framework_version="1.13.1",
+        py_version="py39",
+        instance_type="ml.p3.16xlarge",
+        instance_count=2,
+        distribution={"mpi": {"enabled": True, "processes_per_host": 8}},
+    ),
+    "tensorflow-parameter-server": lambda s: TensorFlow(
+        entry_point="train.py",
+        source_dir=CODE,
+        framework_version="2.14",
+        py_version="py310",
+        role=ROLE,
+        output_path=OUT,
+        instance_type="ml.c5.2xlarge",
+        instance_count=2,
+        distribution={"parameter_server": {"enabled": True}},
+        sagemaker_session=s,
+    ),
+    "tensorflow-mwms": lambda s: TensorFlow(
+        entry_point="train.py",
+        source_dir=CODE,
+        framework_version="2.14",
+        py_version="py310",
+        role=ROLE,
+        output_path=OUT,
+        instance_type="ml.g5.12xlarge",
+        instance_count=2,
+        distribution={"multi_worker_mirrored_strategy": {"enabled": True}},
+        sagemaker_session=s,
+    ),
     "xgboost-script": lambda s: XGBoost(
         entry_point="train.py",
         source_dir=CODE,
@@ -165,9 +215,15 @@ REAL_SHAPES = {
 }
 
 
+CHANNELS = {
+    "train": TrainingInput("s3://bkt/data/train/", distribution="ShardedByS3Key"),
+    "validation": TrainingInput("s3://bkt/data/validation/", content_type="text/csv"),
+}
+
+
 @pytest.mark.parametrize("shape", sorted(REAL_SHAPES))
 def test_import_then_plan_gives_the_sdks_request_back(tmp_path, shape):
-    request = captured(REAL_SHAPES[shape], {"train": TrainingInput("s3://bkt/data/train/")})
+    request = captured(REAL_SHAPES[shape], CHANNELS)
     assert_round_trip(request, tmp_path)
 
 
