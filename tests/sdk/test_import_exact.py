@@ -325,3 +325,22 @@ def _generated(draw: dict):
 def test_generated_estimators_round_trip(tmp_path_factory, draw):
     request = captured(_generated(draw))
     assert_round_trip(request, tmp_path_factory.mktemp("generated"))
+
+
+def test_pytorch_1_1_without_py_version_is_refused_like_the_sdk_refuses_it(tmp_path, cli):
+    with pytest.raises(ValueError, match="py_version was None"):
+        PyTorch(
+            entry_point="train.py",
+            framework_version="1.1.0",
+            role=ROLE,
+            train_instance_type="ml.p3.2xlarge",  # the v1 name the SDK renames
+            instance_count=1,
+        )
+    (tmp_path / "train.py").write_text("print('train')\n")
+    config = tmp_path / "old.yaml"
+    config.write_text(
+        "name: old\nframework: pytorch\nentry_point: train.py\nframework_version: '1.1.0'\n"
+        "compute: {instance_type: ml.p3.2xlarge}\n"
+    )
+    result = cli("validate", config)
+    assert result.exit_code == 2 and "set py_version to one of py2, py3" in result.output
