@@ -349,7 +349,9 @@ class LaunchConfig(Strict):
     )
     source_dir: str | None = Field(
         None,
-        description="Code directory, relative to this file (default: the repo's entrypoints/).",
+        description="Code directory, relative to this file (default: this file's folder, as the "
+        "SDK looks beside its script; a shipped script's name not found there means "
+        "sagelaunch's entry points).",
     )
     framework_version: str | None = Field(
         None,
