@@ -35,6 +35,9 @@ _SDK_KEYS = {
     "sagemaker_distributed_dataparallel_custom_mpi_options", "mp_parameters",
     import_extras.GROUPS_HYPERPARAMETER,
 }  # fmt: skip
+_ALGORITHM_SPECIFICATION = {
+    "TrainingImage", "TrainingInputMode", "MetricDefinitions", "EnableSageMakerMetricsTimeSeries",
+}  # fmt: skip
 _DEFAULT_LOG_LEVEL = 20  # logging.INFO, the SDK's container_log_level default
 
 
@@ -106,7 +109,8 @@ def _refuse_unknown(request: dict[str, Any]) -> None:
         "EnableNetworkIsolation", "EnableInterContainerTrafficEncryption", "RetryStrategy",
         "ProfilerConfig", "DebugHookConfig", *import_extras.FIELDS,
     }  # fmt: skip
-    unknown = sorted(set(request) - mapped)
+    spec = set(request.get("AlgorithmSpecification") or {}) - _ALGORITHM_SPECIFICATION
+    unknown = sorted(set(request) - mapped) + sorted(f"AlgorithmSpecification.{k}" for k in spec)
     if unknown:
         raise ImportRefused(
             f"the request sets {', '.join(unknown)}, which no launch-config key expresses yet",
