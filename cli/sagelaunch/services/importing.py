@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +47,18 @@ def unpack_saved_bundle(path: Path, target: Path) -> str | None:
     saved = path.parent / name if isinstance(name, str) else None
     if saved is None or not saved.is_file():
         return None
+    kept = f"kept the existing {target}/ (the saved bundle is {saved})"
     if target.exists():
-        return f"kept the existing {target}/ (the saved bundle is {saved})"
-    bundle.extract(saved.read_bytes(), target)
+        return kept
+    # Unpacked aside and renamed into place: two imports at once never mix their files.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    bundle.extract(saved.read_bytes(), staging)
+    try:
+        staging.rename(target)
+    except OSError:
+        shutil.rmtree(staging)  # our own staging folder; the other import's folder stays
+        return kept
     return f"code of the saved plan unpacked into {target}/"
 
 
