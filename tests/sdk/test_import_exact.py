@@ -285,8 +285,16 @@ ESTIMATOR_KWARGS = st.fixed_dictionaries(
         ),
         "vpc": st.booleans(),
         "volume": st.sampled_from([30, 100]),
+        "distribution": st.sampled_from([None, "torchrun", "mpi", "smddp"]),
+        "trainium": st.booleans(),
     }
 )
+# The distributions the SDK runs on each instance kind (others it refuses, as validate does).
+_DISTRIBUTIONS = {
+    "torchrun": ({"torch_distributed": {"enabled": True}}, {"g5", "p4d", "trn1"}),
+    "mpi": ({"mpi": {"enabled": True, "processes_per_host": 2}}, {"g5", "p4d", "c5"}),
+    "smddp": ({"smdistributed": {"dataparallel": {"enabled": True}}}, {"p4d"}),
+}
 
 
 def _generated(draw: dict):
@@ -312,6 +320,12 @@ def _generated(draw: dict):
         kwargs["enable_sagemaker_metrics"] = draw["metrics"]
     if draw["vpc"]:
         kwargs.update(subnets=["subnet-1"], security_group_ids=["sg-1"])
+    if draw["trainium"]:
+        kwargs.update(framework_version="1.13.1", py_version="py38")
+        kwargs.update(instance_type="ml.trn1.32xlarge")
+    distribution, kinds = _DISTRIBUTIONS.get(draw["distribution"], (None, set()))
+    if kwargs["instance_type"].split(".")[1] in kinds:
+        kwargs["distribution"] = distribution
     return pytorch(**kwargs)
 
 
@@ -344,3 +358,48 @@ def test_pytorch_1_1_without_py_version_is_refused_like_the_sdk_refuses_it(tmp_p
     )
     result = cli("validate", config)
     assert result.exit_code == 2 and "set py_version to one of py2, py3" in result.output
+
+
+BUILTIN_XGBOOST = st.fixed_dictionaries(
+    {
+        "region": st.sampled_from(["us-east-1", "us-west-2", "eu-west-1", "ap-northeast-1"]),
+        "version": st.sampled_from(["1.7-1", "1.5-1", "1.3-1"]),
+        "instance_type": st.sampled_from(["ml.m5.xlarge", "ml.c5.2xlarge", "ml.g4dn.xlarge"]),
+        "instance_count": st.integers(1, 3),
+        "hyperparameters": st.dictionaries(
+            st.sampled_from(["num_round", "max_depth", "eta", "objective"]),
+            st.sampled_from(["10", "0.2", "reg:squarederror", "binary:logistic"]),
+            max_size=3,
+        ),
+        "spot": st.booleans(),
+    }
+)
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(draw=BUILTIN_XGBOOST)
+def test_generated_builtin_xgboost_round_trips(tmp_path_factory, draw):
+    image = sagemaker.image_uris.retrieve(
+        "xgboost", draw["region"], draw["version"], instance_type=draw["instance_type"]
+    )
+    spot = {"use_spot_instances": True, "max_wait": 7200, "max_run": 3600} if draw["spot"] else {}
+    request = captured(
+        lambda s: Estimator(
+            image_uri=image,
+            role=ROLE,
+            output_path=OUT,
+            instance_type=draw["instance_type"],
+            instance_count=draw["instance_count"],
+            hyperparameters=draw["hyperparameters"] or None,
+            sagemaker_session=s,
+            **spot,
+        ),
+        {"train": TrainingInput("s3://bkt/data/train/", content_type="text/csv")},
+        region=draw["region"],
+    )
+    assert_round_trip(request, tmp_path_factory.mktemp("builtin"))
