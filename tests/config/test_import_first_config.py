@@ -45,7 +45,10 @@ def test_init_fills_region_from_the_aws_config_and_role_from_the_variable(
     assert cli("init", "local-cpu").exit_code == 0
     text = (bare_environment / "local-cpu.yaml").read_text()
     assert "\nregion: us-west-2 " in text and f"\nrole: {ROLE} " in text
-    monkeypatch.delenv("SAGELAUNCH_ROLE")
+    # The written config alone plans (the SDK's botocore session is shared within a process,
+    # and may hold another test's AWS config file).
+    for name in ("SAGELAUNCH_ROLE", "AWS_PROFILE", "AWS_CONFIG_FILE"):
+        monkeypatch.delenv(name)
     planned = cli("plan", "local-cpu.yaml", "--job-name", "first-1", "-o", "json")
     assert planned.exit_code == 0, planned.output
     assert json.loads(planned.stdout)["request"]["RoleArn"] == ROLE
