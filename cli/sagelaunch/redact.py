@@ -1,16 +1,24 @@
-"""Hide secret-looking environment values in what sagelaunch displays.
+"""Hide secret-looking environment values in what sagelaunch displays, and keep them out of the
+configs it writes.
 
 Only the display is redacted (`plan`'s views, `status`): the saved plan file and the request sent
-to AWS keep the real values, since the job needs them.
+to AWS keep the real values, since the job needs them. `import` writes a secret as a reference,
+``${env:HF_TOKEN}``, that `plan`, `submit` and `local` resolve from the user's environment.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sagelaunch.config.loader import LoadedConfig
 
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL", re.IGNORECASE)
 MASK = "***"
+REFERENCE = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 _ENVIRONMENT_KEYS = ("Environment", "environment")  # the request's and the estimator kwargs'
 
 
@@ -40,3 +48,39 @@ def _walk(value: Any) -> Any:
 
 def _masked(environment: dict[str, Any]) -> dict[str, Any]:
     return {name: MASK if is_secret(name) else value for name, value in environment.items()}
+
+
+def reference(variable: str) -> str:
+    """The config value that stands for the environment variable ``variable``."""
+    return "${env:" + variable + "}"
+
+
+def referenced(environment: dict[str, str]) -> dict[str, str]:
+    """``environment`` with each secret-looking value replaced by a reference to a variable of
+    the same name (what `import` writes: the job gets the value back from the user's shell)."""
+    return {
+        name: reference(name) if is_secret(name) else value for name, value in environment.items()
+    }
+
+
+def resolve_references(loaded: LoadedConfig) -> LoadedConfig:
+    """``loaded`` with every ``${env:NAME}`` environment value replaced by $NAME; a ConfigError
+    naming each reference whose variable is unset."""
+    from sagelaunch.errors import ConfigError
+
+    config = loaded.config
+    resolved, problems = {}, []
+    for name, value in config.environment.items():
+        match = REFERENCE.fullmatch(value)
+        if match is None:
+            resolved[name] = value
+        elif match[1] in os.environ:
+            resolved[name] = os.environ[match[1]]
+        else:
+            message = f"{value}: ${match[1]} is not set; export it before plan/submit/local"
+            problems.append(loaded.problem(("environment", name), message))
+    if problems:
+        raise ConfigError(problems)
+    if resolved == config.environment:
+        return loaded
+    return dataclasses.replace(loaded, config=config.model_copy(update={"environment": resolved}))

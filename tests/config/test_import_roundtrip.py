@@ -32,6 +32,13 @@ def test_a_field_without_a_config_key_is_refused_by_name():
         import_request({**request, "MlflowConfig": {"x": True}}, source_dir=".")
 
 
+def test_an_algorithm_specification_member_without_a_key_is_refused_by_name():
+    request = golden_plan(EXAMPLES / "smddp-p4d.yaml")["request"]
+    spec = {**request["AlgorithmSpecification"], "ContainerEntrypoint": ["python"]}
+    with pytest.raises(ImportRefused, match=r"AlgorithmSpecification\.ContainerEntrypoint"):
+        import_request({**request, "AlgorithmSpecification": spec}, source_dir=".")
+
+
 def test_cli_imports_a_saved_plan_file(cli, tmp_path):
     import json
 

@@ -38,6 +38,11 @@ CASES = {
         "has no pytorch training image for version '2.4.1'",
         {"framework_version": "2.4"},
     ),
+    "py_version_when_the_sdk_offers_several": (
+        {"framework_version": "1.1.0", "py_version": None},
+        "set py_version to one of py2, py3",
+        {"framework_version": "1.1.0", "py_version": "py3"},
+    ),
     "neuron_image_version": (
         {"compute": TRN, "framework_version": "2.0.0", "py_version": "py38"},
         "the job runs 1.11.0",

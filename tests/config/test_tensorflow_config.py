@@ -24,6 +24,7 @@ ACCEPTED = {
     "script mode on TF 1.15 with model_dir": {
         **TF,
         "framework_version": "1.15",
+        "py_version": "py37",  # the SDK needs one: its table offers py3, py36 and py37
         "model_dir": "s3://b/m",
     },
 }

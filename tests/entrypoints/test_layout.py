@@ -79,12 +79,13 @@ def test_linked_and_copied_trees_give_the_same_bundle_bytes(tmp_path):
     assert bundle.build(linked).sha256 == bundle.build(copied).sha256
 
 
-def test_the_default_source_dir_is_the_frameworks_folder(tmp_path):
+def test_the_default_source_dir_is_the_frameworks_folder_for_a_shipped_script(tmp_path):
     config = REPO / "launch_configs" / "cpu-local.yaml"
     for framework in FRAMEWORKS:
-        assert default_source_dir(config, framework) == REPO / "entrypoints" / framework
-    (tmp_path / "entrypoints").mkdir()  # a team's own flat folder stays the default
-    assert default_source_dir(tmp_path / "job.yaml", "pytorch") == tmp_path / "entrypoints"
+        script = f"train_{framework}.py"
+        assert default_source_dir(config, script, framework) == REPO / "entrypoints" / framework
+    (tmp_path / "train_pytorch.py").write_text("")  # a user's own script beside the config wins
+    assert default_source_dir(tmp_path / "job.yaml", "train_pytorch.py", "pytorch") == tmp_path
 
 
 @pytest.mark.slow

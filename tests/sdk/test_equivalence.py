@@ -123,7 +123,6 @@ def test_smp_v2_p5(sdk_request):
             },
             hyperparameters={"model": "gpt", "parallel": "fsdp", "precision": "bf16"},
             checkpoint_s3_uri="s3://sagelaunch-examples/ckpt/llama-smp-v2-p5/",
-            checkpoint_local_path="/opt/ml/checkpoints",
             metric_definitions=PT_METRICS,
             **TEAM,
         )

@@ -36,7 +36,6 @@ def test_parameter_servers_with_the_sdks_s3_model_dir(sdk_request):  # noqa: F81
             max_run=3600,
             output_path="s3://sagelaunch-examples/output/",
             checkpoint_s3_uri="s3://sagelaunch-examples/checkpoints/keras-ps/",
-            checkpoint_local_path="/opt/ml/checkpoints",
             hyperparameters={
                 "hidden": 32,
                 "batch_size": 32,

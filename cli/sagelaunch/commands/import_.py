@@ -36,6 +36,9 @@ def import_job(
         request = importing.request_from_file(path)
         name = request.get("TrainingJobName", path.stem)
         code_dir = source_dir or Path(f"{name}-code")
+        unpacked = importing.unpack_saved_bundle(path, code_dir)
+        if unpacked:
+            stderr.print(unpacked)
     else:
         name = source.rsplit("/", 1)[-1]
         code_dir = source_dir or Path(f"{name}-code")

@@ -52,8 +52,25 @@ def init(
     if target.exists() and not force:
         raise UsageError(f"{target} exists", hint="pass --force to overwrite, or --out elsewhere")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(available[template], encoding="utf-8")
+    target.write_text(with_settings(available[template]), encoding="utf-8")
     stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
+
+
+def with_settings(text: str) -> str:
+    """The template with the region and role this machine already gives (the AWS config's
+    region, $SAGELAUNCH_ROLE) written in; a commented placeholder stays where none is found."""
+    from sagelaunch.config.plan_settings import ROLE_VARIABLE, environment_region, environment_role
+
+    found = {
+        "region": (environment_region(), "found in $AWS_REGION or the AWS config file"),
+        "role": (environment_role(), f"found in ${ROLE_VARIABLE}"),
+    }
+    lines = []
+    for line in text.splitlines(keepends=True):
+        key = line[2:].split(":", 1)[0] if line.startswith("# ") else ""
+        value, origin = found.get(key, (None, ""))
+        lines.append(f"{key}: {value}   # {origin}\n" if value else line)
+    return "".join(lines)
 
 
 def _list(available: dict[str, str]) -> None:

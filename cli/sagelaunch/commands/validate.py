@@ -56,7 +56,7 @@ def _validate(
     from sagelaunch.config.validation import validate_file
     from sagelaunch.services import validate_cache
 
-    reports = [validate_file(path, overrides) for path in files]
+    reports = [validate_file(path, overrides, plan_settings=True) for path in files]
     table = output is OutputFormat.table
     with validate_cache.recording(table) as rendered:
         if table:

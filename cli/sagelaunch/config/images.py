@@ -108,6 +108,12 @@ def sdk_training_image(
     return TrainingImage(uri, config_name, version, table_version, py_version, processor)
 
 
+def sdk_table_name(framework: str, instance_type: str) -> str:
+    """The SDK's image_uri_config table an image for ``framework`` on ``instance_type`` comes
+    from (pytorch-neuron on Trainium), so `import` reads a version back from the right table."""
+    return _config_name(framework, instance_family(instance_type))[0]
+
+
 def _config_name(framework: str, family: str) -> tuple[str, str | None]:
     """pytorch on Trainium/Inferentia reads pytorch-neuron.json (the SDK's "inference tool")."""
     if framework == "pytorch" and (family.startswith("trn") or family.startswith("inf")):

@@ -9,9 +9,10 @@ image) is turned back into what produced it: entry point, distribution, framewor
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from sagelaunch import naming
+from sagelaunch import naming, redact
 from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
@@ -33,6 +34,9 @@ _SDK_KEYS = {
     "sagemaker_distributed_dataparallel_enabled",
     "sagemaker_distributed_dataparallel_custom_mpi_options", "mp_parameters",
     import_extras.GROUPS_HYPERPARAMETER,
+}  # fmt: skip
+_ALGORITHM_SPECIFICATION = {
+    "TrainingImage", "TrainingInputMode", "MetricDefinitions", "EnableSageMakerMetricsTimeSeries",
 }  # fmt: skip
 _DEFAULT_LOG_LEVEL = 20  # logging.INFO, the SDK's container_log_level default
 
@@ -57,7 +61,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     if script:
         config["entry_point"] = hps["sagemaker_program"]
         config["source_dir"] = source_dir
-    region = hps.get("sagemaker_region")
+    region = hps.get("sagemaker_region") or _image_region(spec["TrainingImage"])
     if region:
         config["region"] = region
     config.update(_distribution(hps))
@@ -68,6 +72,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
         config.update(settings)
         hps = {key: value for key, value in hps.items() if key not in consumed}
     config.update(_image(spec["TrainingImage"], framework, region, request, config))
+    config.update(_metrics_time_series(spec, config))
     config["role"] = request["RoleArn"]
     config["compute"] = _compute(request)
     config.update(_outputs(request, hps))
@@ -76,6 +81,12 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     config.update(_channels(import_extras.user_channels(request, hps)))
     config.update(_optional_settings(request))
     return _pruned(config)
+
+
+def _image_region(uri: str) -> str | None:
+    """The region an ECR image names (<account>.dkr.ecr.<region>.amazonaws.com/...): a built-in
+    algorithm's request has no sagemaker_region hyperparameter, but its image says where it ran."""
+    return uri.split(".")[3] if ".dkr.ecr." in uri else None
 
 
 def _framework(image: str) -> str:
@@ -98,7 +109,8 @@ def _refuse_unknown(request: dict[str, Any]) -> None:
         "EnableNetworkIsolation", "EnableInterContainerTrafficEncryption", "RetryStrategy",
         "ProfilerConfig", "DebugHookConfig", *import_extras.FIELDS,
     }  # fmt: skip
-    unknown = sorted(set(request) - mapped)
+    spec = set(request.get("AlgorithmSpecification") or {}) - _ALGORITHM_SPECIFICATION
+    unknown = sorted(set(request) - mapped) + sorted(f"AlgorithmSpecification.{k}" for k in spec)
     if unknown:
         raise ImportRefused(
             f"the request sets {', '.join(unknown)}, which no launch-config key expresses yet",
@@ -148,9 +160,7 @@ def _image(
     instance_type = import_extras.training_instance_type(request, named)
     strategy = config.get("distribution", {}).get("strategy", "none")
     smp_v2 = strategy == "smp" and config["distribution"]["smp"]["version"] == 2
-    if not region and ".dkr.ecr." in uri:
-        region = uri.split(".")[3]  # <account>.dkr.ecr.<region>.amazonaws.com/...
-    name = framework if framework != "pytorch" else "pytorch-smp" if smp_v2 else "pytorch"
+    name = "pytorch-smp" if smp_v2 else images.sdk_table_name(framework, instance_type)
     table = sdk_data.training_config(name)
     candidates = [
         (version, py)
@@ -176,6 +186,28 @@ def _image(
     if version:
         return {"framework_version": version}
     return {"image_uri": uri, "framework_version": _tag_version(uri, framework)}
+
+
+# The framework versions from which the SDK's estimators turn SageMaker Metrics time series on
+# by themselves (pytorch/estimator.py, tensorflow/estimator.py).
+_METRICS_SERIES_FROM = {"pytorch": (1, 3), "tensorflow": (1, 15)}
+
+
+def _metrics_time_series(spec: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """metrics_time_series only where the request differs from what the SDK adds by itself."""
+    sent = spec.get("EnableSageMakerMetricsTimeSeries")
+    threshold = _METRICS_SERIES_FROM.get(config["framework"])
+    version = config.get("framework_version")
+    by_default = bool(
+        threshold and "entry_point" in config and version and _numbers(version) >= threshold
+    )
+    if sent is None:
+        return {"metrics_time_series": "unsent"} if by_default else {}
+    return {} if sent is True and by_default else {"metrics_time_series": sent}
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def _py_candidates(table: dict[str, Any], version: str) -> list[str | None]:
@@ -328,11 +360,11 @@ def _optional_settings(request: dict[str, Any]) -> dict[str, Any]:
         else None,
         "checkpoint": {
             "s3_uri": checkpoint["S3Uri"],
-            "local_path": checkpoint.get("LocalPath", "/opt/ml/checkpoints"),
+            "local_path": checkpoint.get("LocalPath"),
         }
         if checkpoint
         else None,
-        "environment": request.get("Environment") or {},
+        "environment": redact.referenced(request.get("Environment") or {}),
         "tags": {t["Key"]: t["Value"] for t in request.get("Tags") or []},
         "network": {k: v for k, v in network.items() if v},
         **import_extras.settings(request),

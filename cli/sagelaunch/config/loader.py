@@ -49,9 +49,12 @@ class LoadedConfig:
 
     @property
     def source_dir(self) -> Path:
-        """The code directory: relative to the config file, default the shipped entry points of
-        the config's framework (the repo's entrypoints/<framework>/)."""
-        return resolve_source_dir(self.path, self.config.source_dir, self.config.framework)
+        """The code directory: relative to the config file, default beside it, else the
+        framework's shipped entry points (paths.py)."""
+        config = self.config
+        return resolve_source_dir(
+            self.path, config.source_dir, config.entry_point, config.framework
+        )
 
 
 def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:

@@ -281,7 +281,11 @@ class Channel(ChannelGroups, Strict):
 
 class Checkpoint(Strict):
     s3_uri: str = Field(description="S3 prefix SageMaker syncs the checkpoint dir with.")
-    local_path: str = Field("/opt/ml/checkpoints", description="Checkpoint dir in the container.")
+    local_path: str | None = Field(
+        None,
+        description="Checkpoint dir in the container (default: the service's, /opt/ml/checkpoints;"
+        " sent only when set, as the SDK does).",
+    )
 
 
 class Metric(Strict):
@@ -345,7 +349,9 @@ class LaunchConfig(Strict):
     )
     source_dir: str | None = Field(
         None,
-        description="Code directory, relative to this file (default: the repo's entrypoints/).",
+        description="Code directory, relative to this file (default: this file's folder, as the "
+        "SDK looks beside its script; a shipped script's name not found there means "
+        "sagelaunch's entry points).",
     )
     framework_version: str | None = Field(
         None,
@@ -387,11 +393,19 @@ class LaunchConfig(Strict):
     )
     output_compression: bool = Field(True, description="false disables output compression.")
     environment: dict[str, str] = Field(
-        default_factory=dict, description="Environment variables in the container."
+        default_factory=dict,
+        description="Environment variables in the container; a value ${env:NAME} is read from "
+        "$NAME when planning (keeps secrets out of the config).",
     )
     tags: dict[str, str] = Field(default_factory=dict, description="Tags on the training job.")
     metrics: list[Metric] | None = Field(
         None, description="Metric definitions (default: ones matching our entry points' logs)."
+    )
+    metrics_time_series: bool | Literal["sdk-default", "unsent"] = Field(
+        "sdk-default",
+        description="EnableSageMakerMetricsTimeSeries: sdk-default (the SDK turns it on for "
+        "PyTorch >= 1.3 and TensorFlow >= 1.15 given by framework_version), true, false, or "
+        "unsent (no field in the request).",
     )
     profiler: ProfilerSetting = Field(
         True,

@@ -1,4 +1,4 @@
-"""Which files a command reads: config folders expanded, and the default code folder.
+"""Which files a command reads: config folders expanded, and the code folder.
 
 Kept apart from the loader (and so from pydantic), because a cached `validate` needs both
 without loading anything.
@@ -17,23 +17,26 @@ def shipped_source_dir(framework: str) -> Path:
     return Path(str(resources.files("sagelaunch.entrypoints"))) / framework
 
 
-def default_source_dir(config_path: Path, framework: str) -> Path:
-    """The nearest `entrypoints/` folder above the config (this repository's layout: its
-    ``framework`` subfolder when it has one), else the entry points installed with sagelaunch,
-    so `init` + `local` work outside a checkout too."""
-    for folder in [config_path.resolve().parent, *config_path.resolve().parents]:
-        if (folder / "entrypoints").is_dir():
-            per_framework = folder / "entrypoints" / framework
-            return per_framework if per_framework.is_dir() else folder / "entrypoints"
-    return shipped_source_dir(framework)
+def default_source_dir(config_path: Path, entry_point: str | None, framework: str) -> Path:
+    """The code folder of a config without ``source_dir``: beside the config, as the SDK looks
+    beside the script that builds the estimator; a shipped script's name that is not there
+    (the templates' and examples' ``train_pytorch.py``) means the framework's shipped folder."""
+    beside = config_path.resolve().parent
+    if entry_point and not (beside / entry_point).is_file():
+        shipped = shipped_source_dir(framework)
+        if (shipped / entry_point).is_file():
+            return shipped
+    return beside
 
 
-def resolve_source_dir(config_path: Path, source_dir: str | None, framework: str) -> Path:
+def resolve_source_dir(
+    config_path: Path, source_dir: str | None, entry_point: str | None, framework: str
+) -> Path:
     """The code folder of a config: its ``source_dir`` (relative to the config file), else the
     default above."""
     if source_dir:
         return (config_path.parent / source_dir).resolve()
-    return default_source_dir(config_path, framework)
+    return default_source_dir(config_path, entry_point, framework)
 
 
 def config_files(paths: list[Path]) -> list[Path]:

@@ -9,7 +9,9 @@ from __future__ import annotations
 SET_BY: dict[str, str] = {
     "TrainingJobName": "name, job_name",
     "HyperParameters": "hyperparameters (+ entry_point, distribution: the SDK's keys)",
-    "AlgorithmSpecification": "framework, framework_version, image_uri, input_mode, metrics",
+    "AlgorithmSpecification": (
+        "framework, framework_version, image_uri, input_mode, metrics, metrics_time_series"
+    ),
     "RoleArn": "role",
     "InputDataConfig": "inputs",
     "OutputDataConfig": "output_path",

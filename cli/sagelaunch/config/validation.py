@@ -30,8 +30,11 @@ class Report:
         }
 
 
-def validate_file(path: Path, overrides: list[str] | None = None) -> Report:
-    """Every problem of one config: loading errors, or else the rules' errors and warnings."""
+def validate_file(
+    path: Path, overrides: list[str] | None = None, *, plan_settings: bool = False
+) -> Report:
+    """Every problem of one config: loading errors, or else the rules' errors and warnings
+    (with ``plan_settings``, also a warning per setting `plan` would miss: `validate`'s report)."""
     report = Report(file=path)
     try:
         report.loaded = load(path, overrides)
@@ -42,6 +45,10 @@ def validate_file(path: Path, overrides: list[str] | None = None) -> Report:
         (report.errors if problem.severity == "error" else report.warnings).append(problem)
     if report.ok and report.loaded.config.sweep is not None:
         report.errors += _trial_errors(report.loaded, overrides)
+    if plan_settings:
+        from sagelaunch.config.plan_settings import warnings_for
+
+        report.warnings += warnings_for(report.loaded)
     return report
 
 

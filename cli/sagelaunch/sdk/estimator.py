@@ -139,6 +139,11 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
         "instance_placement_config": compute.placement,
     }
     kwargs.update({key: value for key, value in optional.items() if value is not None})
+    if config.metrics_time_series != "sdk-default":
+        # "unsent" passes None explicitly: the framework estimators add True only when the
+        # keyword is absent.
+        series = config.metrics_time_series
+        kwargs["enable_sagemaker_metrics"] = series if isinstance(series, bool) else None
     return kwargs
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,33 @@ def request_from_file(path: Path) -> dict[str, Any]:
             "(an object with AlgorithmSpecification)"
         )
     return data
+
+
+def unpack_saved_bundle(path: Path, target: Path) -> str | None:
+    """A saved plan's code bundle (``bundle_path``, beside it) unpacked into ``target``, so the
+    imported config plans at once; None when ``path`` has no bundle. An existing ``target`` is
+    kept as it is: the user's files are never overwritten."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = document.get("bundle_path") if isinstance(document, dict) else None
+    saved = path.parent / name if isinstance(name, str) else None
+    if saved is None or not saved.is_file():
+        return None
+    kept = f"kept the existing {target}/ (the saved bundle is {saved})"
+    if target.exists():
+        return kept
+    # Unpacked aside and renamed into place: two imports at once never mix their files.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    bundle.extract(saved.read_bytes(), staging)
+    try:
+        staging.rename(target)
+    except OSError:
+        shutil.rmtree(staging)  # our own staging folder; the other import's folder stays
+        return kept
+    return f"code of the saved plan unpacked into {target}/"
 
 
 def request_from_job(name: str, region: str | None, source_dir: Path) -> dict[str, Any]:

@@ -48,8 +48,10 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
     with warm.guessed(warm_hint.guess(hint)) as guessed:
         from sagelaunch.config.validation import load_valid
         from sagelaunch.local import job
+        from sagelaunch.redact import resolve_references
 
         loaded, warnings = load_valid(config, overrides)
+        loaded = resolve_references(loaded)
         require_framework(loaded.config.framework)
         prepared = job.prepare(loaded, options)
         warm_hint.remember(hint, job.agents_needed(prepared))
@@ -113,8 +115,9 @@ def run_in_docker(
     """--docker: the SDK's own local mode, with the same estimator `plan` would build."""
     from sagelaunch.config.validation import load_valid
     from sagelaunch.local import docker as docker_mode
+    from sagelaunch.redact import resolve_references
 
-    loaded, _ = load_valid(config, overrides)
+    loaded = resolve_references(load_valid(config, overrides)[0])
     _refuse_groups(loaded)
     docker_mode.require()
     _run_sdk_local_mode(loaded, hosts, workdir)

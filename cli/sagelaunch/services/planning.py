@@ -26,9 +26,11 @@ from pydantic import ValidationError
 
 from sagelaunch import __version__, atomic, naming
 from sagelaunch import bundle as bundles
+from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
+from sagelaunch.redact import resolve_references
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
 Progress = Callable[[], AbstractContextManager[object]]
@@ -37,6 +39,16 @@ Progress = Callable[[], AbstractContextManager[object]]
 def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
     """--region, the config's, $AWS_REGION / $AWS_DEFAULT_REGION, then the profile's (botocore is
     asked only in that last case, so a cached plan never imports it)."""
+    return require_settings(loaded, cli_region)[0]
+
+
+def resolve_role(loaded: LoadedConfig) -> str:
+    return require_settings(loaded, None)[1]
+
+
+def require_settings(loaded: LoadedConfig, cli_region: str | None) -> tuple[str, str]:
+    """(region, role), or one ConfigError naming every plan-time setting missing (the output
+    path too), each with where it can come from: a first config fails once, not once per key."""
     region = (
         cli_region
         or loaded.config.region
@@ -44,26 +56,17 @@ def resolve_region(loaded: LoadedConfig, cli_region: str | None) -> str:
         or os.environ.get("AWS_DEFAULT_REGION")
         or _profile_region()
     )
-    if not region:
-        raise loaded.error(
-            ("region",), "no region: set region in the config, pass --region, or export AWS_REGION"
-        )
-    return region
+    role = loaded.config.role or plan_settings.environment_role()
+    problems = plan_settings.missing(loaded, region=region, role=role)
+    if problems or not region or not role:
+        raise ConfigError(problems)
+    return region, role
 
 
 def _profile_region() -> str | None:
     from sagelaunch.aws.session import default_region
 
     return default_region()
-
-
-def resolve_role(loaded: LoadedConfig) -> str:
-    role = loaded.config.role or os.environ.get("SAGELAUNCH_ROLE")
-    if not role:
-        raise loaded.error(
-            ("role",), "no role: set role to an IAM role ARN or export SAGELAUNCH_ROLE"
-        )
-    return role
 
 
 def make_plan(
@@ -78,12 +81,13 @@ def make_plan(
     from sagelaunch.config.validation import load_valid
 
     loaded, warnings = load_valid(config, overrides)
+    settings = require_settings(loaded, region)
     code = None if loaded.config.is_builtin_algorithm else bundles.build(loaded.source_dir)
     plan = planned(
         loaded,
         job_name=job_name or naming.job_name_for(loaded.config),
-        region=resolve_region(loaded, region),
-        role=resolve_role(loaded),
+        region=settings[0],
+        role=settings[1],
         code=code,
         warnings=warnings,
         code_in_key=True,
@@ -116,7 +120,9 @@ def planned(
     cache_dir: Path = CACHE_DIR,
 ) -> Plan:
     """The plan for ``loaded``: cached when the SDK would answer the same, else built (and
-    stored). ``progress`` wraps the SDK run (a spinner)."""
+    stored). ``progress`` wraps the SDK run (a spinner). ``${env:NAME}`` values are resolved
+    first, so the key (and the request) carries today's values."""
+    loaded = resolve_references(loaded)
     keyed_code = code.sha256 if code is not None and code_in_key else None
     key = cache_key(loaded, region=region, role=role, code_sha256=keyed_code)
     cached = load(cache_dir, key)

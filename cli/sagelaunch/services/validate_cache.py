@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch import __version__
+from sagelaunch.config import plan_settings
 from sagelaunch.config.paths import resolve_source_dir, shipped_source_dir
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "validate"
-FORMAT = 1
+FORMAT = 2
 # config.mesh imports the device-mesh rule from the shipped entry points: a change there counts.
 MESH_RULE = shipped_source_dir("pytorch") / "torch_mesh.py"
 # What Rich reads to decide width and colours (beside whether the stream is a terminal).
@@ -81,7 +82,7 @@ def key(files: list[Path], overrides: list[str] | None, output: str) -> str:
         "sagelaunch": [__version__, _tree(Path(__file__).resolve().parents[1])],
         "mesh_rule": _stat(MESH_RULE),  # the rules read it, from the entry points' folder
         "judges": _judges(),
-        "region": os.environ.get("AWS_REGION"),
+        "plan_settings": plan_settings.fingerprint(),  # validate warns about missing ones
         "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
@@ -221,16 +222,16 @@ def _entry_point(report: Report) -> dict[str, Any]:
         "source_dir": config.source_dir,
         "framework": config.framework,
         "entry_point": config.entry_point,
-        "exists": _exists(report.file, config.source_dir, config.framework, config.entry_point),
+        "exists": _exists(report.file, config.source_dir, config.entry_point, config.framework),
     }
 
 
 def _exists(
-    config: Path, source_dir: str | None, framework: str, entry_point: str | None
+    config: Path, source_dir: str | None, entry_point: str | None, framework: str
 ) -> bool | None:
     if not entry_point:
         return None
-    return (resolve_source_dir(config, source_dir, framework) / entry_point).is_file()
+    return (resolve_source_dir(config, source_dir, entry_point, framework) / entry_point).is_file()
 
 
 def _still_true(entry: dict[str, Any]) -> bool:
@@ -239,6 +240,6 @@ def _still_true(entry: dict[str, Any]) -> bool:
     ):
         return False
     return all(
-        _exists(Path(e["config"]), e["source_dir"], e["framework"], e["entry_point"]) == e["exists"]
+        _exists(Path(e["config"]), e["source_dir"], e["entry_point"], e["framework"]) == e["exists"]
         for e in entry["entry_points"]
     )

@@ -55,6 +55,33 @@ def sdk_resolves_image(loaded: LoadedConfig) -> Iterator[Problem]:
         yield error(loaded, tuple(exc.field.split(".")), _image_message(loaded, exc.message))
 
 
+@rule
+def py_version_when_the_sdk_offers_several(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The SDK's PyTorch and TensorFlow estimators refuse framework_version without py_version
+    (fw_utils.validate_version_or_image_args). sagelaunch fills it only where the SDK's table
+    leaves one choice; where it offers several (PyTorch <= 1.8, TensorFlow <= 2.1), so does
+    the SDK's refusal."""
+    config = loaded.config
+    if config.framework not in {"pytorch", "tensorflow"} or config.py_version:
+        return
+    if not config.framework_version or config.image_uri or is_smp_v2(config):
+        return
+    table = sdk_data.training_config(config.framework)
+    version = table.get("version_aliases", {}).get(config.framework_version)
+    entry = table["versions"].get(version or config.framework_version)
+    choices = (
+        (entry.get("py_versions") or [k for k in entry if k.startswith("py")]) if entry else []
+    )
+    if len(choices) > 1:
+        yield error(
+            loaded,
+            ("framework_version",),
+            "the SDK refuses framework_version without py_version ('framework_version or "
+            f"py_version was None, yet image_uri was also None'): set py_version to one of "
+            f"{', '.join(choices)}",
+        )
+
+
 def _image_message(loaded: LoadedConfig, reason: str) -> str:
     if facts.instance_kind(loaded.config.compute.instance_type) == "trainium":
         known = offered(facts.load("images")["neuronx"])
