@@ -42,6 +42,14 @@ def submit(
     ] = False,
     logs: Annotated[bool, typer.Option("--logs", help="Stream the logs while waiting.")] = False,
     timeout: TimeoutOption = None,
+    check_quota: Annotated[
+        bool,
+        typer.Option(
+            "--check-quota",
+            help="Before uploading, check the account's SageMaker quotas (Service Quotas) "
+            "against its running training jobs; exit 3 naming the quota the job would exceed.",
+        ),
+    ] = False,
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
@@ -62,6 +70,7 @@ def submit(
         progress=lambda: out.stderr.status(
             "building the request with the SageMaker SDK (offline)…"
         ),
+        check_quota=check_quota,
     )
     final = None
     if wait or logs:

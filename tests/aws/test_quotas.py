@@ -1,0 +1,78 @@
+"""`submit --check-quota` against moto's server, with the account's applied quotas answered by
+the proxy (moto does not serve ListServiceQuotas): a job the quotas cannot hold is refused
+before anything is uploaded, naming the quota."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagelaunch.aws.quotas import TOTAL_INSTANCES
+from tests.aws.conftest import SMDDP, boto_client, submitted, training_job
+from tests.aws.quota_proxy import QuotaProxy
+
+pytestmark = pytest.mark.integration
+
+P4D = "ml.p4d.24xlarge for training job usage"
+
+
+@pytest.fixture
+def quota_proxy(moto, monkeypatch):
+    proxy = QuotaProxy(moto, quotas={P4D: 2, TOTAL_INSTANCES: 20}).start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+    yield proxy
+    proxy.stop()
+
+
+def running_p4d_job(proxy: QuotaProxy, name: str, count: int) -> None:
+    """A job of the account that holds ``count`` p4d instances (moto ends jobs at once)."""
+    boto_client("sagemaker").create_training_job(
+        TrainingJobName=name,
+        AlgorithmSpecification={"TrainingImage": "img:1", "TrainingInputMode": "File"},
+        RoleArn="arn:aws:iam::123456789012:role/SageMakerRole",
+        OutputDataConfig={"S3OutputPath": "s3://sagelaunch-examples/out/"},
+        ResourceConfig={
+            "InstanceType": "ml.p4d.24xlarge",
+            "InstanceCount": count,
+            "VolumeSizeInGB": 30,
+        },
+        StoppingCondition={"MaxRuntimeInSeconds": 3600},
+    )
+    training_job(name).training_job_status = "InProgress"
+    proxy.reset()  # the tests count only what submit sends
+
+
+def test_a_job_over_the_quota_is_refused_before_upload(cli, quota_proxy):
+    running_p4d_job(quota_proxy, "someone-elses-job", 1)
+    result = cli("submit", SMDDP, "--check-quota", "--idempotency-key", "q1")
+    assert result.exit_code == 3, result.output
+    assert f"{P4D}: quota 2, in use 1, this job asks 2" in " ".join(result.output.split())
+    assert "request-service-quota-increase" in result.output
+    assert quota_proxy.forwarded["s3:PutObject"] == 0
+    assert quota_proxy.created_names == []
+
+
+def test_a_job_within_the_quota_is_created(cli, quota_proxy):
+    running_p4d_job(quota_proxy, "ended-soon", 1)
+    training_job("ended-soon").training_job_status = "Completed"  # holds nothing any more
+    job = submitted(cli("submit", SMDDP, "--check-quota", "--idempotency-key", "q2", "-o", "json"))
+    assert quota_proxy.requests["servicequotas:ListServiceQuotas"] == 1
+    assert quota_proxy.created_names == [job["job_name"]]
+
+
+def test_a_rerun_attaches_without_checking_again(cli, quota_proxy):
+    first = submitted(
+        cli("submit", SMDDP, "--check-quota", "--idempotency-key", "q3", "-o", "json")
+    )
+    training_job(first["job_name"]).training_job_status = "InProgress"
+    # The running first job now holds 2 of the 2 p4d: a rerun attaches to it rather than
+    # counting it against itself.
+    again = submitted(
+        cli("submit", SMDDP, "--check-quota", "--idempotency-key", "q3", "-o", "json")
+    )
+    assert again["attached"] and again["job_name"] == first["job_name"]
+    assert quota_proxy.created_names == [first["job_name"]]
+
+
+def test_without_the_flag_no_quota_is_read(cli, quota_proxy):
+    submitted(cli("submit", SMDDP, "--idempotency-key", "q4", "-o", "json"))
+    assert quota_proxy.requests["servicequotas:ListServiceQuotas"] == 0
