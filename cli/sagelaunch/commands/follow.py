@@ -88,6 +88,16 @@ def follow(
     return last
 
 
+def report_cost(job: dict[str, Any]) -> None:
+    """The ended job's cost, on stderr (billable seconds × the dated price table)."""
+    from sagelaunch.commands.job_view import cost_line
+    from sagelaunch.config.cost import job_cost
+
+    cost = job_cost(job)
+    if cost is not None:
+        out.stderr.print(f"cost  {cost_line(cost)}", highlight=False)
+
+
 def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
     """Raise what the job's end means for the exit code: Failed 1, Stopped 4, still running 5."""
     name, status = job["TrainingJobName"], job["TrainingJobStatus"]
@@ -105,10 +115,13 @@ def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
 
 
 def wait_summary(job: dict[str, Any]) -> dict[str, Any]:
-    """`wait --output json`: where the job ended up."""
+    """`wait --output json`: where the job ended up, and what it cost."""
+    from sagelaunch.config.cost import job_cost
+
     return {
         "job_name": job["TrainingJobName"],
         "status": job["TrainingJobStatus"],
         "secondary_status": job.get("SecondaryStatus"),
         "failure_reason": job.get("FailureReason"),
+        "cost": job_cost(job),
     }

@@ -14,6 +14,7 @@ from sagelaunch.commands.follow import (
     conclude,
     follow,
     given_clients,
+    report_cost,
     timeout_seconds,
 )
 from sagelaunch.output import (
@@ -78,6 +79,8 @@ def submit(
         final = follow(aws, result.job_name, timeout_s, with_logs=logs)
         result.status = final["TrainingJobStatus"]
     _report(result, output, done=True)
+    if final is not None and output is not OutputFormat.json:
+        report_cost(final)
     if final is not None:
         conclude(final, timeout_s)
 
