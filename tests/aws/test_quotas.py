@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from sagelaunch.aws.quotas import TOTAL_INSTANCES
+from tests.aws.capacity_proxy import CapacityProxy
 from tests.aws.conftest import SMDDP, boto_client, submitted, training_job
-from tests.aws.quota_proxy import QuotaProxy
 
 pytestmark = pytest.mark.integration
 
@@ -17,13 +17,13 @@ P4D = "ml.p4d.24xlarge for training job usage"
 
 @pytest.fixture
 def quota_proxy(moto, monkeypatch):
-    proxy = QuotaProxy(moto, quotas={P4D: 2, TOTAL_INSTANCES: 20}).start()
+    proxy = CapacityProxy(moto, quotas={P4D: 2, TOTAL_INSTANCES: 20}).start()
     monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
     yield proxy
     proxy.stop()
 
 
-def running_p4d_job(proxy: QuotaProxy, name: str, count: int) -> None:
+def running_p4d_job(proxy: CapacityProxy, name: str, count: int) -> None:
     """A job of the account that holds ``count`` p4d instances (moto ends jobs at once)."""
     boto_client("sagemaker").create_training_job(
         TrainingJobName=name,
