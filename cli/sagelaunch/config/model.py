@@ -108,6 +108,8 @@ class Fallback(Strict):
         sets = [f"compute.instance_type={self.instance_type}"] if self.instance_type else []
         if self.instance_count is not None:
             sets.append(f"compute.instance_count={self.instance_count}")
+        if self.region:
+            sets.append(f"region={self.region}")
         if self.on_demand:
             sets.append("compute.spot=null")
         return [*sets, "compute.fallback=[]"]
