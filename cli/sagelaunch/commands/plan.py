@@ -49,6 +49,7 @@ def plan(
 
     An unchanged config (same content, code, sagelaunch and SDK versions) is answered from
     .sagelaunch/cache/plans without running the SDK again."""
+    from sagelaunch.services.failover import alternative_costs
     from sagelaunch.services.planning import make_plan
 
     result, bundle_data = make_plan(
@@ -72,14 +73,18 @@ def plan(
         plan_file.save(out, result, bundle_data)
         stderr.print(f"saved plan to [bold]{out}[/bold]; submit it with: sagelaunch submit {out}")
     shown = result.redacted()  # secret-looking environment values: the display only
+    alternatives = alternative_costs(config, overrides)
+    as_data = {**shown.as_json(), **({"alternatives": alternatives} if alternatives else {})}
     if output is PlanFormat.json:
-        print_json(shown.as_json())
+        print_json(as_data)
     elif output is PlanFormat.yaml:
-        _print_yaml(shown.as_json())
+        _print_yaml(as_data)
     else:
-        from sagelaunch.commands.plan_view import render
+        from sagelaunch.commands.plan_view import render, render_alternatives
 
         render(shown)
+        if alternatives:
+            render_alternatives(alternatives)
 
 
 def _print_yaml(data: dict[str, Any]) -> None:

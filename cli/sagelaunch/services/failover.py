@@ -144,3 +144,17 @@ def _run_attempt(
         return False
     attempt.ended_because = final.get("FailureReason") or attempt.status
     return True
+
+
+def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[str, object]]:
+    """`plan`'s view of the chain: each alternative with its price (offline, no SDK)."""
+    from sagelaunch.config.cost import estimate
+    from sagelaunch.config.loader import load
+
+    rows: list[dict[str, object]] = []
+    for number, alternative in enumerate(fallbacks_of(target, overrides), start=1):
+        loaded = load(target, [*(overrides or []), *alternative.overrides()])
+        cost = estimate(loaded.config)
+        row = {"attempt": number, "alternative": describe_alternative(alternative)}
+        rows.append({**row, "region": loaded.config.region, **cost})
+    return rows
