@@ -5,13 +5,15 @@ CapacityError, quotas come from Service Quotas' answer."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from sagelaunch.aws.quotas import TOTAL_INSTANCES
 from tests.aws.capacity_proxy import CapacityProxy
 from tests.aws.conftest import boto_client
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, REPO
 
 pytestmark = pytest.mark.integration
 
@@ -92,3 +94,19 @@ def test_a_quota_refusal_moves_on_before_any_job(cli, scarce):
     assert "ml.g5.2xlarge for spot training job usage: quota 0" in attempts[0]["ended_because"]
     assert attempts[1]["status"] == "Completed" and len(attempts) == 2
     assert scarce.created_names == [attempts[1]["job_name"]]
+
+
+def test_two_concurrent_reruns_create_each_attempt_once(scarce, moto):
+    """Two CI retries of one step at once (two processes): one chain of three jobs."""
+    scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
+    command = [sys.executable, "-m", "sagelaunch", "submit", str(SPOT), "--set", CHAIN]
+    command += ["--wait", "--idempotency-key", "ci-9", "-o", "json"]
+    runs = [
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    chains = [[a["job_name"] for a in json.loads(out)["attempts"]] for out, _ in outputs]
+    assert chains[0] == chains[1] and len(set(chains[0])) == 3
+    assert sorted(scarce.created_names) == sorted(chains[0])  # each job created once
