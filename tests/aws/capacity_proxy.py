@@ -14,6 +14,7 @@ from tests.aws.proxy import FaultProxy, _operation, _read_body
 
 LIST_QUOTAS = "servicequotas:ListServiceQuotas"
 DESCRIBE = "sagemaker:DescribeTrainingJob"
+LIST_JOBS = "sagemaker:ListTrainingJobs"
 
 
 CAPACITY_REASON = (
@@ -31,7 +32,16 @@ class CapacityProxy(FaultProxy):
         self.quotas = quotas
         self.no_capacity: set[str] = set()
         self.failing_code: set[str] = set()
+        self.keep_running = False  # jobs run until the test ends them (moto ends them at once)
         super().__init__(upstream)
+
+    def hold_created_jobs(self) -> None:
+        """With keep_running: every job created through the proxy is still InProgress."""
+        from tests.aws.conftest import training_job
+
+        if self.keep_running:
+            for name in list(self.created_names):
+                training_job(name).training_job_status = "InProgress"
 
     def end_as_scripted(self, body: bytes) -> None:
         """Fail the described job as its instance type's capacity (or code) says."""
@@ -76,6 +86,8 @@ class CapacityProxy(FaultProxy):
                     proxy.end_as_scripted(body)
                     self.rfile = io.BytesIO(body)  # type: ignore[assignment]
                     self.headers.replace_header("Content-Length", str(len(body)))
+                if operation == LIST_JOBS:
+                    proxy.hold_created_jobs()
                 if operation != LIST_QUOTAS:
                     super()._any()
                     return

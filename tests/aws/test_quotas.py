@@ -4,6 +4,8 @@ before anything is uploaded, naming the quota."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sagelaunch.aws.quotas import TOTAL_INSTANCES
@@ -76,3 +78,27 @@ def test_a_rerun_attaches_without_checking_again(cli, quota_proxy):
 def test_without_the_flag_no_quota_is_read(cli, quota_proxy):
     submitted(cli("submit", SMDDP, "--idempotency-key", "q4", "-o", "json"))
     assert quota_proxy.requests["servicequotas:ListServiceQuotas"] == 0
+
+
+def test_a_sweep_holds_the_trials_the_quota_cannot_take(cli, quota_proxy, tmp_path):
+    """Quota 2 for g5.xlarge, trials of 1 and 2 instances, max_parallel 4: the quota, not a
+    refused create, keeps trials queued."""
+    import yaml
+
+    from tests.aws.test_sweep import CONFIG
+
+    quota_proxy.quotas["ml.g5.xlarge for training job usage"] = 2
+    quota_proxy.keep_running = True
+    config = {**CONFIG, "sweep": {**CONFIG["sweep"], "max_parallel": 4}}
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = cli("sweep", path, "--check-quota", "--idempotency-key", "s1", "-o", "json")
+    assert result.exit_code == 0, result.output
+    trials = json.loads(result.stdout)["trials"]
+    created = [t for t in trials if t["status"] != "Queued"]
+    asked = sum(int(t["parameters"]["compute.instance_count"]) for t in created)
+    assert asked <= 2 and len(created) >= 1
+    assert len(created) < len(trials)  # the rest stay queued for a rerun
+    assert "it stays queued" in result.stderr
+    assert quota_proxy.faults["sagemaker:CreateTrainingJob"] == 0  # never refused by AWS
+    assert len(quota_proxy.created_names) == len(created)

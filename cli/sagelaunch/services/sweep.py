@@ -142,6 +142,7 @@ class Scheduler:
     say: Callable[[str], None] = lambda message: None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    check_quota: bool = False  # hold trials the account's quotas cannot take (services.quota_check)
 
     def __post_init__(self) -> None:
         self.result = SweepResult(
@@ -225,6 +226,10 @@ class Scheduler:
                 return
             if state.status != QUEUED:
                 continue
+            refusal = self._quota_refusal(trial)
+            if refusal is not None:
+                self._queued_by_quota(state, refusal)
+                return
             try:
                 _, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
             except QuotaExceeded as exc:
@@ -234,6 +239,18 @@ class Scheduler:
                 self._attach(trial, state, existing)  # a concurrent rerun created it first
             else:
                 state.status, state.note = JobStatus.InProgress.value, ""
+
+    def _quota_refusal(self, trial: TrialPlan) -> QuotaExceeded | None:
+        """With check_quota: why the account's quotas cannot take this trial now, if so."""
+        if not self.check_quota:
+            return None
+        from sagelaunch.services.quota_check import require_room
+
+        try:
+            require_room(self.aws, trial.plan.request)
+        except QuotaExceeded as exc:
+            return exc
+        return None
 
     def _queued_by_quota(self, state: TrialState, exc: QuotaExceeded) -> None:
         self.blocked = True
