@@ -45,3 +45,25 @@ def test_wait_prints_the_cost(cli, billed_job):
 def test_a_job_not_yet_billed_has_no_cost(cli, moto, plan_copy):
     name = submitted(cli("submit", plan_copy, "-o", "json"))["job_name"]
     assert json.loads(cli("status", name, "-o", "json").stdout)["cost"] is None
+
+
+def test_a_sweep_shows_each_trials_cost_and_the_sum(cli, moto, tmp_path):
+    import yaml
+
+    from tests.aws.test_sweep import CONFIG
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump({**CONFIG, "sweep": {**CONFIG["sweep"], "max_parallel": 4}}))
+    first = json.loads(cli("sweep", path, "--idempotency-key", "c1", "-o", "json").stdout)
+    for trial in first["trials"]:
+        training_job(trial["job_name"]).billable_time_in_seconds = 3600
+    again = cli("sweep", path, "--idempotency-key", "c1", "-o", "json")
+    hourly = facts.hourly_price("ml.g5.xlarge")
+    assert hourly is not None
+    costs = {
+        t["parameters"]["compute.instance_count"]: t["cost_usd"]
+        for t in json.loads(again.stdout)["trials"]
+    }
+    assert costs == {1: round(hourly, 2), 2: round(2 * hourly, 2)}
+    table = cli("sweep", path, "--idempotency-key", "c1", "--wait").stdout
+    assert f"cost so far ${2 * round(hourly, 2) + 2 * round(2 * hourly, 2):,.2f}" in table

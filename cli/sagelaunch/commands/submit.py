@@ -113,11 +113,14 @@ def _submit_chain(
     chain = failover.run(target, overrides, key, region, fallbacks, watch, **options)
     assert chain.last is not None and chain.final is not None  # run raises when none ran
     if output is OutputFormat.json:
-        print_json({**asdict(chain.last), "attempts": [asdict(a) for a in chain.attempts]})
+        attempts = [asdict(a) for a in chain.attempts]
+        print_json({**asdict(chain.last), "attempts": attempts, "chain_cost_usd": chain.cost_usd})
     else:
         _report(chain.last, output, done=True)
         _report_attempts(chain.attempts)
         report_cost(chain.final)
+        if chain.cost_usd is not None and len(chain.attempts) > 1:
+            out.stderr.print(f"chain cost  ${chain.cost_usd:,.2f} (all attempts)")
     conclude(chain.final, timeout_s)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
 from sagelaunch.statuses import JobStatus
@@ -46,6 +47,7 @@ class Attempt:
     status: str | None = None
     ended_because: str | None = None  # why the chain moved on (or ended) after this attempt
     checkpoint_s3_uri: str | None = None
+    cost_usd: float | None = None  # billable seconds × the dated price (config.cost.job_cost)
 
 
 @dataclass
@@ -54,6 +56,12 @@ class Chain:
     final: dict[str, Any] | None = None  # the description of the job the chain ended with
     last: submit.Submission | None = None  # the submission of that job
     refusal: QuotaExceeded | None = None  # the last quota refusal, when no job ran at all
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the chain's jobs cost together (None while one of them has an unknown price)."""
+        costs = [a.cost_usd for a in self.attempts if a.job_name]
+        return None if None in costs else round(sum(c or 0.0 for c in costs), 2)
 
 
 def is_capacity_failure(job: dict[str, Any]) -> bool:
@@ -139,6 +147,8 @@ def _run_attempt(
     chain.last = result
     result.status = attempt.status = final["TrainingJobStatus"]
     attempt.checkpoint_s3_uri = final.get("CheckpointConfig", {}).get("S3Uri")
+    cost = job_cost(final)
+    attempt.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
     if is_capacity_failure(final):
         attempt.ended_because = f"capacity: {final.get('FailureReason')}"
         return False

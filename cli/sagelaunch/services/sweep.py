@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagelaunch import bundle as bundles
 from sagelaunch import naming
+from sagelaunch.config.cost import job_cost
 from sagelaunch.config.trials import SweepSpec, Trial, expand
 from sagelaunch.errors import QuotaExceeded, UsageError
 from sagelaunch.plan_model import Plan
@@ -288,6 +289,8 @@ def _update(state: TrialState, job: dict[str, Any]) -> None:
         m["MetricName"]: float(m["Value"]) for m in job.get("FinalMetricDataList") or []
     }
     state.elapsed_s = _elapsed(job)
+    cost = job_cost(job)
+    state.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
 
 
 def _elapsed(job: dict[str, Any]) -> float | None:
