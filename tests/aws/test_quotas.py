@@ -102,3 +102,12 @@ def test_a_sweep_holds_the_trials_the_quota_cannot_take(cli, quota_proxy, tmp_pa
     assert "it stays queued" in result.stderr
     assert quota_proxy.faults["sagemaker:CreateTrainingJob"] == 0  # never refused by AWS
     assert len(quota_proxy.created_names) == len(created)
+
+
+def test_plan_checks_quotas_only_when_asked(cli, quota_proxy):
+    running_p4d_job(quota_proxy, "holds-one", 1)
+    assert cli("plan", SMDDP, "-o", "json").exit_code == 0
+    assert quota_proxy.total() == 0  # plan stays offline by default
+    result = cli("plan", SMDDP, "--check-quota", "-o", "json")
+    assert result.exit_code == 3
+    assert f"{P4D}: quota 2, in use 1, this job asks 2" in " ".join(result.output.split())

@@ -44,6 +44,14 @@ def plan(
     strict: Annotated[
         bool, typer.Option("--strict", help="Treat warnings as errors (exit 2), e.g. in CI.")
     ] = False,
+    check_quota: Annotated[
+        bool,
+        typer.Option(
+            "--check-quota",
+            help="Also read the account's SageMaker quotas and running jobs (needs credentials; "
+            "plan is otherwise offline); exit 3 when the job would exceed one.",
+        ),
+    ] = False,
 ) -> None:
     """Show exactly what submit would send: estimator, request, cost, topology, upload.
 
@@ -67,6 +75,8 @@ def plan(
             f"{len(result.warnings)} warning(s) and --strict: nothing planned",
             hint="fix them, or drop --strict to accept them",
         )
+    if check_quota:
+        _check_quota(result.region, result.request)
     if out:
         from sagelaunch import plan_file
 
@@ -85,6 +95,18 @@ def plan(
         render(shown)
         if alternatives:
             render_alternatives(alternatives)
+
+
+def _check_quota(region: str, request: dict[str, Any]) -> None:
+    """The quota pre-flight of submit, reported on stderr (exit 3 when the job would not fit)."""
+    from sagelaunch.aws.session import clients
+    from sagelaunch.services.quota_check import require_room
+
+    report = require_room(clients(region), request)
+    if not report.checked:
+        stderr.print("[yellow]warning:[/yellow] quotas not checked: Service Quotas access denied")
+    for use in report.uses:
+        stderr.print(f"quota  {use}", highlight=False)
 
 
 def _print_yaml(data: dict[str, Any]) -> None:
