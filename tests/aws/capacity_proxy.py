@@ -15,6 +15,7 @@ from tests.aws.proxy import FaultProxy, _operation, _read_body
 LIST_QUOTAS = "servicequotas:ListServiceQuotas"
 DESCRIBE = "sagemaker:DescribeTrainingJob"
 LIST_JOBS = "sagemaker:ListTrainingJobs"
+STOP = "sagemaker:StopTrainingJob"
 
 
 CAPACITY_REASON = (
@@ -33,7 +34,30 @@ class CapacityProxy(FaultProxy):
         self.no_capacity: set[str] = set()
         self.failing_code: set[str] = set()
         self.keep_running = False  # jobs run until the test ends them (moto ends them at once)
+        self.spot_interruptions = 0  # a spot job is shown running, interrupted this many times
         super().__init__(upstream)
+
+    def _interrupt(self, job) -> None:  # type: ignore[no-untyped-def]
+        """A spot job still running after ``spot_interruptions`` interruptions, until stopped."""
+        if job.training_job_status != "Completed":
+            return
+        now = job.creation_time
+        interrupted = {"Status": "Interrupted", "StartTime": now, "StatusMessage": "spot"}
+        job.training_job_status, job.secondary_status = "InProgress", "Interrupted"
+        job.secondary_status_transitions = [
+            {"Status": "Starting", "StartTime": now, "StatusMessage": "Starting"},
+            *[dict(interrupted) for _ in range(self.spot_interruptions)],
+        ]
+
+    def stop_job(self, body: bytes) -> bytes:
+        """StopTrainingJob, which moto's server does not implement: the job ends Stopped."""
+        from tests.aws.conftest import training_job
+
+        job = training_job(json.loads(body)["TrainingJobName"])
+        job.training_job_status = job.secondary_status = "Stopped"
+        with self.lock:
+            self.requests[STOP] += 1
+        return b"{}"
 
     def hold_created_jobs(self) -> None:
         """With keep_running: every job created through the proxy is still InProgress."""
@@ -50,6 +74,9 @@ class CapacityProxy(FaultProxy):
         try:
             job = training_job(json.loads(body)["TrainingJobName"])
         except KeyError:
+            return
+        if self.spot_interruptions and job.enable_managed_spot_training:
+            self._interrupt(job)
             return
         kind = job.resource_config.get("InstanceType")
         if job.training_job_status == "Completed" and kind in self.no_capacity | self.failing_code:
@@ -86,6 +113,9 @@ class CapacityProxy(FaultProxy):
                     proxy.end_as_scripted(body)
                     self.rfile = io.BytesIO(body)  # type: ignore[assignment]
                     self.headers.replace_header("Content-Length", str(len(body)))
+                if operation == STOP:
+                    self._ok(proxy.stop_job(_read_body(self)))
+                    return
                 if operation == LIST_JOBS:
                     proxy.hold_created_jobs()
                 if operation != LIST_QUOTAS:
@@ -94,7 +124,9 @@ class CapacityProxy(FaultProxy):
                 _read_body(self)
                 with proxy.lock:
                     proxy.requests[LIST_QUOTAS] += 1
-                body = proxy.quota_page()
+                self._ok(proxy.quota_page())
+
+            def _ok(self, body: bytes) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-amz-json-1.1")
                 self.send_header("Content-Length", str(len(body)))

@@ -110,3 +110,21 @@ def test_two_concurrent_reruns_create_each_attempt_once(scarce, moto):
     chains = [[a["job_name"] for a in json.loads(out)["attempts"]] for out, _ in outputs]
     assert chains[0] == chains[1] and len(set(chains[0])) == 3
     assert sorted(scarce.created_names) == sorted(chains[0])  # each job created once
+
+
+def test_a_spot_job_interrupted_too_often_is_stopped_and_rerun_on_demand(cli, scarce):
+    scarce.spot_interruptions = 2
+    result = cli(
+        "submit", SPOT, "--set", "compute.spot.fallback_after=2", "--wait",
+        "--idempotency-key", "spot-1", "-o", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    attempts = json.loads(result.stdout)["attempts"]
+    assert [a["status"] for a in attempts] == ["Stopped", "Completed"]
+    assert attempts[0]["ended_because"] == "spot: interrupted 2 times"
+    assert scarce.requests["sagemaker:StopTrainingJob"] == 1
+    jobs = [described(a["job_name"]) for a in attempts]
+    assert [j.get("EnableManagedSpotTraining", False) for j in jobs] == [True, False]
+    assert {j["CheckpointConfig"]["S3Uri"] for j in jobs} == {
+        "s3://sagelaunch-examples/ckpt/gpt-spot/"
+    }

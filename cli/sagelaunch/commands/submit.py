@@ -29,7 +29,7 @@ from sagelaunch.output import (
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
     from sagelaunch.config.model import Fallback
-    from sagelaunch.services.failover import Attempt
+    from sagelaunch.services.failover import Attempt, StopWhen
     from sagelaunch.services.submit import Submission
 
 
@@ -106,9 +106,9 @@ def _submit_chain(
     """`submit --wait` of a config with `compute.fallback`: the failover chain."""
     from sagelaunch.services import failover
 
-    def watch(aws: Clients, name: str) -> dict[str, Any]:
+    def watch(aws: Clients, name: str, stop_when: StopWhen | None) -> dict[str, Any]:
         out.stderr.print(f"following [bold]{name}[/bold]…")
-        return follow(aws, name, timeout_s, with_logs=logs)
+        return follow(aws, name, timeout_s, with_logs=logs, stop_when=stop_when)
 
     chain = failover.run(target, overrides, key, region, fallbacks, watch, **options)
     assert chain.last is not None and chain.final is not None  # run raises when none ran

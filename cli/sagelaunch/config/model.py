@@ -87,6 +87,12 @@ class Spot(Strict):
     max_wait: Duration = Field(
         description="Longest the job may wait for spot capacity plus run (>= max_run)."
     )
+    fallback_after: int | None = Field(
+        None,
+        ge=1,
+        description="`submit --wait`: after this many spot interruptions, stop the job and "
+        "resubmit it on demand (it resumes from checkpoint.s3_uri).",
+    )
 
 
 class Fallback(Strict):

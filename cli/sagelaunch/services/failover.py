@@ -31,9 +31,11 @@ CAPACITY_REASONS = (
     "Unable to provision requested ML compute capacity",
 )
 
-# Follows a job to its end: (clients, job name) -> its final description. The command passes
-# one that shows progress (and logs).
-Watcher = Callable[["Clients", str], dict[str, Any]]
+# Follows a job to its end: (clients, job name, stop_when) -> its final description, having
+# stopped the job once ``stop_when(description)`` held. The command passes one that shows
+# progress (and logs).
+StopWhen = Callable[[dict[str, Any]], bool]
+Watcher = Callable[["Clients", str, StopWhen | None], dict[str, Any]]
 
 
 @dataclass
@@ -70,6 +72,11 @@ def is_capacity_failure(job: dict[str, Any]) -> bool:
     return job.get("TrainingJobStatus") == JobStatus.Failed and any(
         marker in reason for marker in CAPACITY_REASONS
     )
+
+
+def interruptions(job: dict[str, Any]) -> int:
+    """How many times managed spot took the job's instances away (SecondaryStatus Interrupted)."""
+    return sum(t.get("Status") == "Interrupted" for t in job.get("SecondaryStatusTransitions", []))
 
 
 def describe_alternative(alternative: Fallback | None) -> str:
@@ -109,12 +116,30 @@ def run(
 
 
 def fallbacks_of(target: Path, overrides: list[str] | None) -> list[Fallback]:
-    """The config's failover chain (a saved plan has none: it is one exact request)."""
+    """The config's failover chain (a saved plan has none: it is one exact request); with
+    `compute.spot.fallback_after`, an on-demand rerun of the main config ends it."""
     if target.suffix == ".json":
         return []
     from sagelaunch.config.loader import load
+    from sagelaunch.config.model import Fallback
 
-    return list(load(target, overrides).config.compute.fallback)
+    compute = load(target, overrides).config.compute
+    chain = list(compute.fallback)
+    if compute.spot and compute.spot.fallback_after and not any(f.on_demand for f in chain):
+        chain.append(Fallback(on_demand=True))
+    return chain
+
+
+def _spot_limit(target: Path, overrides: list[str]) -> StopWhen | None:
+    """Stop a spot job interrupted `compute.spot.fallback_after` times (the chain goes on
+    demand); None for an on-demand attempt or without the setting."""
+    from sagelaunch.config.loader import load
+
+    spot = load(target, overrides).config.compute.spot
+    if spot is None or spot.fallback_after is None:
+        return None
+    limit = spot.fallback_after
+    return lambda job: interruptions(job) >= limit
 
 
 def _run_attempt(
@@ -143,7 +168,8 @@ def _run_attempt(
         chain.refusal = exc
         return False
     attempt.region, attempt.job_name = aws.region, result.job_name
-    chain.final = final = watch(aws, result.job_name)
+    limit = _spot_limit(target, sets)
+    chain.final = final = watch(aws, result.job_name, limit)
     chain.last = result
     result.status = attempt.status = final["TrainingJobStatus"]
     attempt.checkpoint_s3_uri = final.get("CheckpointConfig", {}).get("S3Uri")
@@ -151,6 +177,9 @@ def _run_attempt(
     attempt.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
     if is_capacity_failure(final):
         attempt.ended_because = f"capacity: {final.get('FailureReason')}"
+        return False
+    if limit is not None and limit(final) and final["TrainingJobStatus"] != JobStatus.Completed:
+        attempt.ended_because = f"spot: interrupted {interruptions(final)} times"
         return False
     attempt.ended_because = final.get("FailureReason") or attempt.status
     return True
