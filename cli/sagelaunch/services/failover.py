@@ -80,14 +80,13 @@ def interruptions(job: dict[str, Any]) -> int:
 
 
 def describe_alternative(alternative: Fallback | None) -> str:
+    """ "main config", or what the alternative changes: "2 × ml.p4d.24xlarge, us-west-2"."""
     if alternative is None:
         return "main config"
-    parts = [
-        f"{alternative.instance_count or ''}{' × ' if alternative.instance_count else ''}"
-        f"{alternative.instance_type or ''}".strip(),
-        alternative.region or "",
-        "on demand" if alternative.on_demand else "",
-    ]
+    cluster = alternative.instance_type or ""
+    if alternative.instance_count is not None:
+        cluster = f"{alternative.instance_count} × {cluster or 'instances'}"
+    parts = [cluster, alternative.region or "", "on demand" if alternative.on_demand else ""]
     return ", ".join(part for part in parts if part) or "main config again"
 
 
