@@ -7,6 +7,7 @@ boto3 is imported inside the functions, never at module level: `--help` stays fa
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -58,12 +59,14 @@ def follow(
     with_logs: bool,
     host: str | None = None,
     as_json: bool = False,
+    stop_when: Callable[[dict[str, Any]], bool] | None = None,
 ) -> dict[str, Any]:
     """Follow ``name`` until it ends or the timeout passes; returns its last description.
 
     Transitions go to stderr (under a spinner when no logs are streamed); with ``with_logs`` the
     logs of every host go to stdout between polls, and once more after the end for the tail
-    (``as_json``: as JSON lines)."""
+    (``as_json``: as JSON lines). ``stop_when``: stop the job once it holds for a description
+    (a spot job interrupted too often), and follow it to Stopped."""
     from sagelaunch.aws import jobs
     from sagelaunch.aws.logs import LogReader
     from sagelaunch.commands.job_view import print_events, transition_line
@@ -83,9 +86,33 @@ def follow(
             out.stderr.print(transition_line(transition), highlight=False)
             spinner.update(f"{name}: {transition.status} · {transition.secondary}")
             last = job
+            if (
+                stop_when is not None
+                and stop_when(job)
+                and job["TrainingJobStatus"] == "InProgress"
+            ):
+                out.stderr.print(f"stopping {name}: {stop_reason(job)}")
+                jobs.stop(aws.sagemaker, name)
+                stop_when = None
     if reader is not None:
         print_events(reader.poll(), as_json)
     return last
+
+
+def stop_reason(job: dict[str, Any]) -> str:
+    from sagelaunch.services.failover import interruptions
+
+    return f"spot interrupted {interruptions(job)} times; the chain goes on demand"
+
+
+def report_cost(job: dict[str, Any]) -> None:
+    """The ended job's cost, on stderr (billable seconds × the dated price table)."""
+    from sagelaunch.commands.job_view import cost_line
+    from sagelaunch.config.cost import job_cost
+
+    cost = job_cost(job)
+    if cost is not None:
+        out.stderr.print(f"cost  {cost_line(cost)}", highlight=False)
 
 
 def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
@@ -105,10 +132,13 @@ def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
 
 
 def wait_summary(job: dict[str, Any]) -> dict[str, Any]:
-    """`wait --output json`: where the job ended up."""
+    """`wait --output json`: where the job ended up, and what it cost."""
+    from sagelaunch.config.cost import job_cost
+
     return {
         "job_name": job["TrainingJobName"],
         "status": job["TrainingJobStatus"],
         "secondary_status": job.get("SecondaryStatus"),
         "failure_reason": job.get("FailureReason"),
+        "cost": job_cost(job),
     }

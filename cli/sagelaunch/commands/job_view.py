@@ -34,6 +34,7 @@ def jsonable(value: Any) -> Any:
 
 def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
     """`status --output json`: stable keys first, then the whole (redacted) description."""
+    from sagelaunch.config.cost import job_cost
     from sagelaunch.redact import redact
 
     resources = job.get("ResourceConfig", {})
@@ -50,6 +51,7 @@ def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
             "started": job.get("TrainingStartTime"),
             "ended": job.get("TrainingEndTime"),
             "billable_seconds": job.get("BillableTimeInSeconds"),
+            "cost": job_cost(job),
             "model_artifacts": job.get("ModelArtifacts", {}).get("S3ModelArtifacts"),
             "console_url": console_url,
             "transitions": [
@@ -101,6 +103,8 @@ def render_status(summary: dict[str, Any]) -> None:
     for key in ("billable_seconds", "model_artifacts"):
         if summary[key] is not None:
             grid.add_row(key.replace("_", " "), str(summary[key]))
+    if summary["cost"]:
+        grid.add_row("cost", cost_line(summary["cost"]))
     environment = summary["description"].get("Environment") or {}
     if environment:
         grid.add_row("environment", ", ".join(f"{k}={v}" for k, v in environment.items()))
@@ -108,6 +112,18 @@ def render_status(summary: dict[str, Any]) -> None:
     stdout.print(grid)
     if summary["transitions"]:
         stdout.print(_transitions(summary["transitions"]))
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """ "$12.34 (1,180 billable s; spot saved $5.00) at us-east-1 prices of 2025-06-01"."""
+    if cost["usd"] is None:
+        return f"{cost['billable_seconds']:,} billable s × unknown price (not in prices.json)"
+    saved = cost.get("spot_savings_usd")
+    spot = f"; spot saved ${saved:,.2f}" if saved is not None else ""
+    return (
+        f"${cost['usd']:,.2f} ({cost['billable_seconds']:,} billable s{spot}) "
+        f"at {cost['price_region']} prices of {cost['prices_as_of']}"
+    )
 
 
 def _transitions(transitions: list[dict[str, Any]]) -> Table:

@@ -15,6 +15,7 @@ from sagelaunch.commands.follow import (
     conclude,
     connect,
     follow,
+    report_cost,
     timeout_seconds,
     wait_summary,
 )
@@ -75,6 +76,8 @@ def wait(
     final = follow(aws, job, timeout_s, with_logs=logs)
     if output is OutputFormat.json:
         print_json(wait_summary(final))
+    else:
+        report_cost(final)
     conclude(final, timeout_s)
 
 

@@ -44,11 +44,20 @@ def plan(
     strict: Annotated[
         bool, typer.Option("--strict", help="Treat warnings as errors (exit 2), e.g. in CI.")
     ] = False,
+    check_quota: Annotated[
+        bool,
+        typer.Option(
+            "--check-quota",
+            help="Also read the account's SageMaker quotas and running jobs (needs credentials; "
+            "plan is otherwise offline); exit 3 when the job would exceed one.",
+        ),
+    ] = False,
 ) -> None:
     """Show exactly what submit would send: estimator, request, cost, topology, upload.
 
     An unchanged config (same content, code, sagelaunch and SDK versions) is answered from
     .sagelaunch/cache/plans without running the SDK again."""
+    from sagelaunch.services.failover import alternative_costs
     from sagelaunch.services.planning import make_plan
 
     if config.is_dir():
@@ -68,20 +77,38 @@ def plan(
             f"{len(result.warnings)} warning(s) and --strict: nothing planned",
             hint="fix them, or drop --strict to accept them",
         )
+    if check_quota:
+        _check_quota(result.region, result.request)
     if out:
         from sagelaunch import plan_file
 
         plan_file.save(out, result, bundle_data)
         stderr.print(f"saved plan to [bold]{out}[/bold]; submit it with: sagelaunch submit {out}")
     shown = result.redacted()  # secret-looking environment values: the display only
+    alternatives = alternative_costs(config, overrides)
+    as_data = {**shown.as_json(), **({"alternatives": alternatives} if alternatives else {})}
     if output is PlanFormat.json:
-        print_json(shown.as_json())
+        print_json(as_data)
     elif output is PlanFormat.yaml:
-        _print_yaml(shown.as_json())
+        _print_yaml(as_data)
     else:
-        from sagelaunch.commands.plan_view import render
+        from sagelaunch.commands.plan_view import render, render_alternatives
 
         render(shown)
+        if alternatives:
+            render_alternatives(alternatives)
+
+
+def _check_quota(region: str, request: dict[str, Any]) -> None:
+    """The quota pre-flight of submit, reported on stderr (exit 3 when the job would not fit)."""
+    from sagelaunch.aws.session import clients
+    from sagelaunch.services.quota_check import require_room
+
+    report = require_room(clients(region), request)
+    if not report.checked:
+        stderr.print("[yellow]warning:[/yellow] quotas not checked: Service Quotas access denied")
+    for use in report.uses:
+        stderr.print(f"quota  {use}", highlight=False)
 
 
 def _folder_error(folder: Path) -> UsageError:

@@ -151,3 +151,22 @@ def _upload(upload: Upload | None) -> None:
         f"({upload.compressed_bytes:,} compressed) → {upload.s3_uri}",
         highlight=False,
     )
+
+
+def render_alternatives(rows: list[dict[str, Any]]) -> None:
+    """The failover chain after the main plan: each alternative and its price."""
+    table = Table(title="failover chain (compute.fallback)", title_justify="left")
+    for column in ("attempt", "cluster", "region", "market", "$/h", "at most"):
+        table.add_column(column)
+    for row in rows:
+        hourly = "unknown" if row["hourly_usd"] is None else f"${row['hourly_usd']}"
+        ceiling = "unknown" if row["max_usd"] is None else f"${row['max_usd']}"
+        table.add_row(
+            str(row["attempt"]),
+            f"{row['instance_count']} × {row['instance_type']}",
+            str(row["region"] or "-"),
+            "spot" if row["spot"] else "on demand",
+            hourly,
+            ceiling,
+        )
+    stdout.print(table)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,6 +14,7 @@ from sagelaunch.commands.follow import (
     conclude,
     follow,
     given_clients,
+    report_cost,
     timeout_seconds,
 )
 from sagelaunch.output import (
@@ -27,6 +28,8 @@ from sagelaunch.output import (
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
+    from sagelaunch.config.model import Fallback
+    from sagelaunch.services.failover import Attempt, StopWhen
     from sagelaunch.services.submit import Submission
 
 
@@ -42,6 +45,14 @@ def submit(
     ] = False,
     logs: Annotated[bool, typer.Option("--logs", help="Stream the logs while waiting.")] = False,
     timeout: TimeoutOption = None,
+    check_quota: Annotated[
+        bool,
+        typer.Option(
+            "--check-quota",
+            help="Before uploading, check the account's SageMaker quotas (Service Quotas) "
+            "against its running training jobs; exit 3 naming the quota the job would exceed.",
+        ),
+    ] = False,
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
@@ -50,18 +61,24 @@ def submit(
     Without --idempotency-key, an existing job of the planned name is attached to only when it
     runs exactly the planned request (else exit 2, with the differences)."""
     timeout_s = timeout_seconds(timeout)
+    from sagelaunch.services import failover
     from sagelaunch.services.submit import deliver
 
-    result, aws = deliver(
-        target,
-        overrides,
-        idempotency_key,
-        region,
-        given_clients(ctx),
-        uploader=_upload,
-        progress=lambda: out.stderr.status(
+    options = {
+        "aws": given_clients(ctx),
+        "uploader": _upload,
+        "progress": lambda: out.stderr.status(
             "building the request with the SageMaker SDK (offline)…"
         ),
+    }
+    fallbacks = failover.fallbacks_of(target, overrides) if wait or logs else []
+    if fallbacks:
+        _submit_chain(
+            target, overrides, idempotency_key, region, fallbacks, options, output, timeout_s, logs
+        )
+        return
+    result, aws = deliver(
+        target, overrides, idempotency_key, region, check_quota=check_quota, **options
     )
     final = None
     if wait or logs:
@@ -69,8 +86,51 @@ def submit(
         final = follow(aws, result.job_name, timeout_s, with_logs=logs)
         result.status = final["TrainingJobStatus"]
     _report(result, output, done=True)
+    if final is not None and output is not OutputFormat.json:
+        report_cost(final)
     if final is not None:
         conclude(final, timeout_s)
+
+
+def _submit_chain(
+    target: Path,
+    overrides: list[str] | None,
+    key: str | None,
+    region: str | None,
+    fallbacks: list[Fallback],
+    options: dict[str, Any],
+    output: OutputFormat,
+    timeout_s: float | None,
+    logs: bool,
+) -> None:
+    """`submit --wait` of a config with `compute.fallback`: the failover chain."""
+    from sagelaunch.services import failover
+
+    def watch(aws: Clients, name: str, stop_when: StopWhen | None) -> dict[str, Any]:
+        out.stderr.print(f"following [bold]{name}[/bold]…")
+        return follow(aws, name, timeout_s, with_logs=logs, stop_when=stop_when)
+
+    chain = failover.run(target, overrides, key, region, fallbacks, watch, **options)
+    assert chain.last is not None and chain.final is not None  # run raises when none ran
+    if output is OutputFormat.json:
+        attempts = [asdict(a) for a in chain.attempts]
+        print_json({**asdict(chain.last), "attempts": attempts, "chain_cost_usd": chain.cost_usd})
+    else:
+        _report(chain.last, output, done=True)
+        _report_attempts(chain.attempts)
+        report_cost(chain.final)
+        if chain.cost_usd is not None and len(chain.attempts) > 1:
+            out.stderr.print(f"chain cost  ${chain.cost_usd:,.2f} (all attempts)")
+    conclude(chain.final, timeout_s)
+
+
+def _report_attempts(attempts: list[Attempt]) -> None:
+    for attempt in attempts:
+        out.stdout.print(
+            f"  attempt {attempt.number}  {attempt.alternative} ({attempt.region})  "
+            f"{attempt.job_name or '-'}  {attempt.ended_because or ''}",
+            highlight=False,
+        )
 
 
 def _upload(aws: Clients, uri: str, data: bytes) -> None:

@@ -42,6 +42,14 @@ def sweep(
         ),
     ] = None,
     idempotency_key: IdempotencyKeyOption = None,
+    check_quota: Annotated[
+        bool,
+        typer.Option(
+            "--check-quota",
+            help="Hold trials the account's SageMaker quotas cannot take now (Service Quotas "
+            "against the running training jobs) instead of learning it from refused creates.",
+        ),
+    ] = False,
     wait: Annotated[
         bool,
         typer.Option(
@@ -90,7 +98,7 @@ def sweep(
     if dry_run:
         _dry_run(planned, output)
         return
-    _run_on_sagemaker(ctx, planned, max_parallel, wait, timeout_s, output, results)
+    _run_on_sagemaker(ctx, planned, max_parallel, wait, timeout_s, output, results, check_quota)
 
 
 def _run_on_sagemaker(
@@ -101,6 +109,7 @@ def _run_on_sagemaker(
     timeout_s: float | None,
     output: OutputFormat,
     results: Path | None,
+    check_quota: bool = False,
 ) -> None:
     from sagelaunch.services.sweep import Pacing, Scheduler
 
@@ -117,7 +126,13 @@ def _run_on_sagemaker(
     parallel = max_parallel or planned.spec.sweep.max_parallel
     with _live(output if wait else OutputFormat.json) as notify:
         scheduler = Scheduler(
-            aws, planned, parallel, Pacing(timeout_s=timeout_s), notify=notify, say=_say
+            aws,
+            planned,
+            parallel,
+            Pacing(timeout_s=timeout_s),
+            notify=notify,
+            say=_say,
+            check_quota=check_quota,
         )
         result = scheduler.run(wait)
     _finish(result, output, results, waited=wait)

@@ -82,6 +82,9 @@ def results_table(result: SweepResult, final: bool = False) -> Table:
     table.add_column("job", overflow="fold", ratio=1)  # long names fold; the rest stays whole
     for column in ("status", "elapsed", "objective"):
         table.add_column(column, no_wrap=True)
+    billed = any(trial.cost_usd is not None for trial in result.trials)
+    if billed:
+        table.add_column("cost", no_wrap=True, justify="right")
     best = result.best if final else None
     for trial in result.trials:
         value = result.objective_of(trial)
@@ -93,10 +96,17 @@ def results_table(result: SweepResult, final: bool = False) -> Table:
             _status(trial),
             "" if trial.elapsed_s is None else f"{trial.elapsed_s:.0f}s",
             "" if value is None else f"{value:.6g}",
+            *([_usd(trial.cost_usd)] if billed else []),
         )
-    if best is not None:
-        table.caption = f"★ best: trial {best.index} ({best.job_name})"
+    captions = [f"★ best: trial {best.index} ({best.job_name})"] if best is not None else []
+    if billed:
+        captions.append(f"cost so far ${result.cost_usd or 0.0:,.2f}")
+    table.caption = "; ".join(captions) or None
     return table
+
+
+def _usd(amount: float | None) -> str:
+    return "" if amount is None else f"${amount:,.2f}"
 
 
 def short_names(keys: list[str]) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sagelaunch.config import facts
 from sagelaunch.config.model import LaunchConfig
 
@@ -35,3 +37,47 @@ def estimate(config: LaunchConfig) -> dict[str, object]:
 
         return group_cost(config, cost)
     return cost
+
+
+def job_cost(job: dict[str, Any]) -> dict[str, object] | None:
+    """What an ended job cost: its billable seconds × instances × the dated hourly price.
+
+    Managed spot bills ``BillableTimeInSeconds`` (the seconds spot actually charged) at the
+    on-demand rate; the saving is what ``TrainingTimeInSeconds`` would have cost beyond it.
+    None while nothing is billed yet; ``usd`` null when a type's price is unknown."""
+    billable = job.get("BillableTimeInSeconds")
+    if billable is None:
+        return None
+    prices = facts.load("prices")
+    hourly = _hourly_of_cluster(job.get("ResourceConfig", {}))
+    trained = job.get("TrainingTimeInSeconds") or billable
+    cost: dict[str, object] = {
+        "billable_seconds": billable,
+        "training_seconds": trained,
+        "usd": None if hourly is None else round(hourly * billable / 3600, 2),
+        "spot_savings_usd": None,
+        "prices_as_of": prices["as_of"],
+        "price_region": prices["region"],
+    }
+    if hourly is not None and job.get("EnableManagedSpotTraining"):
+        cost["spot_savings_usd"] = round(hourly * max(trained - billable, 0) / 3600, 2)
+    return cost
+
+
+def _hourly_of_cluster(resources: dict[str, Any]) -> float | None:
+    """The cluster's price per hour (all its instances), or None when a type's price is unknown."""
+    total = 0.0
+    for group in resources.get("InstanceGroups") or [resources]:
+        hourly = facts.hourly_price(group.get("InstanceType", ""))
+        if hourly is None:
+            return None
+        total += hourly * int(group.get("InstanceCount", 1))
+    return total
+
+
+def total_usd(costs: list[dict[str, object] | None]) -> float | None:
+    """The sum of jobs' costs (a sweep, a failover chain); None when one of them is unknown."""
+    amounts = [cost.get("usd") if cost else 0.0 for cost in costs]
+    if any(amount is None for amount in amounts):
+        return None
+    return round(sum(float(amount) for amount in amounts), 2)  # type: ignore[arg-type, misc]

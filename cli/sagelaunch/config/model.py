@@ -87,6 +87,38 @@ class Spot(Strict):
     max_wait: Duration = Field(
         description="Longest the job may wait for spot capacity plus run (>= max_run)."
     )
+    fallback_after: int | None = Field(
+        None,
+        ge=1,
+        description="`submit --wait`: after this many spot interruptions, stop the job and "
+        "resubmit it on demand (it resumes from checkpoint.s3_uri).",
+    )
+
+
+class Fallback(Strict):
+    """One alternative of a failover chain: what differs from the main config."""
+
+    instance_type: str | None = Field(
+        None, description="Instance type of this alternative, e.g. ml.p4d.24xlarge."
+    )
+    instance_count: int | None = Field(
+        None, ge=1, le=256, description="Number of instances of this alternative."
+    )
+    region: str | None = Field(None, description="Region of this alternative, e.g. us-west-2.")
+    on_demand: bool = Field(
+        False, description="true: run this alternative on demand (without compute.spot)."
+    )
+
+    def overrides(self) -> list[str]:
+        """The alternative as `--set` overrides of the main config."""
+        sets = [f"compute.instance_type={self.instance_type}"] if self.instance_type else []
+        if self.instance_count is not None:
+            sets.append(f"compute.instance_count={self.instance_count}")
+        if self.region:
+            sets.append(f"region={self.region}")
+        if self.on_demand:
+            sets.append("compute.spot=null")
+        return [*sets, "compute.fallback=[]"]
 
 
 class Compute(Strict):
@@ -118,6 +150,12 @@ class Compute(Strict):
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
     retries: int = Field(
         0, ge=0, le=30, description="RetryStrategy.MaximumRetryAttempts (0 = no retries)."
+    )
+    fallback: list[Fallback] = Field(
+        default_factory=list,
+        description="Failover chain: ordered alternatives (instance_type, instance_count, "
+        "region, on_demand) that `submit --wait` moves to when a job fails for lack of "
+        "capacity (CapacityError, InsufficientCapacityError) or quota; never on a code failure.",
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sagelaunch.config.loader import LoadedConfig, load
@@ -45,11 +45,25 @@ def validate_file(
         (report.errors if problem.severity == "error" else report.warnings).append(problem)
     if report.ok and report.loaded.config.sweep is not None:
         report.errors += _trial_errors(report.loaded, overrides)
+    if report.ok:
+        _check_fallbacks(report, overrides)
     if plan_settings:
         from sagelaunch.config.plan_settings import warnings_for
 
         report.warnings += warnings_for(report.loaded)
     return report
+
+
+def _check_fallbacks(report: Report, overrides: list[str] | None) -> None:
+    """Each alternative of the failover chain is checked like a config of its own (processes
+    per host, mesh, images of its region): a chain fails over to jobs that can run."""
+    assert report.loaded is not None
+    for index, alternative in enumerate(report.loaded.config.compute.fallback):
+        found = validate_file(report.file, [*(overrides or []), *alternative.overrides()])
+        where = f"compute.fallback[{index}]"
+        for problem in found.errors + found.warnings:
+            tagged = replace(problem, path=f"{where}: {problem.path}" if problem.path else where)
+            (report.errors if problem.severity == "error" else report.warnings).append(tagged)
 
 
 def _trial_errors(loaded: LoadedConfig, overrides: list[str] | None) -> list[Problem]:

@@ -11,10 +11,14 @@ that a first submit costs no more calls than the SDK's own `fit()`:
 2. DescribeTrainingJob, only when the name may already exist (a key or a saved plan's fixed name)
    and the bundle is already in S3: we upload before we create, so a job of ours with this
    request cannot exist while its bundle is missing.
-3. PutObject when the bundle is missing (the key carries its sha256: present means identical).
-4. CreateTrainingJob; a retried create that is refused as "already exists" attaches (aws.jobs).
+3. With `--check-quota`, the quota pre-flight (`services.quota_check`), only when a new job is
+   about to be created:
+   ListServiceQuotas, then ListTrainingJobs (InProgress) and a DescribeTrainingJob per running
+   job; a job the quotas cannot hold is refused here, before any upload.
+4. PutObject when the bundle is missing (the key carries its sha256: present means identical).
+5. CreateTrainingJob; a retried create that is refused as "already exists" attaches (aws.jobs).
 
-Every attach (steps 2 and 4) first checks that the existing job runs this plan's request
+Every attach (steps 2 and 5) first checks that the existing job runs this plan's request
 (`services.attach`); a job of the same name running something else is refused with the
 differences, never attached to.
 """
@@ -61,6 +65,7 @@ def deliver(
     aws: Clients | None = None,
     uploader: Uploader | None = None,
     progress: Progress | None = None,
+    check_quota: bool = False,
 ) -> tuple[Submission, Clients]:
     """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
     plan, bundle_data, from_file = load_plan(target, overrides, region, progress)
@@ -77,6 +82,7 @@ def deliver(
         bundle_data,
         may_exist=from_file or bool(key),
         uploader=uploader or _put,
+        check_quota=check_quota,
     )
     return result, aws
 
@@ -118,6 +124,7 @@ def send(
     data: bytes | None,
     may_exist: bool,
     uploader: Uploader | None = None,
+    check_quota: bool = False,
 ) -> Submission:
     """Upload and create, or attach (the order is explained in the module docstring)."""
     from sagelaunch.aws import jobs
@@ -127,6 +134,10 @@ def send(
     code_there = upload is None or exists(aws.s3, upload.s3_uri)
     existing = jobs.describe(aws.sagemaker, name) if may_exist and code_there else None
     if existing is None:
+        if check_quota:
+            from sagelaunch.services import quota_check
+
+            quota_check.require_room(aws, request)
         if not code_there:
             assert upload is not None and data is not None  # plan_file/make_plan pair them
             (uploader or _put)(aws, upload.s3_uri, data)

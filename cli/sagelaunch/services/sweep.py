@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagelaunch import bundle as bundles
 from sagelaunch import naming
+from sagelaunch.config.cost import job_cost
 from sagelaunch.config.trials import SweepSpec, Trial, expand
 from sagelaunch.errors import QuotaExceeded, UsageError
 from sagelaunch.plan_model import Plan
@@ -142,6 +143,7 @@ class Scheduler:
     say: Callable[[str], None] = lambda message: None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = time.sleep
+    check_quota: bool = False  # hold trials the account's quotas cannot take (services.quota_check)
 
     def __post_init__(self) -> None:
         self.result = SweepResult(
@@ -225,6 +227,10 @@ class Scheduler:
                 return
             if state.status != QUEUED:
                 continue
+            refusal = self._quota_refusal(trial)
+            if refusal is not None:
+                self._queued_by_quota(state, refusal)
+                return
             try:
                 _, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
             except QuotaExceeded as exc:
@@ -234,6 +240,18 @@ class Scheduler:
                 self._attach(trial, state, existing)  # a concurrent rerun created it first
             else:
                 state.status, state.note = JobStatus.InProgress.value, ""
+
+    def _quota_refusal(self, trial: TrialPlan) -> QuotaExceeded | None:
+        """With check_quota: why the account's quotas cannot take this trial now, if so."""
+        if not self.check_quota:
+            return None
+        from sagelaunch.services.quota_check import require_room
+
+        try:
+            require_room(self.aws, trial.plan.request)
+        except QuotaExceeded as exc:
+            return exc
+        return None
 
     def _queued_by_quota(self, state: TrialState, exc: QuotaExceeded) -> None:
         self.blocked = True
@@ -271,6 +289,8 @@ def _update(state: TrialState, job: dict[str, Any]) -> None:
         m["MetricName"]: float(m["Value"]) for m in job.get("FinalMetricDataList") or []
     }
     state.elapsed_s = _elapsed(job)
+    cost = job_cost(job)
+    state.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
 
 
 def _elapsed(job: dict[str, Any]) -> float | None:

@@ -34,6 +34,7 @@ class TrialState:
     elapsed_s: float | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     failure_reason: str | None = None
+    cost_usd: float | None = None  # billable seconds × the dated price (config.cost.job_cost)
     note: str = ""  # why it waits (quota), shown in the live table
     workdir: str | None = None  # local sweeps: the trial's run folder
 
@@ -96,7 +97,14 @@ class SweepResult:
             "best_trial": best.index if best else None,
             "counts": {s: self.count(s) for s in _statuses(self.trials)},
             "trials": [self._trial_json(t) for t in self.trials],
+            "cost_usd": self.cost_usd,
         }
+
+    @property
+    def cost_usd(self) -> float | None:
+        """What the sweep's billed trials cost so far (None: none billed yet)."""
+        costs = [t.cost_usd for t in self.trials if t.cost_usd is not None]
+        return round(sum(costs), 2) if costs else None
 
     def _trial_json(self, trial: TrialState) -> dict[str, Any]:
         return {
@@ -109,6 +117,7 @@ class SweepResult:
             "objective": self.objective_of(trial),
             "metrics": trial.metrics,
             "failure_reason": trial.failure_reason,
+            "cost_usd": trial.cost_usd,
             "workdir": trial.workdir,
         }
 

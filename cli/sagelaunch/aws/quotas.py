@@ -1,0 +1,116 @@
+"""Quota pre-flight: the account's applied SageMaker quotas against what its running jobs use.
+
+CreateTrainingJob refuses a job that asks more instances than the account's quota allows
+(`ResourceLimitExceeded`), and it does so only after the code was uploaded. Service Quotas
+tells the same limit beforehand: the quota is found by its name ("ml.p4d.24xlarge for training
+job usage"), as the console shows it, never by a copied quota code (codes differ per quota and
+are not documented as stable).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from sagelaunch.aws.errors import DENIED, error_code, translated
+
+SERVICE_CODE = "sagemaker"
+TOTAL_INSTANCES = "Number of instances across all training jobs"
+TOTAL_KEY = "*"  # the key of all instances in `instances_in_use`'s counter
+
+
+@dataclass(frozen=True)
+class QuotaUse:
+    """One quota, what the account's running training jobs use of it, and what this job asks."""
+
+    name: str
+    quota: int
+    in_use: int
+    asks: int
+
+    @property
+    def fits(self) -> bool:
+        return self.in_use + self.asks <= self.quota
+
+    def __str__(self) -> str:
+        return f"{self.name}: quota {self.quota}, in use {self.in_use}, this job asks {self.asks}"
+
+
+def usage_quota_name(instance_type: str, spot: bool) -> str:
+    """The quota's name in Service Quotas (spot capacity has quotas of its own)."""
+    kind = "spot training job usage" if spot else "training job usage"
+    return f"{instance_type} for {kind}"
+
+
+def asked_instances(request: dict[str, Any]) -> Counter[str]:
+    """Instances per type a CreateTrainingJob request (or a job's description) asks for."""
+    resources = request.get("ResourceConfig", {})
+    asked: Counter[str] = Counter()
+    for group in resources.get("InstanceGroups") or [resources]:
+        if group.get("InstanceType"):
+            asked[group["InstanceType"]] += int(group.get("InstanceCount", 1))
+    return asked
+
+
+@translated
+def applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int] | None:
+    """The applied value of each named SageMaker quota the account lists (absent: not listed);
+    None when the credentials may not read Service Quotas (the create will still tell)."""
+    wanted = set(names)
+    found: dict[str, int] = {}
+    pages = service_quotas.get_paginator("list_service_quotas").paginate(ServiceCode=SERVICE_CODE)
+    try:
+        for page in pages:
+            for quota in page.get("Quotas", []):
+                if quota.get("QuotaName") in wanted:
+                    found[quota["QuotaName"]] = int(quota["Value"])
+    except ClientError as exc:
+        if error_code(exc) in DENIED:
+            return None
+        raise
+    return found
+
+
+@translated
+def instances_in_use(sagemaker: Any) -> Counter[str]:
+    """Instances per type held by the account's InProgress training jobs ("*": all of them)."""
+    used: Counter[str] = Counter()
+    for page in sagemaker.get_paginator("list_training_jobs").paginate(StatusEquals="InProgress"):
+        for summary in page.get("TrainingJobSummaries", []):
+            job = _describe(sagemaker, summary["TrainingJobName"])
+            used.update(asked_instances(job))
+    used[TOTAL_KEY] = sum(count for kind, count in used.items() if kind != TOTAL_KEY)
+    return used
+
+
+def _describe(sagemaker: Any, name: str) -> dict[str, Any]:
+    try:
+        return dict(sagemaker.describe_training_job(TrainingJobName=name))
+    except ClientError:  # ended and gone between the list and the describe: it holds nothing
+        return {}
+
+
+def quota_uses(
+    request: dict[str, Any], quotas: dict[str, int], used: Counter[str]
+) -> list[QuotaUse]:
+    """The quotas this request draws on, each with its use; quotas the account does not list
+    are left out (nothing to check them against)."""
+    spot = bool(request.get("EnableManagedSpotTraining"))
+    asked = asked_instances(request)
+    uses = [
+        (usage_quota_name(kind, spot), used[kind], count) for kind, count in sorted(asked.items())
+    ]
+    uses.append((TOTAL_INSTANCES, used[TOTAL_KEY], sum(asked.values())))
+    return [
+        QuotaUse(name, quotas[name], in_use, asks) for name, in_use, asks in uses if name in quotas
+    ]
+
+
+def quota_names(request: dict[str, Any]) -> list[str]:
+    """Every quota name a request may draw on."""
+    spot = bool(request.get("EnableManagedSpotTraining"))
+    return [usage_quota_name(kind, spot) for kind in asked_instances(request)] + [TOTAL_INSTANCES]

@@ -1,0 +1,138 @@
+"""The fault proxy as a scarce-GPU account: it answers Service Quotas' ListServiceQuotas itself
+(moto's server does not implement it: its servicequotas backend serves only the AWS default
+quotas and GetServiceQuota), in the API's own shape; and, as SageMaker does when it finds no
+instances, it turns a job of an instance type without capacity Failed with a CapacityError
+reason (moto's backend state, the first time the job is described)."""
+
+from __future__ import annotations
+
+import io
+import json
+from http.server import BaseHTTPRequestHandler
+
+from tests.aws.proxy import FaultProxy, _operation, _read_body
+
+LIST_QUOTAS = "servicequotas:ListServiceQuotas"
+DESCRIBE = "sagemaker:DescribeTrainingJob"
+LIST_JOBS = "sagemaker:ListTrainingJobs"
+STOP = "sagemaker:StopTrainingJob"
+
+
+CAPACITY_REASON = (
+    "CapacityError: Unable to provision requested ML compute capacity. "
+    "Please retry using a different ML instance type."
+)
+
+
+class CapacityProxy(FaultProxy):
+    """A FaultProxy whose account has the applied SageMaker quotas in ``quotas`` (name -> value),
+    where the types in ``no_capacity`` find no instances and the jobs of the types in
+    ``failing_code`` fail in the user's code."""
+
+    def __init__(self, upstream: str, quotas: dict[str, int]) -> None:
+        self.quotas = quotas
+        self.no_capacity: set[str] = set()
+        self.failing_code: set[str] = set()
+        self.keep_running = False  # jobs run until the test ends them (moto ends them at once)
+        self.spot_interruptions = 0  # a spot job is shown running, interrupted this many times
+        super().__init__(upstream)
+
+    def _interrupt(self, job) -> None:  # type: ignore[no-untyped-def]
+        """A spot job still running after ``spot_interruptions`` interruptions, until stopped."""
+        if job.training_job_status != "Completed":
+            return
+        now = job.creation_time
+        interrupted = {"Status": "Interrupted", "StartTime": now, "StatusMessage": "spot"}
+        job.training_job_status, job.secondary_status = "InProgress", "Interrupted"
+        job.secondary_status_transitions = [
+            {"Status": "Starting", "StartTime": now, "StatusMessage": "Starting"},
+            *[dict(interrupted) for _ in range(self.spot_interruptions)],
+        ]
+
+    def stop_job(self, body: bytes) -> bytes:
+        """StopTrainingJob, which moto's server does not implement: the job ends Stopped."""
+        from tests.aws.conftest import training_job
+
+        job = training_job(json.loads(body)["TrainingJobName"])
+        job.training_job_status = job.secondary_status = "Stopped"
+        with self.lock:
+            self.requests[STOP] += 1
+        return b"{}"
+
+    def hold_created_jobs(self) -> None:
+        """With keep_running: every job created through the proxy is still InProgress."""
+        from tests.aws.conftest import training_job
+
+        if self.keep_running:
+            for name in list(self.created_names):
+                training_job(name).training_job_status = "InProgress"
+
+    def end_as_scripted(self, body: bytes) -> None:
+        """Fail the described job as its instance type's capacity (or code) says."""
+        from tests.aws.conftest import training_job
+
+        try:
+            job = training_job(json.loads(body)["TrainingJobName"])
+        except KeyError:
+            return
+        if self.spot_interruptions and job.enable_managed_spot_training:
+            self._interrupt(job)
+            return
+        kind = job.resource_config.get("InstanceType")
+        if job.training_job_status == "Completed" and kind in self.no_capacity | self.failing_code:
+            job.training_job_status = "Failed"
+            job.failure_reason = (
+                CAPACITY_REASON if kind in self.no_capacity else "AlgorithmError: boom"
+            )
+
+    def quota_page(self) -> bytes:
+        listed = [
+            {
+                "ServiceCode": "sagemaker",
+                "ServiceName": "Amazon SageMaker",
+                "QuotaCode": f"L-{index:08X}",
+                "QuotaName": name,
+                "Value": float(value),
+                "Unit": "None",
+                "Adjustable": True,
+                "GlobalQuota": False,
+            }
+            for index, (name, value) in enumerate(sorted(self.quotas.items()))
+        ]
+        return json.dumps({"Quotas": listed}).encode()
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        proxy = self
+        base = super()._handler_class()
+
+        class Handler(base):  # type: ignore[valid-type, misc]
+            def _any(self) -> None:
+                operation = _operation(self.command, self.path, self.headers)
+                if operation == DESCRIBE:
+                    body = _read_body(self)
+                    proxy.end_as_scripted(body)
+                    self.rfile = io.BytesIO(body)  # type: ignore[assignment]
+                    self.headers.replace_header("Content-Length", str(len(body)))
+                if operation == STOP:
+                    self._ok(proxy.stop_job(_read_body(self)))
+                    return
+                if operation == LIST_JOBS:
+                    proxy.hold_created_jobs()
+                if operation != LIST_QUOTAS:
+                    super()._any()
+                    return
+                _read_body(self)
+                with proxy.lock:
+                    proxy.requests[LIST_QUOTAS] += 1
+                self._ok(proxy.quota_page())
+
+            def _ok(self, body: bytes) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-amz-json-1.1")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
+
+        return Handler

@@ -1,0 +1,130 @@
+"""`submit --wait` of a config with a failover chain (`compute.fallback`) against moto's server,
+behind a proxy that plays a scarce-GPU account: types without capacity fail with SageMaker's
+CapacityError, quotas come from Service Quotas' answer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sagelaunch.aws.quotas import TOTAL_INSTANCES
+from tests.aws.capacity_proxy import CapacityProxy
+from tests.aws.conftest import boto_client
+from tests.conftest import EXAMPLES, REPO
+
+pytestmark = pytest.mark.integration
+
+SPOT = EXAMPLES / "spot-checkpoint.yaml"  # g5.2xlarge, spot, checkpoints in S3
+CHAIN = (
+    "compute.fallback=[{instance_type: ml.g5.12xlarge},"
+    " {instance_type: ml.g5.48xlarge, instance_count: 2, on_demand: true}]"
+)
+
+
+@pytest.fixture
+def scarce(moto, monkeypatch):
+    proxy = CapacityProxy(moto, quotas={TOTAL_INSTANCES: 20}).start()
+    proxy.unique_creates = True  # a second create of one name is refused, as AWS does
+    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
+    yield proxy
+    proxy.stop()
+
+
+def chain(cli, key: str = "ci-7"):
+    return cli("submit", SPOT, "--set", CHAIN, "--wait", "--idempotency-key", key, "-o", "json")
+
+
+def described(name: str) -> dict:
+    return boto_client("sagemaker").describe_training_job(TrainingJobName=name)
+
+
+def test_capacity_failures_move_down_the_chain_and_the_last_completes(cli, scarce):
+    scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
+    result = chain(cli)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    attempts = report["attempts"]
+    assert [a["status"] for a in attempts] == ["Failed", "Failed", "Completed"]
+    assert all(a["ended_because"].startswith("capacity: CapacityError") for a in attempts[:2])
+    assert report["job_name"] == attempts[2]["job_name"]
+    assert scarce.created_names == [a["job_name"] for a in attempts]
+    jobs = [described(a["job_name"]) for a in attempts]
+    assert [j["ResourceConfig"]["InstanceType"] for j in jobs] == [
+        "ml.g5.2xlarge",
+        "ml.g5.12xlarge",
+        "ml.g5.48xlarge",
+    ]
+    assert jobs[2]["ResourceConfig"]["InstanceCount"] == 2
+    assert [j.get("EnableManagedSpotTraining", False) for j in jobs] == [True, True, False]
+    # every attempt resumes from the same checkpoints
+    uris = {j["CheckpointConfig"]["S3Uri"] for j in jobs}
+    assert uris == {"s3://sagelaunch-examples/ckpt/gpt-spot/"}
+
+
+def test_a_rerun_attaches_to_every_attempt_and_creates_none(cli, scarce):
+    scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
+    first = json.loads(chain(cli).stdout)
+    for _ in range(2):
+        again = chain(cli)
+        assert again.exit_code == 0, again.output
+        assert json.loads(again.stdout)["attempts"] == first["attempts"]
+    assert len(scarce.created_names) == 3 == len(set(scarce.created_names))
+    assert scarce.faults["sagemaker:CreateTrainingJob"] == 0  # no second create was even sent
+
+
+def test_a_code_failure_does_not_fail_over(cli, scarce):
+    scarce.failing_code = {"ml.g5.2xlarge"}
+    result = chain(cli)
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert [a["status"] for a in report["attempts"]] == ["Failed"]
+    assert "AlgorithmError" in report["attempts"][0]["ended_because"]
+    assert len(scarce.created_names) == 1
+
+
+def test_a_quota_refusal_moves_on_before_any_job(cli, scarce):
+    scarce.quotas["ml.g5.2xlarge for spot training job usage"] = 0
+    result = chain(cli)
+    assert result.exit_code == 0, result.output
+    attempts = json.loads(result.stdout)["attempts"]
+    assert attempts[0]["job_name"] is None
+    assert "ml.g5.2xlarge for spot training job usage: quota 0" in attempts[0]["ended_because"]
+    assert attempts[1]["status"] == "Completed" and len(attempts) == 2
+    assert scarce.created_names == [attempts[1]["job_name"]]
+
+
+def test_two_concurrent_reruns_create_each_attempt_once(scarce, moto):
+    """Two CI retries of one step at once (two processes): one chain of three jobs."""
+    scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
+    command = [sys.executable, "-m", "sagelaunch", "submit", str(SPOT), "--set", CHAIN]
+    command += ["--wait", "--idempotency-key", "ci-9", "-o", "json"]
+    runs = [
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    chains = [[a["job_name"] for a in json.loads(out)["attempts"]] for out, _ in outputs]
+    assert chains[0] == chains[1] and len(set(chains[0])) == 3
+    assert sorted(scarce.created_names) == sorted(chains[0])  # each job created once
+
+
+def test_a_spot_job_interrupted_too_often_is_stopped_and_rerun_on_demand(cli, scarce):
+    scarce.spot_interruptions = 2
+    result = cli(
+        "submit", SPOT, "--set", "compute.spot.fallback_after=2", "--wait",
+        "--idempotency-key", "spot-1", "-o", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    attempts = json.loads(result.stdout)["attempts"]
+    assert [a["status"] for a in attempts] == ["Stopped", "Completed"]
+    assert attempts[0]["ended_because"] == "spot: interrupted 2 times"
+    assert scarce.requests["sagemaker:StopTrainingJob"] == 1
+    jobs = [described(a["job_name"]) for a in attempts]
+    assert [j.get("EnableManagedSpotTraining", False) for j in jobs] == [True, False]
+    assert {j["CheckpointConfig"]["S3Uri"] for j in jobs} == {
+        "s3://sagelaunch-examples/ckpt/gpt-spot/"
+    }

@@ -1,0 +1,60 @@
+"""`compute.fallback`: each alternative of a failover chain is validated like a config of its
+own, and its problems are reported at the alternative (the SDK's image data and the service's
+documented limits are the oracles, through the existing rules)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import EXAMPLES
+
+SMDDP = EXAMPLES / "smddp-p4d.yaml"
+
+
+def validate(cli, chain: str):
+    return cli("validate", SMDDP, "--set", f"compute.fallback={chain}", "-o", "json")
+
+
+def test_a_valid_chain_validates(cli):
+    result = validate(
+        cli, "[{instance_type: ml.p5.48xlarge, instance_count: 1}, {region: us-west-2}]"
+    )
+    assert result.exit_code == 0, result.output
+
+
+def test_an_alternative_the_strategy_cannot_run_is_an_error_at_the_alternative(cli):
+    result = validate(cli, "[{instance_type: ml.p5.48xlarge}, {instance_type: ml.g5.48xlarge}]")
+    assert result.exit_code == 2
+    errors = json.loads(result.stdout)[0]["errors"]
+    assert [e["path"] for e in errors] == ["compute.fallback[1]: compute.instance_type"]
+    assert "SMDDP library supports only" in errors[0]["message"]
+
+
+def test_a_malformed_alternative_is_refused_with_its_key(cli):
+    result = validate(cli, "[{instance_count: 0}]")
+    assert result.exit_code == 2
+    assert "compute.fallback.0.instance_count" in result.output.replace("[", ".").replace("]", "")
+
+
+def test_an_unknown_key_in_an_alternative_is_refused(cli):
+    result = validate(cli, "[{instance_typ: ml.p5.48xlarge}]")
+    assert result.exit_code == 2 and "instance_typ" in result.output
+
+
+def test_plan_shows_each_alternative_with_its_price(cli):
+    from sagelaunch.config import facts
+
+    chain = "[{instance_type: ml.p5.48xlarge, instance_count: 1}, {region: us-west-2}]"
+    result = cli("plan", SMDDP, "--set", f"compute.fallback={chain}", "-o", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["alternatives"]
+    assert [(r["instance_type"], r["instance_count"], r["region"]) for r in rows] == [
+        ("ml.p5.48xlarge", 1, "us-east-1"),
+        ("ml.p4d.24xlarge", 2, "us-west-2"),
+    ]
+    assert rows[0]["hourly_usd"] == facts.hourly_price("ml.p5.48xlarge")
+
+
+def test_a_plan_without_a_chain_has_no_alternatives_key(cli):
+    result = cli("plan", SMDDP, "-o", "json")
+    assert result.exit_code == 0 and "alternatives" not in json.loads(result.stdout)
