@@ -85,6 +85,18 @@ def test_table_view(cli):
     for column in ("strategy", "weights", "grads", "optim", "activ", "total", "fits?"):
         assert column in result.stdout
     assert "1120.0 GB of states" in result.stdout
+    assert "tokens per dollar" in result.stdout
+
+
+def test_layouts_ranked_by_tokens_per_dollar_with_memory_by_category(cli):
+    body = recommend_json(cli, "--params", "70B", "--instance-type", "ml.p5.48xlarge")
+    fitting = [alt for alt in body["alternatives"] if alt["fits"]]
+    assert len(fitting) >= 3
+    per_dollar = [alt["step_time"]["tokens_per_dollar"] for alt in fitting]
+    assert per_dollar == sorted(per_dollar, reverse=True)
+    for alt in fitting:
+        assert set(alt["per_device_gb"]) >= {"weights", "gradients", "optimizer", "activations"}
+        assert alt["step_time"]["step_s"] > 0
 
 
 @pytest.mark.parametrize(

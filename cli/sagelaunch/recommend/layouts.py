@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from sagelaunch.config import facts
 from sagelaunch.errors import UsageError
-from sagelaunch.recommend import zero
+from sagelaunch.recommend import steptime, zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Workload
 
@@ -118,6 +118,12 @@ class Candidate:
         if self.sharding.optimizer_over > 1:
             return f"{tp}ZeRO-1 {self.shard_group}"
         return f"{tp}replica" if not tp else tp.removesuffix(" + ")
+
+    def speed(self, workload: Workload) -> steptime.StepTime:
+        """The roofline step time and tokens/s per dollar of this layout."""
+        return steptime.estimate(
+            workload, self.sharding, self.device.instance_type, self.instance_count
+        )
 
     def verdict(self) -> str:
         total, usable = self.memory.total, self.device.usable_gb
