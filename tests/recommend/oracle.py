@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sagelaunch.config import facts
+from sagelaunch.recommend import steptime
 from sagelaunch.recommend.memory import Sharding, per_device
 from sagelaunch.recommend.workload import Shape, Workload
 
@@ -25,6 +27,7 @@ COMPARED = ("weights", "gradients", "optimizer", "activations")
 # (name, layers, hidden, heads): GPT-3's 125M and 1.3B, Llama's 7B and 70B widths.
 SIZES = {
     "125M": (12, 768, 12),
+    "350M": (24, 1024, 16),
     "1.3B": (24, 2048, 16),
     "7B": (32, 4096, 32),
     "70B": (80, 8192, 64),
@@ -81,27 +84,34 @@ class Result:
 
 def measure(cells: list[Cell]) -> list[Result]:
     """Run the driver once for all cells (one torch import) and compare each."""
-    args = [json.dumps(cell.spec()) for cell in cells]
+    lines = _run([cell.spec() for cell in cells])
+    return [compare(cell, line) for cell, line in zip(cells, lines, strict=True)]
+
+
+def _run(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    args = [json.dumps(spec) for spec in specs]
     done = subprocess.run(
         [sys.executable, str(DRIVER), *args], cwd=ROOT, capture_output=True, text=True
     )
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-4000:])
-    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    return [compare(cell, line) for cell, line in zip(cells, lines, strict=True)]
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
-def compare(cell: Cell, measured: dict[str, Any]) -> Result:
-    spec = cell.spec()
-    workload = Workload(
-        params=measured["params"],
-        shape=Shape(spec["layers"], spec["hidden"], spec["heads"], estimated=False),
+def _workload(cell: Cell, params: int) -> Workload:
+    layers, hidden, heads = SIZES[cell.size]
+    return Workload(
+        params=params,
+        shape=Shape(layers, hidden, heads, estimated=False),
         seq_len=cell.seq_len,
         precision="fp32" if cell.precision == "fp32" else "bf16",
         activation_checkpointing=cell.checkpointing,
         vocab=cell.vocab,
     )
-    mem = per_device(workload, sharding_of(spec))
+
+
+def compare(cell: Cell, measured: dict[str, Any]) -> Result:
+    mem = per_device(_workload(cell, measured["params"]), sharding_of(cell.spec()))
     predicted = {cat: getattr(mem, cat) for cat in COMPARED}
     got = measured["measured_gb"]
     ratios = {cat: predicted[cat] / got[cat] if got[cat] else float("inf") for cat in COMPARED}
@@ -113,6 +123,38 @@ def sharding_of(spec: dict[str, Any]) -> Sharding:
     tp, pp = dims.get("tp", 1), dims.get("pp", 1)
     over = dims.get("dp_shard", 1) if spec["parallel"] == "fsdp" else 1
     return Sharding(tp, over, over, over, pp)
+
+
+@dataclass
+class Runtime:
+    """The roofline model's step against RuntimeEstimator's, and its matmul FLOPs against
+    FlopCounterMode's, for the entry point's GPT on one rank (DDP) of `instance_type`."""
+
+    cell: Cell
+    ratios: dict[str, float]
+
+
+def runtime(cells: list[Cell], instance_type: str) -> list[Runtime]:
+    known = facts.instance(instance_type) or {}
+    # RuntimeEstimator's flops_to_ns counts MACs (FLOPs / 2) at 75% of the given peak, 1.5 times
+    # the published peak in effect; the model uses the published peak, so hand it peak / 1.5.
+    figures = {"tflops": known["bf16_tflops"] / 1.5, "gbps": known["hbm_gb_per_s"]}
+    lines = _run([{**cell.spec(), **figures} for cell in cells])
+    return [_time(cell, line, known) for cell, line in zip(cells, lines, strict=True)]
+
+
+def _time(cell: Cell, measured: dict[str, Any], known: dict[str, Any]) -> Runtime:
+    work, sharding = _workload(cell, measured["params"]), Sharding()
+    compute = steptime.step_flops(work, sharding) / (known["bf16_tflops"] * 1e12)
+    memory = steptime.step_bytes(work, sharding) / (known["hbm_gb_per_s"] * 1e9)
+    seconds = measured["seconds"]
+    ratios = {
+        # the CPU's flash-attention kernel has no FLOP formula in FlopCounterMode
+        "matmul_flops": steptime.matmul_flops(work) / measured["flops"],
+        "memory_s": memory / seconds["memory"],
+        "step_s": steptime.roofline(compute, memory) / seconds["step"],
+    }
+    return Runtime(cell, ratios)
 
 
 def table(results: list[Result]) -> str:

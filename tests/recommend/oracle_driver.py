@@ -175,9 +175,46 @@ def _sum(snapshot: dict[str, int], names: tuple[str, ...]) -> int:
     return sum(snapshot.get(name, 0) for name in names)
 
 
+def estimate_runtime(cell: dict[str, Any]) -> dict[str, Any]:
+    """RuntimeEstimator's roofline ("operator-level-cost-model") over one step on one rank,
+    with the accelerator's FLOPS and HBM bandwidth (`tflops`, `gbps` in the cell) in place of
+    the local GPU's, which it would otherwise read from CUDA. Run twice: as is, and with FLOPS
+    unbounded (memory traffic alone); FlopCounterMode counts the FLOPs of the same step."""
+    from torch.distributed._tools.runtime_estimator import RuntimeEstimator
+    from torch.utils import _runtime_estimation as roofline
+    from torch.utils.flop_counter import FlopCounterMode
+
+    layout = config.Layout(**cell["layout"])
+    cfg = _train_config(cell, layout)
+    ctx = distctx.DistContext(kind="gloo", backend=None)
+    torch.cuda.is_available = lambda: True  # the estimator's guard; no CUDA call follows
+    times = {}
+    for name, tflops, gbps in (
+        ("step", cell["tflops"], cell["gbps"]),
+        ("memory", 1e30, cell["gbps"]),
+    ):
+        roofline.get_device_tflops = lambda dtype, t=tflops: t
+        roofline.get_gpu_dram_gbps = lambda g=gbps: g
+        estimator = RuntimeEstimator()
+        with FakeTensorMode(allow_non_fake_inputs=True):
+            model = models.build_model(_model_config(cfg))
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size, cfg.seq_len))
+            flops = FlopCounterMode(display=False)
+            with estimator("operator-level-cost-model"), flops:
+                with parallel.autocast(ctx, cfg.precision):
+                    loss = parallel.loss_fn(model(tokens), tokens)
+                loss.backward()
+                optimizer.step()
+        times[name] = estimator.total_runtime / 1e3  # ms -> s
+    return {"params": models.num_params(model), "flops": flops.get_total_flops(), "seconds": times}
+
+
 def main(argv: list[str]) -> int:
     for text in argv:
-        print(json.dumps({**json.loads(text), **measure(json.loads(text))}), flush=True)
+        cell = json.loads(text)
+        run = estimate_runtime if "tflops" in cell else measure
+        print(json.dumps({**cell, **run(cell)}), flush=True)
     return 0
 
 

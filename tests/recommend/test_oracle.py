@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.recommend.oracle import TOLERANCE, Cell, Result, measure
+from tests.recommend.oracle import TOLERANCE, Cell, Result, measure, runtime
 
 FAST = [
     Cell("125M", "ddp"),
@@ -35,6 +35,10 @@ MARGINS = {
         1.15,
         "the model counts autocast's bf16 cache of the whole local weights; the tracker sees "
         "DTensor weights cast per shard",
+    ),
+    ("70B-fsdp-full-64-bf16-ckpt", "activations"): (
+        1.18,
+        "as for 125M with checkpointing: one recomputed block is counted on top of every input",
     ),
     ("125M-fsdp-full-8-bf16-ckpt", "activations"): (
         1.16,
@@ -69,3 +73,21 @@ def test_model_within_ten_percent_of_the_tracker(cell, fast_results):
 def test_large_models_within_ten_percent_of_the_tracker(cell):
     (res,) = measure([cell])
     _check(res)
+
+
+@pytest.mark.parametrize(
+    ("cells", "instance_type"),
+    [
+        pytest.param([Cell("125M", "ddp")], "ml.p5.48xlarge", id="125M-p5"),
+        pytest.param(
+            [Cell("350M", "ddp", checkpointing=True), Cell("125M", "ddp", seq_len=512)],
+            "ml.p4d.24xlarge",
+            id="350M-ckpt-and-short-p4d",
+            marks=pytest.mark.slow,
+        ),
+    ],
+)
+def test_roofline_within_ten_percent_of_runtime_estimator(cells, instance_type):
+    for res in runtime(cells, instance_type):
+        for what, ratio in res.ratios.items():
+            assert abs(ratio - 1) <= TOLERANCE, f"{res.cell.name} {what}: {ratio:.2f}x"

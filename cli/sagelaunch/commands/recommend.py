@@ -215,7 +215,7 @@ def _print(rec: Recommendation) -> None:
         speed = cand.speed(rec.workload)
         per_dollar = speed.tokens_per_dollar
         stdout.print(
-            f"[dim]{cand.short} on {cand.instance_count}: roofline step {speed.seconds:.2f} s, "
+            f"[dim]{cand.strategy} {cand.short} on {cand.instance_count}: roofline step {speed.seconds:.2f} s, "
             f"{speed.tokens_per_s:,.0f} tokens/s"
             + (f", {per_dollar / 1e6:.1f}M tokens per dollar" if per_dollar else "")
             + "[/dim]"

@@ -1,11 +1,16 @@
 """A roofline estimate of one training step per layout, and tokens/s per dollar from it.
 
-Each rank's step takes the longer of its compute (training FLOPs at the accelerator's published
-dense bf16 peak, instances.json `bf16_tflops`) and its memory traffic (bytes at the published HBM
-bandwidth, `hbm_gb_per_s`); collectives are not counted, so layouts that communicate more (FSDP
-over many instances, TP across slow links) are flattered. A pipeline adds its 1F1B bubble with
-two micro-batches per stage. Peak figures: real steps reach perhaps 40-60% of them, the same
-fraction for every layout, so the ranking holds where the absolute figure does not.
+Each rank's step is its compute (training FLOPs at the accelerator's published dense bf16 peak,
+instances.json `bf16_tflops`) plus its memory traffic (bytes at the published HBM bandwidth,
+`hbm_gb_per_s`). The traffic is that of the entry point's eager PyTorch step, operator
+by operator (every read and write of every kernel, as torch's RuntimeEstimator counts them in its
+roofline mode): per element of the blocks' activations, per logit and per parameter (the
+optimizer's unfused AdamW and autocast's casts). tests/recommend/test_oracle.py holds both halves
+against RuntimeEstimator and FlopCounterMode on fake tensors. Collectives are not counted, so
+layouts that communicate more (FSDP over many instances, TP across slow links) are flattered; a
+pipeline adds its 1F1B bubble with two micro-batches per stage. Real steps reach a fraction of
+the peaks, about the same for every layout, so the ranking holds where the absolute figure
+does not.
 """
 
 from __future__ import annotations
@@ -13,10 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sagelaunch.config import facts
-from sagelaunch.recommend.memory import Sharding, compute_bytes, local_params, state_bytes
+from sagelaunch.recommend.memory import Sharding, local_params
 from sagelaunch.recommend.workload import Workload
 
 RECOMPUTE = 4 / 3  # checkpointing runs each forward twice: 8 of 6 units of 2N FLOPs per token
+# Bytes moved per step, eager PyTorch, fitted to RuntimeEstimator's per-operator count on the
+# entry point's GPT (bf16 autocast, AdamW): per block activation element (layer x token x h),
+# per logit (token x vocab) and per parameter.
+BYTES_PER_ACTIVATION = 1045
+BYTES_PER_LOGIT = 136
+BYTES_PER_PARAM = 142
 
 
 @dataclass(frozen=True)
@@ -39,22 +50,52 @@ class StepTime:
 
 
 def step_flops(workload: Workload, sharding: Sharding) -> float:
-    """One rank's FLOPs per step: 6N + 12·L·h·s per token (PaLM, App. B), split by TP and PP."""
+    """One rank's FLOPs per step: 6 per weight of a matmul (embedding lookups have none) and
+    12·L·h·s of attention per token (PaLM, App. B), split by TP and PP."""
+    return (matmul_flops(workload) + attention_flops(workload)) / _model_split(sharding)
+
+
+def matmul_flops(workload: Workload) -> float:
+    """Checkpointing recomputes the blocks' forward, not the head's."""
+    head = workload.vocab * workload.shape.hidden
+    blocks = workload.params - workload.embedding_params
+    return 6 * (blocks * _recompute(workload) + head) * _tokens(workload)
+
+
+def attention_flops(workload: Workload) -> float:
     shape = workload.shape
-    per_token = 6 * workload.params + 12 * shape.layers * shape.hidden * workload.seq_len
-    if workload.activation_checkpointing:
-        per_token *= RECOMPUTE
-    tokens = workload.seq_len * workload.micro_batch
-    return per_token * tokens / (sharding.tensor_parallel * sharding.pipeline_parallel)
+    per_token = 12 * shape.layers * shape.hidden * workload.seq_len
+    return per_token * _tokens(workload) * _recompute(workload)
 
 
 def step_bytes(workload: Workload, sharding: Sharding) -> float:
-    """One rank's HBM traffic per step: the weights read in forward and twice in backward (in
-    the compute dtype), and the optimizer reading and writing its shard of every state."""
-    local = local_params(workload, sharding)
-    weights = 3 * local * compute_bytes(workload)
-    optimizer = 2 * local * sum(state_bytes(workload)) / sharding.optimizer_over
-    return weights + optimizer
+    """One rank's HBM traffic per step (see BYTES_PER_*)."""
+    shape = workload.shape
+    activations = shape.layers * _tokens(workload) * shape.hidden * _recompute(workload)
+    logits = _tokens(workload) * workload.vocab if sharding.pipeline_parallel == 1 else 0
+    return (
+        BYTES_PER_ACTIVATION * activations / _model_split(sharding)
+        + BYTES_PER_LOGIT * logits
+        + BYTES_PER_PARAM * local_params(workload, sharding) / sharding.weights_over
+    )
+
+
+def roofline(compute_s: float, memory_s: float) -> float:
+    """A step of eager operators, each timed by its own roofline: the matmuls are bound by
+    compute, the rest (norms, activations, softmax, the optimizer) by memory, so the two add."""
+    return compute_s + memory_s
+
+
+def _tokens(workload: Workload) -> int:
+    return workload.seq_len * workload.micro_batch
+
+
+def _recompute(workload: Workload) -> float:
+    return RECOMPUTE if workload.activation_checkpointing else 1.0
+
+
+def _model_split(sharding: Sharding) -> int:
+    return sharding.tensor_parallel * sharding.pipeline_parallel
 
 
 def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: int) -> StepTime:
@@ -64,7 +105,7 @@ def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: 
     compute = step_flops(workload, sharding) / ((known.get("bf16_tflops") or 1) * 1e12 * per_rank)
     memory = step_bytes(workload, sharding) / ((known.get("hbm_gb_per_s") or 1) * 1e9 * per_rank)
     p = sharding.pipeline_parallel
-    seconds = max(compute, memory) * (1 + (p - 1) / (2 * p))
+    seconds = roofline(compute, memory) * (1 + (p - 1) / (2 * p))
     replicas = ranks * count / (sharding.tensor_parallel * p)
     tokens_per_s = replicas * workload.seq_len * workload.micro_batch / seconds
     price = facts.hourly_price(instance_type)
