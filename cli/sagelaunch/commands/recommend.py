@@ -211,17 +211,23 @@ def _print(rec: Recommendation) -> None:
         f"{dev.memory_gb:g} GB per instance, {dev.usable_gb:.1f} GB usable[/dim]"
     )
     stdout.print(_table(rec, [chosen, *rec.ranked()], chosen))
-    for cand in [chosen, *rec.ranked()][:4]:
-        speed = cand.speed(rec.workload)
-        per_dollar = speed.tokens_per_dollar
-        stdout.print(
-            f"[dim]{cand.strategy} {cand.short} on {cand.instance_count}: roofline step {speed.seconds:.2f} s, "
-            f"{speed.tokens_per_s:,.0f} tokens/s"
-            + (f", {per_dollar / 1e6:.1f}M tokens per dollar" if per_dollar else "")
-            + "[/dim]"
-        )
+    for cand in [chosen, *rec.ranked()][:SPEED_LINES]:
+        stdout.print(_speed_line(rec, cand))
     for note in rec.notes:
         stdout.print(f"[yellow]note:[/yellow] {note}")
+
+
+SPEED_LINES = 4  # the recommended layout and the best three others by tokens per dollar
+
+
+def _speed_line(rec: Recommendation, cand: Candidate) -> str:
+    speed = cand.speed(rec.workload)
+    per_dollar = speed.tokens_per_dollar
+    price = f", {per_dollar / 1e6:.2f}M tokens per dollar" if per_dollar else ", price unknown"
+    return (
+        f"[dim]{cand.strategy} {cand.short} on {cand.instance_count}: roofline step "
+        f"{speed.seconds:.2f} s, {speed.tokens_per_s:,.0f} tokens/s{price}[/dim]"
+    )
 
 
 def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:
