@@ -86,6 +86,8 @@ def test_table_view(cli):
         assert column in result.stdout
     assert "1120.0 GB of states" in result.stdout
     assert "tokens per dollar" in result.stdout
+    for column in ("margin", "step s", "tokens/s", "Mtok/$"):
+        assert column in result.stdout
 
 
 def test_layouts_ranked_by_tokens_per_dollar_with_memory_by_category(cli):
@@ -97,6 +99,8 @@ def test_layouts_ranked_by_tokens_per_dollar_with_memory_by_category(cli):
     for alt in fitting:
         assert set(alt["per_device_gb"]) >= {"weights", "gradients", "optimizer", "activations"}
         assert alt["step_time"]["step_s"] > 0
+        total = alt["per_device_gb"]["total"]
+        assert alt["margin_gb"] == pytest.approx(alt["device_memory_gb"] - total, abs=0.02)
 
 
 @pytest.mark.parametrize(

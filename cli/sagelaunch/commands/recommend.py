@@ -211,23 +211,38 @@ def _print(rec: Recommendation) -> None:
         f"{dev.memory_gb:g} GB per instance, {dev.usable_gb:.1f} GB usable[/dim]"
     )
     stdout.print(_table(rec, [chosen, *rec.ranked()], chosen))
-    for cand in [chosen, *rec.ranked()][:SPEED_LINES]:
-        stdout.print(_speed_line(rec, cand))
+    stdout.print(_speed_table(rec, [chosen, *rec.ranked()], chosen))
     for note in rec.notes:
         stdout.print(f"[yellow]note:[/yellow] {note}")
 
 
-SPEED_LINES = 4  # the recommended layout and the best three others by tokens per dollar
-
-
-def _speed_line(rec: Recommendation, cand: Candidate) -> str:
-    speed = cand.speed(rec.workload)
-    per_dollar = speed.tokens_per_dollar
-    price = f", {per_dollar / 1e6:.2f}M tokens per dollar" if per_dollar else ", price unknown"
-    return (
-        f"[dim]{cand.strategy} {cand.short} on {cand.instance_count}: roofline step "
-        f"{speed.seconds:.2f} s, {speed.tokens_per_s:,.0f} tokens/s{price}[/dim]"
+def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:
+    """Step time, throughput and cost per layout, in the memory table's order."""
+    table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
+    dev = chosen.device
+    table.title = (
+        f"Roofline step at published peaks ({dev.accelerator}), no communication counted; "
+        f"margin: GB left of the {dev.memory_gb:g} GB per {dev.rank_name}"
     )
+    table.title_justify = "left"
+    for name in ("strategy", "inst", "layout"):
+        table.add_column(name, no_wrap=True)
+    for name in ("margin", "step s", "tokens/s", "Mtok/$"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for cand in rows:
+        speed = cand.speed(rec.workload)
+        per_dollar = speed.tokens_per_dollar
+        table.add_row(
+            cand.strategy,
+            str(cand.instance_count),
+            cand.short,
+            f"{cand.margin_gb:.1f}",
+            f"{speed.seconds:.2f}",
+            f"{speed.tokens_per_s:,.0f}",
+            f"{per_dollar / 1e6:.2f}" if per_dollar is not None else "?",
+            style="bold" if cand is chosen else None,
+        )
+    return table
 
 
 def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:

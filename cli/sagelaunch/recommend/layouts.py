@@ -97,6 +97,11 @@ class Candidate:
         return self.memory.total <= self.device.usable_gb
 
     @property
+    def margin_gb(self) -> float:
+        """GB of the accelerator's memory left at peak (negative: over by that much)."""
+        return self.device.memory_gb - self.memory.total
+
+    @property
     def shard_group(self) -> int:
         """Ranks the sharded states are split over (1: replicated)."""
         return max(self.sharding.weights_over, self.sharding.optimizer_over)
@@ -107,8 +112,10 @@ class Candidate:
 
     @property
     def short(self) -> str:
-        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "ZeRO-1 32"."""
+        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "PP4 × TP8"."""
         tp = f"TP{self.tensor_parallel} + " if self.tensor_parallel > 1 else ""
+        if self.sharding.pipeline_parallel > 1:
+            return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}"
         if self.strategy == "deepspeed":
             return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
@@ -142,6 +149,7 @@ class Candidate:
             "layout": self.layout,
             "per_device_gb": self.memory.as_json(),
             "device_memory_gb": round(self.device.memory_gb, 2),
+            "margin_gb": round(self.margin_gb, 2),
             "fits": self.fits,
             "reason": reason or self.verdict(),
         }
