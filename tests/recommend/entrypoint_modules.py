@@ -15,10 +15,18 @@ from types import ModuleType
 ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
 
 
-def load() -> tuple[ModuleType, ModuleType, ModuleType, ModuleType, ModuleType]:
-    """(torch_models, torch_parallel, torch_pipeline, torch_config, torch_dist)."""
+NAMES = (
+    "torch_models",
+    "torch_parallel",
+    "torch_pipeline",
+    "torch_config",
+    "torch_dist",
+    "train_pytorch",
+)
+
+
+def load() -> list[ModuleType]:
+    """The modules named in NAMES, in that order."""
     if str(ENTRYPOINTS) not in sys.path:
         sys.path.insert(0, str(ENTRYPOINTS))
-    names = ("torch_models", "torch_parallel", "torch_pipeline", "torch_config", "torch_dist")
-    models, parallel, pipeline, config, dist = (importlib.import_module(n) for n in names)
-    return models, parallel, pipeline, config, dist
+    return [importlib.import_module(name) for name in NAMES]

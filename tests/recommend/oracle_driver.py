@@ -30,7 +30,7 @@ from torch.testing._internal.distributed.fake_pg import FakeStore
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.recommend.entrypoint_modules import load
 
-models, parallel, pipeline, config, distctx = load()
+models, parallel, pipeline, config, distctx, train = load()
 
 GB = 1e9
 # tracker category names -> the memory model's categories
@@ -75,7 +75,7 @@ def _measure(cell: dict[str, Any], layout: Any) -> dict[str, Any]:
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     with fake:
         torch.manual_seed(0)
-        model = models.build_model(_model_config(cfg))
+        model = models.build_model(train.model_config(cfg))
     total_params = models.num_params(model)
     holder = _wrap(model, mesh, layout, cfg)
     with fake:
@@ -89,18 +89,6 @@ def _measure(cell: dict[str, Any], layout: Any) -> dict[str, Any]:
     found["optimizer"] = _sum(moments[2], CATEGORIES["optimizer"])  # after the step
     found["peak"] = _sum(moments[3], ("Total",))
     return {"params": total_params, "measured_gb": {k: v / GB for k, v in found.items()}}
-
-
-def _model_config(cfg: Any) -> Any:
-    return models.ModelConfig(
-        name="gpt",
-        vocab_size=cfg.vocab_size,
-        seq_len=cfg.seq_len,
-        n_layer=cfg.n_layer,
-        n_head=cfg.n_head,
-        n_embd=cfg.n_embd,
-        activation_checkpointing=cfg.activation_checkpointing,
-    )
 
 
 def _wrap(model: Any, mesh: Any, layout: Any, cfg: Any) -> Any:
@@ -197,7 +185,7 @@ def estimate_runtime(cell: dict[str, Any]) -> dict[str, Any]:
         roofline.get_gpu_dram_gbps = lambda g=gbps: g
         estimator = RuntimeEstimator()
         with FakeTensorMode(allow_non_fake_inputs=True):
-            model = models.build_model(_model_config(cfg))
+            model = models.build_model(train.model_config(cfg))
             optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
             tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size, cfg.seq_len))
             flops = FlopCounterMode(display=False)
