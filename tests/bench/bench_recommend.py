@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import sys
 
-from tests.recommend.oracle import COMPARED, Cell, measure, runtime, table
-from tests.recommend.test_oracle import FAST, SLOW
-
-RUNTIME_CELLS = [Cell("125M", "ddp"), Cell("350M", "ddp", checkpointing=True)]
+from tests.recommend.oracle import COMPARED, measure, runtime, table
+from tests.recommend.test_oracle import FAST, FAST_TIMED, SLOW, SLOW_TIMED
 
 
 def run() -> dict:
     results = measure([*FAST, *SLOW])
     print(table(results), file=sys.stderr, flush=True)
-    times = runtime(RUNTIME_CELLS, "ml.p5.48xlarge")
+    times = runtime([*FAST_TIMED, *SLOW_TIMED], "ml.p5.48xlarge")
     for res in times:
         ratios = ", ".join(f"{what} {ratio:.2f}x" for what, ratio in res.ratios.items())
         print(f"{res.cell.name} on ml.p5.48xlarge: {ratios}", file=sys.stderr, flush=True)

@@ -57,6 +57,7 @@ class Cell:
     @property
     def name(self) -> str:
         extras = [self.precision] + (["ckpt"] if self.checkpointing else [])
+        extras += [f"seq{self.seq_len}"] if self.seq_len != 2048 else []
         return f"{self.size}-{self.layout}-{'-'.join(extras)}"
 
     def spec(self) -> dict[str, Any]:
@@ -84,8 +85,22 @@ class Result:
 
 def measure(cells: list[Cell]) -> list[Result]:
     """Run the driver once for all cells (one torch import) and compare each."""
-    lines = _run([cell.spec() for cell in cells])
-    return [compare(cell, line) for cell, line in zip(cells, lines, strict=True)]
+    return measure_all(cells, [], "")[0]
+
+
+def measure_all(
+    cells: list[Cell], timed: list[Cell], instance_type: str
+) -> tuple[list[Result], list[Runtime]]:
+    """Memory cells and runtime cells (on `instance_type`) in one driver process."""
+    figures = _figures(instance_type) if timed else {}
+    specs = [cell.spec() for cell in cells] + [{**cell.spec(), **figures} for cell in timed]
+    lines = _run(specs)
+    known = facts.instance(instance_type) or {}
+    results = [compare(cell, line) for cell, line in zip(cells, lines[: len(cells)], strict=True)]
+    times = [
+        _time(cell, line, known) for cell, line in zip(timed, lines[len(cells) :], strict=True)
+    ]
+    return results, times
 
 
 def _run(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -135,24 +150,26 @@ class Runtime:
 
 
 def runtime(cells: list[Cell], instance_type: str) -> list[Runtime]:
+    return measure_all([], cells, instance_type)[1]
+
+
+def _figures(instance_type: str) -> dict[str, float]:
     known = facts.instance(instance_type) or {}
     # RuntimeEstimator's flops_to_ns counts MACs (FLOPs / 2) at 75% of the given peak, 1.5 times
     # the published peak in effect; the model uses the published peak, so hand it peak / 1.5.
-    figures = {"tflops": known["bf16_tflops"] / 1.5, "gbps": known["hbm_gb_per_s"]}
-    lines = _run([{**cell.spec(), **figures} for cell in cells])
-    return [_time(cell, line, known) for cell, line in zip(cells, lines, strict=True)]
+    return {"tflops": known["bf16_tflops"] / 1.5, "gbps": known["hbm_gb_per_s"]}
 
 
 def _time(cell: Cell, measured: dict[str, Any], known: dict[str, Any]) -> Runtime:
     work, sharding = _workload(cell, measured["params"]), Sharding()
-    compute = steptime.step_flops(work, sharding) / (known["bf16_tflops"] * 1e12)
-    memory = steptime.step_bytes(work, sharding) / (known["hbm_gb_per_s"] * 1e9)
+    peaks = (known["bf16_tflops"] * 1e12, known["hbm_gb_per_s"] * 1e9)
+    _, memory, step = steptime.rank_step(work, sharding, *peaks)
     seconds = measured["seconds"]
     ratios = {
         # the CPU's flash-attention kernel has no FLOP formula in FlopCounterMode
         "matmul_flops": steptime.matmul_flops(work) / measured["flops"],
         "memory_s": memory / seconds["memory"],
-        "step_s": steptime.roofline(compute, memory) / seconds["step"],
+        "step_s": step / seconds["step"],
     }
     return Runtime(cell, ratios)
 

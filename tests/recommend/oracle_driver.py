@@ -1,5 +1,6 @@
 """Measure one training step of the entry point's GPT under PyTorch's memory trackers, on fake
-tensors: ``python oracle_driver.py CELL_JSON ...`` prints one JSON line of GB per category each.
+tensors: ``python oracle_driver.py CELL_JSON ...`` prints one JSON line of GB per category each
+(or, for a cell naming `tflops` and `gbps`, RuntimeEstimator's roofline of the step).
 
 Runs as its own process because it initialises a process group (the ``fake`` backend: rank 0 of
 a mesh as large as the layout needs, collectives answered locally) and FakeTensorMode allocates
@@ -7,10 +8,11 @@ nothing, so a 70B model on 64 ranks costs only Python time. Tensors are faked on
 mesh and the trackers need a device type that exists in this torch build, and the trackers count
 bytes the same on any device (the CUDA allocator's 512-byte rounding aside).
 
-Each layout is built with the entry point's own code (torch_parallel.build_mesh,
-apply_tensor_parallel, _fully_shard, torch_pipeline.split, loss_fn, autocast), in parallelize()'s
-order. The wrapping runs outside FakeTensorMode because DeviceMesh computes rank coordinates from
-real tensors; the parameters are fake already, so nothing is allocated either way.
+Each layout is built with the entry point's own code (train_pytorch.model_config,
+torch_parallel.build_mesh, apply_tensor_parallel, _fully_shard, torch_pipeline.split, loss_fn,
+autocast), in parallelize()'s order. The wrapping runs outside FakeTensorMode because
+DeviceMesh computes rank coordinates from real tensors; the parameters are fake already, so
+nothing is allocated either way.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """A roofline estimate of one training step per layout, and tokens/s per dollar from it.
 
-Each rank's step is its compute (training FLOPs at the accelerator's published dense bf16 peak,
-instances.json `bf16_tflops`) plus its memory traffic (bytes at the published HBM bandwidth,
-`hbm_gb_per_s`). The traffic is that of the entry point's eager PyTorch step, operator
-by operator (every read and write of every kernel, as torch's RuntimeEstimator counts them in its
-roofline mode): per element of the blocks' activations, per logit and per parameter (the
-optimizer's unfused AdamW and autocast's casts). tests/recommend/test_oracle.py holds both halves
-against RuntimeEstimator and FlopCounterMode on fake tensors. Collectives are not counted, so
+Each operator of a rank's step takes its own roofline, as in torch's RuntimeEstimator: a matmul
+the longer of its FLOPs at the accelerator's published dense bf16 peak (instances.json
+`bf16_tflops`) and its bytes at the published HBM bandwidth (`hbm_gb_per_s`), every other
+operator its bytes. The bytes are those of the entry point's eager PyTorch step, every read and
+write of every kernel as RuntimeEstimator counts them: per element of the blocks' activations,
+per logit and per parameter (the optimizer's unfused AdamW and autocast's casts).
+tests/recommend/test_oracle.py holds the FLOPs against FlopCounterMode and the bytes and the step
+against RuntimeEstimator, on fake tensors. Collectives are not counted, so
 layouts that communicate more (FSDP over many instances, TP across slow links) are flattered; a
 pipeline adds its 1F1B bubble with two micro-batches per stage. Real steps reach a fraction of
 the peaks, about the same for every layout, so the ranking holds where the absolute figure
@@ -80,10 +81,25 @@ def step_bytes(workload: Workload, sharding: Sharding) -> float:
     )
 
 
-def roofline(compute_s: float, memory_s: float) -> float:
-    """A step of eager operators, each timed by its own roofline: the matmuls are bound by
-    compute, the rest (norms, activations, softmax, the optimizer) by memory, so the two add."""
-    return compute_s + memory_s
+def matmul_bytes(workload: Workload, sharding: Sharding) -> float:
+    """The matmuls' own share of step_bytes: per block and token, forward reads 9h and writes
+    9h elements (q, k, v, proj and the two MLP linears), backward reads and writes twice that;
+    the head reads and writes about 3 × vocab."""
+    shape, width = workload.shape, 4 if workload.precision == "fp32" else 2
+    blocks = 54 * shape.layers * shape.hidden * _recompute(workload) / _model_split(sharding)
+    head = 3 * workload.vocab if sharding.pipeline_parallel == 1 else 0
+    return width * (blocks + head) * _tokens(workload)
+
+
+def rank_step(
+    workload: Workload, sharding: Sharding, flops_per_s: float, bytes_per_s: float
+) -> tuple[float, float, float]:
+    """(compute, memory, step) seconds of one rank. Each eager operator takes its own roofline:
+    a matmul the longer of its FLOPs and its traffic, every other operator its traffic."""
+    compute = step_flops(workload, sharding) / flops_per_s
+    memory = step_bytes(workload, sharding) / bytes_per_s
+    matmuls = matmul_bytes(workload, sharding) / bytes_per_s
+    return compute, memory, max(compute, matmuls) + memory - matmuls
 
 
 def _tokens(workload: Workload) -> int:
@@ -102,10 +118,14 @@ def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: 
     known = facts.instance(instance_type) or {}
     ranks = facts.accelerators_per_host(instance_type)
     per_rank = known.get("accelerators", 1) / ranks  # a NeuronCore's share of its chip
-    compute = step_flops(workload, sharding) / ((known.get("bf16_tflops") or 1) * 1e12 * per_rank)
-    memory = step_bytes(workload, sharding) / ((known.get("hbm_gb_per_s") or 1) * 1e9 * per_rank)
+    compute, memory, seconds = rank_step(
+        workload,
+        sharding,
+        (known.get("bf16_tflops") or 1) * 1e12 * per_rank,
+        (known.get("hbm_gb_per_s") or 1) * 1e9 * per_rank,
+    )
     p = sharding.pipeline_parallel
-    seconds = roofline(compute, memory) * (1 + (p - 1) / (2 * p))
+    seconds *= 1 + (p - 1) / (2 * p)  # the 1F1B bubble, two micro-batches per stage
     replicas = ranks * count / (sharding.tensor_parallel * p)
     tokens_per_s = replicas * workload.seq_len * workload.micro_batch / seconds
     price = facts.hourly_price(instance_type)
