@@ -13,6 +13,9 @@ import pytest
 
 from tests.recommend.oracle import TOLERANCE, Cell, Result, Runtime, measure, measure_all, runtime
 
+# One worker runs the module, so its fixture starts the driver (and imports torch) once.
+pytestmark = pytest.mark.xdist_group("recommend-oracle")
+
 FAST = [
     Cell("125M", "ddp"),
     Cell("125M", "ddp", precision="fp32"),
