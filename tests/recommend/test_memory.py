@@ -111,6 +111,14 @@ def test_zero1_shards_only_the_optimizer():
     assert zero1.optimizer == pytest.approx(56.0 / 32)
 
 
+def test_neuron_keeps_bf16_weights_and_splits_everything_by_tensor_parallelism():
+    neuron = per_device(
+        workload(), Sharding(tensor_parallel=8, optimizer_over=4, eager_autocast=False)
+    )
+    assert (neuron.weights, neuron.gradients) == pytest.approx((14.0 / 8, 14.0 / 8))
+    assert neuron.optimizer == pytest.approx(84.0 / 32)
+
+
 def test_tensor_parallel_divides_the_blocks_not_the_embeddings():
     work = workload()
     one, eight = per_device(work, Sharding()), per_device(work, Sharding(tensor_parallel=8))

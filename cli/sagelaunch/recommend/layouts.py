@@ -248,13 +248,17 @@ def _native_layouts(per_host: int, count: int) -> Iterator[_Rung]:
 def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
     neuron = "torchrun-neuron"
-    yield _Rung(neuron, "dp", Sharding(), "data parallel, a full replica per NeuronCore")
+    yield _Rung(
+        neuron, "dp", Sharding(eager_autocast=False), "data parallel, a full replica per NeuronCore"
+    )
     if world > 1:
-        zero1 = Sharding(optimizer_over=world)
+        zero1 = Sharding(optimizer_over=world, eager_autocast=False)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
     for tp in (2, 4, 8, 16, 32):
         if tp <= per_host and per_host % tp == 0:
-            sharding = Sharding(tensor_parallel=tp, optimizer_over=world // tp)
+            sharding = Sharding(
+                tensor_parallel=tp, optimizer_over=world // tp, eager_autocast=False
+            )
             text = f"tensor parallel {tp}" + _over(world // tp, "ZeRO-1")
             yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
 

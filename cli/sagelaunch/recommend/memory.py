@@ -9,7 +9,9 @@ DeepSpeed's own accounting (zero.py).
 * Model states, bytes per parameter, as PyTorch mixed precision keeps them: fp32 parameters,
   fp32 gradients and the optimizer's fp32 state, with bf16 only for compute (autocast, or
   FSDP2's MixedPrecisionPolicy). The total equals the ZeRO paper's 16 bytes for Adam
-  (Rajbhandari et al. 2020, §3.1); only the split between categories differs.
+  (Rajbhandari et al. 2020, §3.1); only the split between categories differs. On Neuron
+  (neuronx-distributed) the split is the paper's: bf16 weights and gradients (2 + 2), the fp32
+  master with the optimizer state (12, or 8 with SGD).
 
   ========  =========  =======  ========  ===============
   precision optimizer  weights  grads     optimizer state
@@ -64,9 +66,17 @@ _STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (4, 4, 8), "sgd": (4, 4
 COMPUTE_BYTES = 2  # bf16: what FSDP gathers and autocast caches under mixed precision
 
 
-def state_bytes(workload: Workload) -> tuple[int, int, int]:
+# neuronx-distributed's mixed precision (ZeRO paper, §3.1): bf16 weights and gradients, the
+# fp32 master copy with the optimizer state that ZeRO-1 shards
+_BF16_STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (2, 2, 12), "sgd": (2, 2, 8)}
+
+
+def state_bytes(workload: Workload, eager_autocast: bool = True) -> tuple[int, int, int]:
     """Bytes per parameter of weights, gradients and optimizer state, before sharding."""
-    return _STATE_BYTES["sgd" if workload.optimizer == "sgd" else "adam"]
+    optimizer = "sgd" if workload.optimizer == "sgd" else "adam"
+    if eager_autocast or workload.precision == "fp32":
+        return _STATE_BYTES[optimizer]
+    return _BF16_STATE_BYTES[optimizer]
 
 
 def compute_bytes(workload: Workload) -> int:
@@ -88,6 +98,10 @@ class Sharding:
     gradients_over: int = 1
     optimizer_over: int = 1
     pipeline_parallel: int = 1  # stages: each rank holds 1/p of the layers' states
+    # PyTorch eager AMP as train_pytorch.py runs it: fp32 weights under autocast (which caches
+    # bf16 copies), TP over the blocks only. False on Neuron: XLA compiles the casts away and
+    # neuronx-distributed splits the embeddings and head with the blocks.
+    eager_autocast: bool = True
 
     @property
     def gathers_layers(self) -> bool:
@@ -122,7 +136,7 @@ class Breakdown:
 
 def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     """What one rank holds at peak for this workload under this sharding."""
-    weight_b, grad_b, optim_b = state_bytes(workload)
+    weight_b, grad_b, optim_b = state_bytes(workload, sharding.eager_autocast)
     local = local_params(workload, sharding)
     weights = local * weight_b / sharding.weights_over
     gradients = local * grad_b / sharding.gradients_over
@@ -133,10 +147,11 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         weights += (root + block) * gathered
         # the root's gradients stay unsharded until its reduce-scatter ends the backward
         gradients += max(0.0, root * (gathered - grad_b / sharding.weights_over))
+    bf16_weights = sharding.gathers_layers or not sharding.eager_autocast
     activations = activation_bytes(
-        workload, sharding.tensor_parallel, sharding.gathers_layers, sharding.pipeline_parallel == 1
+        workload, sharding.tensor_parallel, bf16_weights, sharding.pipeline_parallel == 1
     )
-    if workload.precision != "fp32" and not sharding.gathers_layers:
+    if workload.precision != "fp32" and not bf16_weights:
         activations += local * COMPUTE_BYTES  # autocast's bf16 weight cache
     tensors = weights + gradients + optimizer + activations
     overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * tensors
@@ -146,8 +161,10 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
 def local_params(workload: Workload, sharding: Sharding) -> float:
     """Parameters on one rank before data-parallel sharding: its pipeline stage's blocks split
     by TP, plus what it holds whole (the first stage: embeddings; without PP: also the head)."""
-    blocks = workload.block_params / (sharding.tensor_parallel * sharding.pipeline_parallel)
-    return blocks + _root(workload, sharding)
+    split = sharding.tensor_parallel * sharding.pipeline_parallel
+    if not sharding.eager_autocast:
+        return workload.params / split
+    return workload.block_params / split + _root(workload, sharding)
 
 
 def _root(workload: Workload, sharding: Sharding) -> float:
