@@ -19,6 +19,7 @@ BENCHES = [
     "bench_local",
     "bench_submit",
     "bench_datafeed",
+    "bench_recommend",
 ]
 
 
@@ -64,6 +65,9 @@ ROWS = [
     ("bench_local", "ratio", "local 300 steps / torchrun by hand", 1.15, "x"),
     # Context, not a target: here the data host shares the ranks' cores (on SageMaker: its own).
     ("bench_datafeed", "offloaded_vs_on_ranks", "rank step: data offloaded / on ranks", None, "x"),
+    # The whole size × layout × category table goes to stderr; these bound it.
+    ("bench_recommend", "memory_ratio_min", "recommend memory / tracker, lowest", None, "x"),
+    ("bench_recommend", "memory_ratio_max", "recommend memory / tracker, highest", None, "x"),
 ]
 
 

@@ -70,7 +70,7 @@ def test_options_reach_the_model(cli):
     )
     sgd = recommend_json(cli, "--params", "7B", "--optimizer", "sgd")
     longer = recommend_json(cli, "--params", "7B", "--instance-count", "2", "--seq-len", "4096")
-    assert fp32["per_device_gb"]["weights"] > base["per_device_gb"]["weights"]
+    assert fp32["per_device_gb"]["activations"] > base["per_device_gb"]["activations"]
     assert ckpt["per_device_gb"]["activations"] < base["per_device_gb"]["activations"] / 3
     assert sgd["model"]["states_gb"] == 84.0
     assert longer["per_device_gb"]["activations"] > base["per_device_gb"]["activations"]
@@ -85,6 +85,22 @@ def test_table_view(cli):
     for column in ("strategy", "weights", "grads", "optim", "activ", "total", "fits?"):
         assert column in result.stdout
     assert "1120.0 GB of states" in result.stdout
+    assert "tokens per dollar" in result.stdout
+    for column in ("margin", "step s", "tokens/s", "Mtok/$"):
+        assert column in result.stdout
+
+
+def test_layouts_ranked_by_tokens_per_dollar_with_memory_by_category(cli):
+    body = recommend_json(cli, "--params", "70B", "--instance-type", "ml.p5.48xlarge")
+    fitting = [alt for alt in body["alternatives"] if alt["fits"]]
+    assert len(fitting) >= 3
+    per_dollar = [alt["step_time"]["tokens_per_dollar"] for alt in fitting]
+    assert per_dollar == sorted(per_dollar, reverse=True)
+    for alt in fitting:
+        assert set(alt["per_device_gb"]) >= {"weights", "gradients", "optimizer", "activations"}
+        assert alt["step_time"]["step_s"] > 0
+        total = alt["per_device_gb"]["total"]
+        assert alt["margin_gb"] == pytest.approx(alt["device_memory_gb"] - total, abs=0.02)
 
 
 @pytest.mark.parametrize(
@@ -200,10 +216,12 @@ def test_emit_native_tensor_parallel_config_validates(cli, tmp_path):
         "ml.g5.48xlarge",
         "--instance-count",
         "1",
+        "--seq-len",
+        "896",
     )
     assert_valid(path)
     hps = config["hyperparameters"]
-    assert (hps["tensor_parallel_degree"], hps["parallel"]) == (8, "ddp")  # 8 GPUs: dp 1
+    assert hps["tensor_parallel_degree"] > 1 and hps["parallel"] == "fsdp"  # TP × FSDP
     assert config["framework_version"] == "2.8.0"
     assert config["distribution"] == {"strategy": "torchrun"}
 

@@ -72,63 +72,71 @@ def test_shape_from_one_given_dimension_uses_12_L_h2():
 
 
 def test_mixed_precision_adam_is_16_bytes_per_parameter():
-    # ZeRO §3.1: 2 (bf16 weights) + 2 (bf16 grads) + 12 (fp32 master, momentum, variance).
-    assert state_bytes(workload()) == (2, 2, 12)
+    # PyTorch AMP: fp32 weights (4) + fp32 grads (4) + Adam's m and v (8): ZeRO §3.1's 16.
+    assert state_bytes(workload()) == (4, 4, 8)
     ddp = per_device(workload(), Sharding())
     assert ddp.weights + ddp.gradients + ddp.optimizer == pytest.approx(112.0)  # 7B -> 112 GB
 
 
 def test_state_bytes_by_precision_and_optimizer():
     assert state_bytes(workload(precision="fp32")) == (4, 4, 8)
-    assert state_bytes(workload(optimizer="sgd")) == (2, 2, 8)
-    assert state_bytes(workload(precision="fp32", optimizer="sgd")) == (4, 4, 4)
+    assert state_bytes(workload(optimizer="sgd")) == (4, 4, 4)
     assert state_bytes(workload(precision="fp8")) == state_bytes(workload())
     assert state_bytes(workload(optimizer="adam")) == state_bytes(workload(optimizer="adamw"))
 
 
-def test_bf16_halves_the_weights_of_fp32():
+def test_fp32_stores_the_same_states_and_wider_activations():
     bf16 = per_device(workload(), Sharding())
     fp32 = per_device(workload(precision="fp32"), Sharding())
-    assert bf16.weights == pytest.approx(14.0) and fp32.weights == pytest.approx(28.0)
-    assert fp32.activations > bf16.activations  # fp32 activations are twice as wide
+    assert bf16.weights == pytest.approx(28.0) and fp32.weights == pytest.approx(28.0)
+    # wider saved tensors, but no autocast copy of the weights (14 GB at 7B under bf16)
+    assert activation_bytes(workload(precision="fp32")) > activation_bytes(workload(), 1, False)
+    assert bf16.activations - activation_bytes(workload(), 1, False) / B == pytest.approx(14.0)
 
 
-def test_fsdp_shards_every_state_and_gathers_one_layer_at_a_time():
+def test_fsdp_shards_every_state_and_gathers_one_block_and_the_root():
     work = workload()
     full = per_device(work, Sharding(1, 8, 8, 8))
-    layer = 12 * 4096**2  # one block's weights
-    assert full.optimizer == pytest.approx(84.0 / 8)
-    assert full.weights == pytest.approx((14e9 / 8 + 2 * 2 * layer) / B)  # + current and next unit
-    assert full.gradients == pytest.approx((14e9 / 8 + 2 * layer) / B)
+    block, root = 12 * 4096**2, work.embedding_params
+    assert full.optimizer == pytest.approx(56.0 / 8)
+    assert full.weights == pytest.approx((28e9 / 8 + 2 * (root + block)) / B)
+    assert full.gradients == pytest.approx((28e9 / 8 + root * (2 - 4 / 8)) / B)
     wider = per_device(work, Sharding(1, 64, 64, 64))
-    assert wider.optimizer == pytest.approx(84.0 / 64) and wider.activations == full.activations
+    assert wider.optimizer == pytest.approx(56.0 / 64) and wider.activations == full.activations
 
 
 def test_zero1_shards_only_the_optimizer():
     zero1 = per_device(workload(), Sharding(optimizer_over=32))
-    assert (zero1.weights, zero1.gradients) == pytest.approx((14.0, 14.0))
-    assert zero1.optimizer == pytest.approx(84.0 / 32)
+    assert (zero1.weights, zero1.gradients) == pytest.approx((28.0, 28.0))
+    assert zero1.optimizer == pytest.approx(56.0 / 32)
 
 
-def test_tensor_parallel_divides_states_and_most_activations():
+def test_neuron_keeps_bf16_weights_and_splits_everything_by_tensor_parallelism():
+    neuron = per_device(
+        workload(), Sharding(tensor_parallel=8, optimizer_over=4, eager_autocast=False)
+    )
+    assert (neuron.weights, neuron.gradients) == pytest.approx((14.0 / 8, 14.0 / 8))
+    assert neuron.optimizer == pytest.approx(84.0 / 32)
+
+
+def test_tensor_parallel_divides_the_blocks_not_the_embeddings():
     work = workload()
     one, eight = per_device(work, Sharding()), per_device(work, Sharding(tensor_parallel=8))
-    assert eight.weights == pytest.approx(one.weights / 8)
-    assert eight.optimizer == pytest.approx(one.optimizer / 8)
-    # Korthikanti without sequence parallelism: 10*sbh stays, 24*sbh is split.
-    assert one.activations / 3 < eight.activations < one.activations / 2
+    whole = work.embedding_params * 4 / B
+    assert eight.weights == pytest.approx((one.weights - whole) / 8 + whole)
+    assert one.activations / 4 < eight.activations < one.activations / 2
 
 
-def test_korthikanti_activations_without_recomputation():
-    s, b, h, a, layers, vocab = 2048, 1, 4096, 32, 32, 32_000
-    eager = workload(fused_attention=False)
-    expected = layers * s * b * h * (34 + 5 * a * s / h) + 4 * s * b * vocab
-    assert activation_bytes(eager) == pytest.approx(expected)
+def test_activations_of_the_entry_point_block():
+    s, h, a, layers, vocab = 2048, 4096, 32, 32, 32_000
+    # bf16 weights (FSDP, DeepSpeed): 2 norm inputs x 2 + 4 of casts + 26 split = 34 bytes * h
     fused = activation_bytes(workload())
-    assert fused == pytest.approx(
-        layers * s * b * h * 34 + layers * 4 * a * s * b + 4 * s * b * vocab
-    )
-    assert fused < activation_bytes(eager) / 3  # the a*s^2 scores dominate at s=2048
+    assert fused == pytest.approx(layers * (s * h * 34 + 4 * a * s) + 4 * s * vocab)
+    eager = activation_bytes(workload(fused_attention=False))
+    assert eager == pytest.approx(layers * s * h * (34 + 5 * a * s / h) + 4 * s * vocab)
+    assert fused < eager / 3  # the a*s^2 scores dominate at s=2048
+    autocast = activation_bytes(workload(), bf16_weights=False)  # fp32 residual, 3 casts
+    assert autocast == pytest.approx(layers * (s * h * 42 + 4 * a * s) + 4 * s * vocab)
 
 
 def test_activation_checkpointing_keeps_layer_inputs_only():

@@ -29,6 +29,7 @@ def render(plan: Plan) -> None:
         stdout.print(f"[bold]env[/bold]    {escape(environment)}", highlight=False)
     _stopping(request)
     _cost(plan.cost)
+    _layout_figures(request, plan.topology)
     _upload(plan.upload)
     if plan.tuning is not None:
         from sagelaunch.commands.tuning_view import render_tuning_plan
@@ -140,6 +141,29 @@ def _cost(cost: Cost) -> None:
     stdout.print(f"[bold]cost[/bold]   {text}", highlight=False)
     if cost.note:
         stdout.print(f"       [dim]{cost.note}[/dim]", highlight=False)
+
+
+def _layout_figures(request: dict[str, Any], topology: Topology) -> None:
+    """recommend's memory model and roofline step for train_pytorch.py's GPT (table view only;
+    the plan's JSON stays the request)."""
+    from sagelaunch.recommend.from_hyperparameters import job_figures
+
+    resources = request["ResourceConfig"]
+    found = job_figures(
+        request.get("HyperParameters", {}), resources["InstanceType"], topology.hosts
+    )
+    if found is None:
+        return
+    mem, speed = found.memory, found.speed
+    per_dollar = speed.tokens_per_dollar
+    stdout.print(
+        f"[bold]memory[/bold] {mem.total:.1f} of {found.device_memory_gb:g} GB per GPU "
+        f"(weights {mem.weights:.1f}, grads {mem.gradients:.1f}, optimizer {mem.optimizer:.1f}, "
+        f"activations {mem.activations:.1f}, other {mem.overhead:.1f}) · roofline step "
+        f"{speed.seconds:.2f} s, {speed.tokens_per_s:,.0f} tokens/s"
+        + (f", {per_dollar / 1e6:.2f}M tokens per dollar" if per_dollar else ""),
+        highlight=False,
+    )
 
 
 def _upload(upload: Upload | None) -> None:

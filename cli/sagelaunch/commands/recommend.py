@@ -210,21 +210,52 @@ def _print(rec: Recommendation) -> None:
         f"{model['states_gb']} GB of states before sharding; {dev.ranks_per_host} × "
         f"{dev.memory_gb:g} GB per instance, {dev.usable_gb:.1f} GB usable[/dim]"
     )
-    stdout.print(_table([chosen, *rec.alternatives], chosen))
+    stdout.print(_table(rec, [chosen, *rec.ranked()], chosen))
+    stdout.print(_speed_table(rec, [chosen, *rec.ranked()], chosen))
     for note in rec.notes:
         stdout.print(f"[yellow]note:[/yellow] {note}")
 
 
-def _table(rows: list[Candidate], chosen: Candidate) -> Table:
-    rank = chosen.device.rank_name
+def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:
+    """Step time, throughput and cost per layout, in the memory table's order."""
     table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
+    dev = chosen.device
     table.title = (
-        f"GB per {rank} at peak, recommended first (usable: {chosen.device.usable_gb:.1f})"
+        f"Roofline step at published peaks ({dev.accelerator}), no communication counted; "
+        f"margin: GB left of the {dev.memory_gb:g} GB per {dev.rank_name}"
     )
     table.title_justify = "left"
     for name in ("strategy", "inst", "layout"):
         table.add_column(name, no_wrap=True)
-    for name in ("weights", "grads", "optim", "activ", "other", "total"):
+    for name in ("margin", "step s", "tokens/s", "Mtok/$"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for cand in rows:
+        speed = cand.speed(rec.workload)
+        per_dollar = speed.tokens_per_dollar
+        table.add_row(
+            cand.strategy,
+            str(cand.instance_count),
+            cand.short,
+            f"{cand.margin_gb:.1f}",
+            f"{speed.seconds:.2f}",
+            f"{speed.tokens_per_s:,.0f}",
+            f"{per_dollar / 1e6:.2f}" if per_dollar is not None else "?",
+            style="bold" if cand is chosen else None,
+        )
+    return table
+
+
+def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:
+    rank = chosen.device.rank_name
+    table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
+    table.title = (
+        f"GB per {rank} at peak (usable: {chosen.device.usable_gb:.1f}) and roofline step time; "
+        "recommended first, then fitting layouts by tokens per dollar"
+    )
+    table.title_justify = "left"
+    for name in ("strategy", "inst", "layout"):
+        table.add_column(name, no_wrap=True)
+    for name in ("weights", "grads", "optim", "activ", "other", "total"):  # GB
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("fits?", no_wrap=True)
     for cand in rows:

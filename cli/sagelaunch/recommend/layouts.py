@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from sagelaunch.config import facts
 from sagelaunch.errors import UsageError
-from sagelaunch.recommend import zero
+from sagelaunch.recommend import steptime, zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Workload
 
@@ -97,6 +97,11 @@ class Candidate:
         return self.memory.total <= self.device.usable_gb
 
     @property
+    def margin_gb(self) -> float:
+        """GB of the accelerator's memory left at peak (negative: over by that much)."""
+        return self.device.memory_gb - self.memory.total
+
+    @property
     def shard_group(self) -> int:
         """Ranks the sharded states are split over (1: replicated)."""
         return max(self.sharding.weights_over, self.sharding.optimizer_over)
@@ -107,8 +112,10 @@ class Candidate:
 
     @property
     def short(self) -> str:
-        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "ZeRO-1 32"."""
+        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "PP4 × TP8"."""
         tp = f"TP{self.tensor_parallel} + " if self.tensor_parallel > 1 else ""
+        if self.sharding.pipeline_parallel > 1:
+            return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}"
         if self.strategy == "deepspeed":
             return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
@@ -118,6 +125,12 @@ class Candidate:
         if self.sharding.optimizer_over > 1:
             return f"{tp}ZeRO-1 {self.shard_group}"
         return f"{tp}replica" if not tp else tp.removesuffix(" + ")
+
+    def speed(self, workload: Workload) -> steptime.StepTime:
+        """The roofline step time and tokens/s per dollar of this layout."""
+        return steptime.estimate(
+            workload, self.sharding, self.device.instance_type, self.instance_count
+        )
 
     def verdict(self) -> str:
         total, usable = self.memory.total, self.device.usable_gb
@@ -136,6 +149,7 @@ class Candidate:
             "layout": self.layout,
             "per_device_gb": self.memory.as_json(),
             "device_memory_gb": round(self.device.memory_gb, 2),
+            "margin_gb": round(self.margin_gb, 2),
             "fits": self.fits,
             "reason": reason or self.verdict(),
         }
@@ -234,13 +248,17 @@ def _native_layouts(per_host: int, count: int) -> Iterator[_Rung]:
 def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
     neuron = "torchrun-neuron"
-    yield _Rung(neuron, "dp", Sharding(), "data parallel, a full replica per NeuronCore")
+    yield _Rung(
+        neuron, "dp", Sharding(eager_autocast=False), "data parallel, a full replica per NeuronCore"
+    )
     if world > 1:
-        zero1 = Sharding(optimizer_over=world)
+        zero1 = Sharding(optimizer_over=world, eager_autocast=False)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
     for tp in (2, 4, 8, 16, 32):
         if tp <= per_host and per_host % tp == 0:
-            sharding = Sharding(tensor_parallel=tp, optimizer_over=world // tp)
+            sharding = Sharding(
+                tensor_parallel=tp, optimizer_over=world // tp, eager_autocast=False
+            )
             text = f"tensor parallel {tp}" + _over(world // tp, "ZeRO-1")
             yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
 

@@ -1,39 +1,54 @@
 """Memory per accelerator (per rank) for one layout: weights, gradients, optimizer state,
-activations and framework overhead, in GB (10^9 bytes, as in the ZeRO paper's arithmetic).
+activations and framework overhead, in GB (10^9 bytes).
 
-Assumptions, each a rule of thumb from the literature rather than a measurement:
+Written for the bundled train_pytorch.py GPT (what `recommend --emit-config` runs) and held
+against PyTorch's own memory trackers on fake tensors, category by category, for every layout
+(tests/recommend/test_oracle.py; `make bench` prints the table). DeepSpeed ZeRO keeps
+DeepSpeed's own accounting (zero.py).
 
-* Model states, bytes per parameter before any sharding (Rajbhandari et al. 2020, "ZeRO", §3.1):
+* Model states, bytes per parameter, as PyTorch mixed precision keeps them: fp32 parameters,
+  fp32 gradients and the optimizer's fp32 state, with bf16 only for compute (autocast, or
+  FSDP2's MixedPrecisionPolicy). The total equals the ZeRO paper's 16 bytes for Adam
+  (Rajbhandari et al. 2020, §3.1); only the split between categories differs. On Neuron
+  (neuronx-distributed) the split is the paper's: bf16 weights and gradients (2 + 2), the fp32
+  master with the optimizer state (12, or 8 with SGD).
 
-  ========  =======================  =========  ========  ==========================
-  precision  optimizer               weights    grads     optimizer state
-  ========  =======================  =========  ========  ==========================
-  bf16      adam/adamw               2 (bf16)   2 (bf16)  12: fp32 master, m, v
-  bf16      sgd (momentum)           2          2         8: fp32 master, momentum
-  fp32      adam/adamw               4          4         8: m, v
-  fp32      sgd (momentum)           4          4         4: momentum
-  fp8       as bf16                  2          2         12 / 8
-  ========  =======================  =========  ========  ==========================
+  ========  =========  =======  ========  ===============
+  precision optimizer  weights  grads     optimizer state
+  ========  =========  =======  ========  ===============
+  bf16/fp8  adam(w)    4        4         8: m, v
+  bf16/fp8  sgd        4        4         4: momentum
+  fp32      adam(w)    4        4         8
+  fp32      sgd        4        4         4
+  ========  =========  =======  ========  ===============
 
-  fp8 (Transformer Engine on H100/H200, Trainium2) casts bf16 weights to fp8 per GEMM; the
-  stored weights stay bf16 with fp32 masters, so its states equal bf16's. Its activation savings
-  are not counted (conservative).
-* Activations per transformer layer and micro-batch (Korthikanti et al. 2022, "Reducing
-  Activation Recomputation", §4): s*b*h*(10 + 24/t + 5*a*s/(h*t)) bytes in 16-bit, t the tensor
-  parallel degree (no sequence parallelism, so 10*s*b*h stays replicated). Fused attention
-  (PyTorch SDPA / FlashAttention, the default in PyTorch 2.x) never stores the a*s*s attention
-  scores, only a 4-byte log-sum-exp per head and token. Full activation checkpointing keeps the
-  2*s*b*h layer inputs and recomputes one layer at a time. The fp32 loss logits add
-  4*s*b*vocab/t. fp32 training doubles all of it.
-* FSDP / ZeRO-3 gathers one unit (one transformer block) at a time and prefetches the next:
-  two unsharded blocks of weights and one of gradients (before reduce-scatter) live on each rank.
-* Pipeline parallelism (p stages, 1F1B): each rank holds 1/p of the model states; the first
-  stage keeps up to p micro-batches in flight for its L/p layers, so activations stay those of
-  all L layers for one micro-batch (Narayanan et al. 2021, §2.2), as without PP.
-* Activation offload (``save_on_cpu``) moves stored activations to host memory; one layer's
+* Activations per transformer block and token, in units of the hidden size h, as the entry
+  point's block saves them for backward (its q, k and v are separate linears, so autocast casts
+  their input three times): the two norms' inputs (the residual stream: fp32 under autocast over
+  fp32 weights, bf16 when FSDP hands out bf16 weights), bf16 copies of the inputs of q, k, v and
+  the MLP (8 under autocast; 4 with bf16 weights, where q, k and v share one), and, split
+  by tensor parallelism t, SDPA's q, k, v and output (8), the
+  projection's input (2), GELU's input and the second MLP linear's input (8 + 8): 26/t. fp32
+  doubles the split part and the casts disappear (q, k and v share one saved input). Fused
+  attention (SDPA) keeps a 4-byte log-sum-exp per head and token instead of the scores.
+  Checkpointing keeps each block's input and recomputes one block at a time. The loss keeps the
+  fp32 log-softmax of the logits, 4*s*b*vocab (the head is not split by TP). Under autocast
+  without FSDP, autocast also caches a bf16 copy of every weight until the forward ends: 2 bytes
+  per local parameter, counted with the activations since that is when it lives.
+* FSDP2 shards each block and the root; at peak a rank holds its shards, the root's own
+  parameters unsharded (the embeddings and head, in the compute dtype; FSDP2 does not reshard
+  the root after forward) and one block gathered; the root's gradients stay unsharded (compute
+  dtype) until its reduce-scatter ends the backward.
+* Tensor parallelism splits the blocks' weights t ways; the embeddings, norms and head stay
+  whole (the entry point's TP plan covers the blocks only).
+* Pipeline parallelism (p stages, 1F1B): each rank holds 1/p of the blocks (the first stage the
+  embeddings too); the first stage keeps up to p micro-batches in flight for its L/p blocks, so
+  activations stay those of all L blocks for one micro-batch (Narayanan et al. 2021, §2.2).
+* Activation offload (``save_on_cpu``) moves stored activations to host memory; one block's
   stay on the device while it computes.
 * Framework overhead: CUDA context, NCCL buffers and cuBLAS workspaces (a fixed 1.5 GB) plus
-  10% of everything else for allocator fragmentation.
+  10% of everything else for allocator fragmentation and the transient buffers of backward
+  (the trackers count those as "Temp"; they are not in the four categories above).
 """
 
 from __future__ import annotations
@@ -47,19 +62,26 @@ FIXED_OVERHEAD_GB = 1.5
 FRAGMENTATION = 0.10
 
 # (weights, gradients, optimizer) bytes per parameter; see the module docstring.
-_STATE_BYTES: dict[tuple[str, str], tuple[int, int, int]] = {
-    ("bf16", "adam"): (2, 2, 12),
-    ("bf16", "sgd"): (2, 2, 8),
-    ("fp32", "adam"): (4, 4, 8),
-    ("fp32", "sgd"): (4, 4, 4),
-}
+_STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (4, 4, 8), "sgd": (4, 4, 4)}
+COMPUTE_BYTES = 2  # bf16: what FSDP gathers and autocast caches under mixed precision
 
 
-def state_bytes(workload: Workload) -> tuple[int, int, int]:
+# neuronx-distributed's mixed precision (ZeRO paper, §3.1): bf16 weights and gradients, the
+# fp32 master copy with the optimizer state that ZeRO-1 shards
+_BF16_STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (2, 2, 12), "sgd": (2, 2, 8)}
+
+
+def state_bytes(workload: Workload, eager_autocast: bool = True) -> tuple[int, int, int]:
     """Bytes per parameter of weights, gradients and optimizer state, before sharding."""
-    precision = "fp32" if workload.precision == "fp32" else "bf16"
     optimizer = "sgd" if workload.optimizer == "sgd" else "adam"
-    return _STATE_BYTES[(precision, optimizer)]
+    if eager_autocast or workload.precision == "fp32":
+        return _STATE_BYTES[optimizer]
+    return _BF16_STATE_BYTES[optimizer]
+
+
+def compute_bytes(workload: Workload) -> int:
+    """Bytes per element of the weights and activations the kernels see."""
+    return 4 if workload.precision == "fp32" else COMPUTE_BYTES
 
 
 @dataclass(frozen=True)
@@ -76,6 +98,10 @@ class Sharding:
     gradients_over: int = 1
     optimizer_over: int = 1
     pipeline_parallel: int = 1  # stages: each rank holds 1/p of the layers' states
+    # PyTorch eager AMP as train_pytorch.py runs it: fp32 weights under autocast (which caches
+    # bf16 copies), TP over the blocks only. False on Neuron: XLA compiles the casts away and
+    # neuronx-distributed splits the embeddings and head with the blocks.
+    eager_autocast: bool = True
 
     @property
     def gathers_layers(self) -> bool:
@@ -109,38 +135,69 @@ class Breakdown:
 
 
 def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
-    """What one rank holds at peak (end of backward) for this workload under this sharding."""
-    weight_b, grad_b, optim_b = state_bytes(workload)
-    t = sharding.tensor_parallel
-    share = workload.params / (t * sharding.pipeline_parallel)
-    weights = share * weight_b / sharding.weights_over
-    gradients = share * grad_b / sharding.gradients_over
+    """What one rank holds at peak for this workload under this sharding."""
+    weight_b, grad_b, optim_b = state_bytes(workload, sharding.eager_autocast)
+    local = local_params(workload, sharding)
+    weights = local * weight_b / sharding.weights_over
+    gradients = local * grad_b / sharding.gradients_over
+    optimizer = local * optim_b / sharding.optimizer_over
+    gathered = compute_bytes(workload)
     if sharding.gathers_layers:
-        unit = workload.layer_params / t
-        weights += 2 * unit * weight_b
-        gradients += unit * grad_b
-    optimizer = share * optim_b / sharding.optimizer_over
-    activations = activation_bytes(workload, t)
+        block, root = workload.layer_params / sharding.tensor_parallel, _root(workload, sharding)
+        weights += (root + block) * gathered
+        # the root's gradients stay unsharded until its reduce-scatter ends the backward
+        gradients += max(0.0, root * (gathered - grad_b / sharding.weights_over))
+    bf16_weights = sharding.gathers_layers or not sharding.eager_autocast
+    activations = activation_bytes(
+        workload, sharding.tensor_parallel, bf16_weights, sharding.pipeline_parallel == 1
+    )
+    if workload.precision != "fp32" and not bf16_weights:
+        activations += local * COMPUTE_BYTES  # autocast's bf16 weight cache
     tensors = weights + gradients + optimizer + activations
     overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * tensors
     return Breakdown(weights / GB, gradients / GB, optimizer / GB, activations / GB, overhead / GB)
 
 
-def activation_bytes(workload: Workload, tensor_parallel: int = 1) -> float:
-    """Stored activations of one micro-batch on one rank (Korthikanti et al. 2022)."""
+def local_params(workload: Workload, sharding: Sharding) -> float:
+    """Parameters on one rank before data-parallel sharding: its pipeline stage's blocks split
+    by TP, plus what it holds whole (the first stage: embeddings; without PP: also the head)."""
+    split = sharding.tensor_parallel * sharding.pipeline_parallel
+    if not sharding.eager_autocast:
+        return workload.params / split
+    return workload.block_params / split + _root(workload, sharding)
+
+
+def _root(workload: Workload, sharding: Sharding) -> float:
+    embeddings = workload.embedding_params
+    if sharding.pipeline_parallel > 1:  # rank 0 runs the first stage: no head
+        embeddings -= workload.vocab * workload.shape.hidden
+    return embeddings
+
+
+def activation_bytes(
+    workload: Workload, tensor_parallel: int = 1, bf16_weights: bool = True, logits: bool = True
+) -> float:
+    """Stored activations of one micro-batch on one rank; `bf16_weights`: the residual stream is
+    bf16 (FSDP's mixed precision, DeepSpeed) rather than fp32 (autocast over fp32 weights);
+    `logits`: the rank computes the loss (not a first pipeline stage)."""
     s, b, t = workload.seq_len, workload.micro_batch, tensor_parallel
     h, a = workload.shape.hidden, workload.shape.heads
-    per_layer = s * b * h * (10 + 24 / t)
-    if workload.fused_attention:
-        per_layer += 4 * a * s * b / t  # log-sum-exp, fp32
+    tokens = s * b
+    if workload.precision == "fp32":
+        residual, casts, split = 4, 8, 52
     else:
-        per_layer += 5 * a * s * s * b / t  # scores, softmax, dropout mask
+        # bf16 weights: q, k, v share one saved bf16 input, the MLP another; fp32 weights:
+        # autocast casts the input of q, k, v and the MLP separately
+        residual, casts, split = (2, 4, 26) if bf16_weights else (4, 8, 26)
+    per_layer = tokens * h * (2 * residual + casts + split / t)
+    if workload.fused_attention:
+        per_layer += 4 * a * tokens / t  # log-sum-exp, fp32
+    else:
+        per_layer += 5 * a * s * tokens / t  # scores, softmax, dropout mask
     if workload.activation_offload:
         stored = per_layer  # the rest waits in host memory
     elif workload.activation_checkpointing:
-        stored = workload.shape.layers * 2 * s * b * h + per_layer  # inputs + one recomputed
+        stored = workload.shape.layers * residual * tokens * h + per_layer
     else:
         stored = workload.shape.layers * per_layer
-    logits = 4 * s * b * workload.vocab / t
-    scale = 2 if workload.precision == "fp32" else 1
-    return scale * stored + logits
+    return stored + (4 * tokens * workload.vocab if logits else 0)

@@ -27,9 +27,22 @@ class Recommendation:
     reason: str
     notes: list[str] = field(default_factory=list)
 
+    def ranked(self) -> list[Candidate]:
+        """The alternatives, fitting ones first by estimated tokens per dollar (best first)."""
+
+        def key(cand: Candidate) -> tuple[bool, float]:
+            per_dollar = cand.speed(self.workload).tokens_per_dollar or 0.0
+            return (not cand.fits, -per_dollar)
+
+        return sorted(self.alternatives, key=key)
+
     def as_json(self) -> dict[str, object]:
         body = self.chosen.as_json(self.reason)
-        body["alternatives"] = [alt.as_json() for alt in self.alternatives]
+        body["step_time"] = self.chosen.speed(self.workload).as_json()
+        body["alternatives"] = [
+            {**alt.as_json(), "step_time": alt.speed(self.workload).as_json()}
+            for alt in self.ranked()
+        ]
         body["model"] = model_json(self.workload)
         body["notes"] = self.notes
         if self.chosen.strategy == "deepspeed":

@@ -113,3 +113,13 @@ class Workload:
     def layer_params(self) -> int:
         """Weights of one transformer block (12h^2), the unit FSDP gathers at a time."""
         return 12 * self.shape.hidden**2
+
+    @property
+    def embedding_params(self) -> int:
+        """Token and position embeddings and the untied head: what TP and PP do not split."""
+        return (2 * self.vocab + self.seq_len) * self.shape.hidden
+
+    @property
+    def block_params(self) -> float:
+        """The transformer blocks' share of `params`."""
+        return max(self.params - self.embedding_params, 0.5 * self.params)

@@ -1,0 +1,87 @@
+"""The memory model and step time of a planned job, read back from the hyperparameters of
+train_pytorch.py's GPT, so `plan` can show them beside the cost.
+
+Only for the shape `recommend --emit-config` writes (model gpt with n_layer, n_head, n_embd,
+seq_len, vocab_size and batch_size all given): the entry point's own defaults for the rest are
+its business, and a guess would be worse than no figure. DeepSpeed ZeRO jobs are left out
+(their memory follows DeepSpeed's engine, see zero.py).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sagelaunch.config import facts
+from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
+from sagelaunch.recommend.steptime import StepTime, estimate
+from sagelaunch.recommend.workload import Shape, Workload
+
+ENTRY_POINT = "train_pytorch.py"
+SHAPE_KEYS = ("n_layer", "n_head", "n_embd", "seq_len", "vocab_size", "batch_size")
+
+
+@dataclass(frozen=True)
+class JobFigures:
+    memory: Breakdown
+    device_memory_gb: float
+    speed: StepTime
+
+
+def job_figures(
+    hyperparameters: dict[str, str], instance_type: str, hosts: int
+) -> JobFigures | None:
+    """What one rank holds and how fast a step runs; None where the model does not apply."""
+    hp = {key: json.loads(value) for key, value in hyperparameters.items()}
+    known = facts.instance(instance_type)
+    if not _applies(hp) or not known or known["kind"] != "gpu":
+        return None
+    workload = _workload(hp)
+    ranks = facts.accelerators_per_host(instance_type)
+    sharding = _sharding(hp, ranks * hosts, ranks)
+    return JobFigures(
+        memory=per_device(workload, sharding),
+        device_memory_gb=float(known["accelerator_memory_gb"]),
+        speed=estimate(workload, sharding, instance_type, hosts),
+    )
+
+
+def _applies(hp: dict[str, object]) -> bool:
+    return (
+        hp.get("sagemaker_program") == ENTRY_POINT
+        and hp.get("model") == "gpt"
+        and all(isinstance(hp.get(key), int) for key in SHAPE_KEYS)
+        and not hp.get("zero_stage")
+        and not hp.get("deepspeed_config")
+    )
+
+
+def _workload(hp: dict) -> Workload:
+    layers, heads, hidden = hp["n_layer"], hp["n_head"], hp["n_embd"]
+    seq_len, vocab = hp["seq_len"], hp["vocab_size"]
+    # the entry point's GPT: 12h² + 13h per block, embeddings, untied head and final norm
+    params = layers * (12 * hidden**2 + 13 * hidden) + (2 * vocab + seq_len + 2) * hidden
+    return Workload(
+        params=params,
+        shape=Shape(layers, hidden, heads, estimated=False),
+        seq_len=seq_len,
+        micro_batch=hp["batch_size"],
+        precision="fp32" if hp.get("precision") == "fp32" else "bf16",
+        activation_checkpointing=bool(hp.get("activation_checkpointing")),
+        activation_offload=bool(hp.get("activation_offload")),
+        vocab=vocab,
+    )
+
+
+def _sharding(hp: dict, world: int, per_host: int) -> Sharding:
+    tp = int(hp.get("tensor_parallel_degree", 1))
+    pp = int(hp.get("pipeline_parallel_degree", 1))
+    dp = max(world // (tp * pp), 1)
+    if hp.get("parallel") != "fsdp":
+        zero1 = dp if hp.get("zero1") else 1
+        return Sharding(tp, 1, 1, zero1, pp)
+    replicate = int(hp.get("dp_replicate") or 0)
+    if not replicate and hp.get("sharding") == "hybrid":
+        replicate = max(dp // max(per_host // tp, 1), 1)
+    shard = max(dp // (replicate or 1), 1)
+    return Sharding(tp, shard, shard, shard, pp)

@@ -1,0 +1,186 @@
+"""The memory model held against PyTorch's memory trackers: cells, predictions and ratios.
+
+A cell is one model size under one layout; oracle_driver.py measures it (in its own process, on
+fake tensors) and `compare` sets the model's prediction for the same workload and sharding beside
+each category. Shared by tests/recommend/test_oracle.py and tests/bench/bench_recommend.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sagelaunch.config import facts
+from sagelaunch.recommend import steptime
+from sagelaunch.recommend.memory import Sharding, per_device
+from sagelaunch.recommend.workload import Shape, Workload
+
+DRIVER = Path(__file__).with_name("oracle_driver.py")
+ROOT = Path(__file__).resolve().parents[2]
+TOLERANCE = 0.10
+COMPARED = ("weights", "gradients", "optimizer", "activations")
+
+# (name, layers, hidden, heads): GPT-3's 125M and 1.3B, Llama's 7B and 70B widths.
+SIZES = {
+    "125M": (12, 768, 12),
+    "350M": (24, 1024, 16),
+    "1.3B": (24, 2048, 16),
+    "7B": (32, 4096, 32),
+    "70B": (80, 8192, 64),
+}
+
+# layout name -> (entry point --parallel, mesh dims) on a mesh as large as the layout needs
+LAYOUTS: dict[str, tuple[str, dict[str, int]]] = {
+    "ddp": ("ddp", {}),
+    "fsdp-full-8": ("fsdp", {"dp_shard": 8}),
+    "fsdp-full-64": ("fsdp", {"dp_shard": 64}),
+    "fsdp-hybrid-2x8": ("fsdp", {"dp_replicate": 2, "dp_shard": 8}),
+    "tp8-fsdp-8": ("fsdp", {"dp_shard": 8, "tp": 8}),
+    "tp2-fsdp-4": ("fsdp", {"dp_shard": 4, "tp": 2}),
+    "pp2-tp4": ("ddp", {"pp": 2, "tp": 4}),
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    size: str
+    layout: str
+    precision: str = "bf16"
+    checkpointing: bool = False
+    seq_len: int = 2048
+    vocab: int = 32_000
+
+    @property
+    def name(self) -> str:
+        extras = [self.precision] + (["ckpt"] if self.checkpointing else [])
+        extras += [f"seq{self.seq_len}"] if self.seq_len != 2048 else []
+        return f"{self.size}-{self.layout}-{'-'.join(extras)}"
+
+    def spec(self) -> dict[str, Any]:
+        layers, hidden, heads = SIZES[self.size]
+        mode, dims = LAYOUTS[self.layout]
+        return {
+            "name": self.name,
+            **{"layers": layers, "hidden": hidden, "heads": heads},
+            **{"seq_len": self.seq_len, "vocab": self.vocab, "micro_batch": 1},
+            **{"precision": self.precision, "checkpointing": self.checkpointing},
+            **{"parallel": mode, "layout": dims},
+        }
+
+
+@dataclass
+class Result:
+    cell: Cell
+    measured: dict[str, float]
+    predicted: dict[str, float]
+    ratios: dict[str, float] = field(default_factory=dict)
+
+    def outside(self) -> list[str]:
+        return [cat for cat in COMPARED if abs(self.ratios[cat] - 1) > TOLERANCE]
+
+
+def measure(cells: list[Cell]) -> list[Result]:
+    """Run the driver once for all cells (one torch import) and compare each."""
+    return measure_all(cells, [], "")[0]
+
+
+def measure_all(
+    cells: list[Cell], timed: list[Cell], instance_type: str
+) -> tuple[list[Result], list[Runtime]]:
+    """Memory cells and runtime cells (on `instance_type`) in one driver process."""
+    figures = _figures(instance_type) if timed else {}
+    specs = [cell.spec() for cell in cells] + [{**cell.spec(), **figures} for cell in timed]
+    lines = _run(specs)
+    known = facts.instance(instance_type) or {}
+    results = [compare(cell, line) for cell, line in zip(cells, lines[: len(cells)], strict=True)]
+    times = [
+        _time(cell, line, known) for cell, line in zip(timed, lines[len(cells) :], strict=True)
+    ]
+    return results, times
+
+
+def _run(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    args = [json.dumps(spec) for spec in specs]
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), *args], cwd=ROOT, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-4000:])
+    return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+
+
+def _workload(cell: Cell, params: int) -> Workload:
+    layers, hidden, heads = SIZES[cell.size]
+    return Workload(
+        params=params,
+        shape=Shape(layers, hidden, heads, estimated=False),
+        seq_len=cell.seq_len,
+        precision="fp32" if cell.precision == "fp32" else "bf16",
+        activation_checkpointing=cell.checkpointing,
+        vocab=cell.vocab,
+    )
+
+
+def compare(cell: Cell, measured: dict[str, Any]) -> Result:
+    mem = per_device(_workload(cell, measured["params"]), sharding_of(cell.spec()))
+    predicted = {cat: getattr(mem, cat) for cat in COMPARED}
+    got = measured["measured_gb"]
+    ratios = {cat: predicted[cat] / got[cat] if got[cat] else float("inf") for cat in COMPARED}
+    return Result(cell, got, predicted, ratios)
+
+
+def sharding_of(spec: dict[str, Any]) -> Sharding:
+    dims = spec["layout"]
+    tp, pp = dims.get("tp", 1), dims.get("pp", 1)
+    over = dims.get("dp_shard", 1) if spec["parallel"] == "fsdp" else 1
+    return Sharding(tp, over, over, over, pp)
+
+
+@dataclass
+class Runtime:
+    """The roofline model's step against RuntimeEstimator's, and its matmul FLOPs against
+    FlopCounterMode's, for the entry point's GPT on one rank (DDP) of `instance_type`."""
+
+    cell: Cell
+    ratios: dict[str, float]
+
+
+def runtime(cells: list[Cell], instance_type: str) -> list[Runtime]:
+    return measure_all([], cells, instance_type)[1]
+
+
+def _figures(instance_type: str) -> dict[str, float]:
+    known = facts.instance(instance_type) or {}
+    # RuntimeEstimator's flops_to_ns counts MACs (FLOPs / 2) at 75% of the given peak, 1.5 times
+    # the published peak in effect; the model uses the published peak, so hand it peak / 1.5.
+    return {"tflops": known["bf16_tflops"] / 1.5, "gbps": known["hbm_gb_per_s"]}
+
+
+def _time(cell: Cell, measured: dict[str, Any], known: dict[str, Any]) -> Runtime:
+    work, sharding = _workload(cell, measured["params"]), Sharding()
+    peaks = (known["bf16_tflops"] * 1e12, known["hbm_gb_per_s"] * 1e9)
+    _, memory, step = steptime.rank_step(work, sharding, *peaks)
+    seconds = measured["seconds"]
+    ratios = {
+        # the CPU's flash-attention kernel has no FLOP formula in FlopCounterMode
+        "matmul_flops": steptime.matmul_flops(work) / measured["flops"],
+        "memory_s": memory / seconds["memory"],
+        "step_s": step / seconds["step"],
+    }
+    return Runtime(cell, ratios)
+
+
+def table(results: list[Result]) -> str:
+    """size × layout × category: predicted / measured GB and their ratio."""
+    lines = [f"{'cell':34} " + " ".join(f"{cat:>22}" for cat in COMPARED)]
+    for res in results:
+        cells = (
+            f"{res.predicted[c]:7.2f}/{res.measured[c]:7.2f} {res.ratios[c]:5.2f}x"
+            for c in COMPARED
+        )
+        lines.append(f"{res.cell.name:34} " + " ".join(f"{c:>22}" for c in cells))
+    return "\n".join(lines)

@@ -1,0 +1,212 @@
+"""Measure one training step of the entry point's GPT under PyTorch's memory trackers, on fake
+tensors: ``python oracle_driver.py CELL_JSON ...`` prints one JSON line of GB per category each
+(or, for a cell naming `tflops` and `gbps`, RuntimeEstimator's roofline of the step).
+
+Runs as its own process because it initialises a process group (the ``fake`` backend: rank 0 of
+a mesh as large as the layout needs, collectives answered locally) and FakeTensorMode allocates
+nothing, so a 70B model on 64 ranks costs only Python time. Tensors are faked on the CPU: the
+mesh and the trackers need a device type that exists in this torch build, and the trackers count
+bytes the same on any device (the CUDA allocator's 512-byte rounding aside).
+
+Each layout is built with the entry point's own code (train_pytorch.model_config,
+torch_parallel.build_mesh, apply_tensor_parallel, _fully_shard, torch_pipeline.split, loss_fn,
+autocast), in parallelize()'s order. The wrapping runs outside FakeTensorMode because
+DeviceMesh computes rank coordinates from real tensors; the parameters are fake already, so
+nothing is allocated either way.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.distributed._tools.fsdp2_mem_tracker import FSDPMemTracker
+from torch.distributed._tools.mem_tracker import MemTracker
+from torch.testing._internal.distributed.fake_pg import FakeStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.recommend.entrypoint_modules import load
+
+models, parallel, pipeline, config, distctx, train = load()
+
+GB = 1e9
+# tracker category names -> the memory model's categories
+CATEGORIES = {
+    "weights": ("Parameter", "Sharded Param", "Unsharded Param", "Buffer"),
+    "gradients": ("Gradient", "Sharded Grad", "Unsharded Grad"),
+    "optimizer": ("Optstate", "OptState"),
+    "activations": ("Activation",),
+}
+
+
+def measure(cell: dict[str, Any]) -> dict[str, Any]:
+    layout = config.Layout(**cell["layout"])
+    dist.init_process_group("fake", rank=0, world_size=layout.world_size, store=FakeStore())
+    try:
+        return _measure(cell, layout)
+    finally:
+        dist.destroy_process_group()
+
+
+def _train_config(cell: dict[str, Any], layout: Any) -> Any:
+    return config.TrainConfig(
+        model="gpt",
+        n_layer=cell["layers"],
+        n_head=cell["heads"],
+        n_embd=cell["hidden"],
+        seq_len=cell["seq_len"],
+        vocab_size=cell["vocab"],
+        batch_size=cell["micro_batch"],
+        parallel=cell["parallel"],
+        precision=cell["precision"],
+        activation_checkpointing=cell["checkpointing"],
+        tensor_parallel_degree=layout.tp,
+        pipeline_parallel_degree=layout.pp,
+    )
+
+
+def _measure(cell: dict[str, Any], layout: Any) -> dict[str, Any]:
+    cfg = _train_config(cell, layout)
+    ctx = distctx.DistContext(kind="gloo", backend="fake", world_size=layout.world_size)
+    mesh = parallel.build_mesh(ctx, layout)
+    fake = FakeTensorMode(allow_non_fake_inputs=True)
+    with fake:
+        torch.manual_seed(0)
+        model = models.build_model(train.model_config(cfg))
+    total_params = models.num_params(model)
+    holder = _wrap(model, mesh, layout, cfg)
+    with fake:
+        optimizer = torch.optim.AdamW(holder.parameters(), lr=1e-4)
+        tracker = _tracker(holder, optimizer, cfg.parallel)
+        snapshots = _step(tracker, holder, optimizer, cfg, ctx, layout.pp)
+    moments, during = snapshots
+    found = {cat: max(_sum(s, names) for s in during) for cat, names in CATEGORIES.items()}
+    # the forward's end, or the peak in backward (where checkpointing recomputes a block)
+    found["activations"] = max(_sum(m, CATEGORIES["activations"]) for m in (moments[0], moments[3]))
+    found["optimizer"] = _sum(moments[2], CATEGORIES["optimizer"])  # after the step
+    found["peak"] = _sum(moments[3], ("Total",))
+    return {"params": total_params, "measured_gb": {k: v / GB for k, v in found.items()}}
+
+
+def _wrap(model: Any, mesh: Any, layout: Any, cfg: Any) -> Any:
+    """parallelize()'s order: PP split (rank 0 holds the first stage), TP, then FSDP."""
+    pipe = pipeline.split(model, cfg, 0) if cfg.pipelined else None
+    holder = pipe.holder if pipe else model
+    if layout.tp > 1:
+        parallel.apply_tensor_parallel(holder, mesh["tp"])
+    if cfg.parallel == "fsdp":
+        parallel._fully_shard(holder, None, parallel._dp_mesh(mesh, layout), cfg)
+    return holder
+
+
+def _tracker(model: Any, optimizer: Any, mode: str) -> MemTracker:
+    if mode == "fsdp":
+        return FSDPMemTracker(model, optimizer)
+    tracker = MemTracker()
+    tracker.track_external(model, optimizer)
+    return tracker
+
+
+def _step(
+    tracker: Any, model: Any, optimizer: Any, cfg: Any, ctx: Any, stages: int
+) -> tuple[list, list]:
+    """One step: snapshots after forward, after backward, after the optimizer and at the peak;
+    and those plus every module-level snapshot.
+
+    A first pipeline stage under 1F1B runs `stages` micro-batches forward before the first
+    backward comes back, so it holds that many micro-batches' activations of its blocks: one
+    forward of `stages` micro-batches at once holds the same (the tracker allows one forward per
+    module and step).
+    """
+    tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size * stages, cfg.seq_len))
+    with tracker:
+        with parallel.autocast(ctx, cfg.precision):
+            loss = _loss(model(tokens), tokens, stages)
+        after_forward = tracker.get_tracker_snapshot()
+        loss.backward()
+        after_backward = tracker.get_tracker_snapshot()
+        optimizer.step()
+        after_step = tracker.get_tracker_snapshot()
+        peak = tracker.get_tracker_snapshot("peak")
+    moments = [_flat(s) for s in (after_forward, after_backward, after_step, peak)]
+    return moments, moments + _module_snapshots(tracker)
+
+
+def _module_snapshots(tracker: Any) -> list[dict[str, int]]:
+    """Every snapshot the tracker took around each module's forward and backward."""
+    found = []
+    for stats in tracker.memory_tracking.values():
+        for snaps in stats.snapshots.values():
+            found += [_flat(snap) for snap in snaps]
+    return found
+
+
+def _loss(out: Any, tokens: Any, stages: int) -> Any:
+    if stages > 1:  # a middle stage's output: its gradient arrives from the next stage
+        return out.float().mean()
+    return parallel.loss_fn(out, tokens)
+
+
+def _flat(snapshot: dict) -> dict[str, int]:
+    merged: dict[str, int] = {}
+    for per_device in snapshot.values():
+        for key, value in per_device.items():
+            name = key.value if hasattr(key, "value") else str(key)
+            merged[name] = merged.get(name, 0) + value
+    return merged
+
+
+def _sum(snapshot: dict[str, int], names: tuple[str, ...]) -> int:
+    return sum(snapshot.get(name, 0) for name in names)
+
+
+def estimate_runtime(cell: dict[str, Any]) -> dict[str, Any]:
+    """RuntimeEstimator's roofline ("operator-level-cost-model") over one step on one rank,
+    with the accelerator's FLOPS and HBM bandwidth (`tflops`, `gbps` in the cell) in place of
+    the local GPU's, which it would otherwise read from CUDA. Run twice: as is, and with FLOPS
+    unbounded (memory traffic alone); FlopCounterMode counts the FLOPs of the same step."""
+    from torch.distributed._tools.runtime_estimator import RuntimeEstimator
+    from torch.utils import _runtime_estimation as roofline
+    from torch.utils.flop_counter import FlopCounterMode
+
+    layout = config.Layout(**cell["layout"])
+    cfg = _train_config(cell, layout)
+    ctx = distctx.DistContext(kind="gloo", backend=None)
+    torch.cuda.is_available = lambda: True  # the estimator's guard; no CUDA call follows
+    times = {}
+    for name, tflops, gbps in (
+        ("step", cell["tflops"], cell["gbps"]),
+        ("memory", 1e30, cell["gbps"]),
+    ):
+        roofline.get_device_tflops = lambda dtype, t=tflops: t
+        roofline.get_gpu_dram_gbps = lambda g=gbps: g
+        estimator = RuntimeEstimator()
+        with FakeTensorMode(allow_non_fake_inputs=True):
+            model = models.build_model(train.model_config(cfg))
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+            tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size, cfg.seq_len))
+            flops = FlopCounterMode(display=False)
+            with estimator("operator-level-cost-model"), flops:
+                with parallel.autocast(ctx, cfg.precision):
+                    loss = parallel.loss_fn(model(tokens), tokens)
+                loss.backward()
+                optimizer.step()
+        times[name] = estimator.total_runtime / 1e3  # ms -> s
+    return {"params": models.num_params(model), "flops": flops.get_total_flops(), "seconds": times}
+
+
+def main(argv: list[str]) -> int:
+    for text in argv:
+        cell = json.loads(text)
+        run = estimate_runtime if "tflops" in cell else measure
+        print(json.dumps({**cell, **run(cell)}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
