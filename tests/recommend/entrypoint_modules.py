@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints"
+ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 
 
 NAMES = (
