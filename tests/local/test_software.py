@@ -1,0 +1,81 @@
+"""requirements.txt installed into a cached overlay as the toolkit would; framework checks."""
+
+from __future__ import annotations
+
+import subprocess
+
+
+from tests.local.conftest import pytorch_config, run_local
+from tests.local.software_data import IMPORTER, write_wheel
+
+# Offline: the wheel sits in source_dir, found through pip's own requirements-file options.
+OFFLINE_REQUIREMENTS = "--no-index\n--find-links ./wheels\ntinypkg==0.1\n"
+
+
+def _importer_config(write_config, tmp_path, requirements: str):
+    write_wheel(tmp_path / "code" / "wheels")
+    return write_config(
+        pytorch_config(
+            entry_point="train.py",
+            source_dir="code",
+            framework_version="2.8.0",
+            distribution={"strategy": "none"},
+            compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
+        ),
+        code={"train.py": IMPORTER, "requirements.txt": requirements},
+    )
+
+
+def test_a_requirement_is_installed_once_and_imported(write_config, tmp_path):
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    first = run_local(config)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    said = _said(first)
+    assert "TINYPKG 42" in said and "software: installed" in said
+    assert str(tmp_path / ".sagelaunch" / "envs") in said  # imported from the overlay
+    second = run_local(config)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "already installed" in _said(second) and "software: installed" not in _said(second)
+    assert "TINYPKG 42" in _said(second)
+    assert "requirements.txt is not installed" not in said
+
+
+def test_a_package_missing_from_the_index_is_named(write_config, tmp_path):
+    missing = "--no-index\n--find-links ./wheels\nno-such-package-sagelaunch==1.0\n"
+    config = _importer_config(write_config, tmp_path, missing)
+    done = run_local(config)
+    assert done.returncode == 2, done.stdout[-3000:]
+    assert "no-such-package-sagelaunch" in done.stderr and "requirements.txt" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / ".sagelaunch" / "envs").glob("*"))  # nothing half-installed
+
+
+def test_a_framework_version_mismatch_warns(write_config, tmp_path):
+    done = run_local(_importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS))
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = _said(done)
+    assert "framework_version 2.8.0 but this machine runs pytorch 2.13" in said
+    assert "(2.13 instead of 2.8)" in said
+
+
+def test_matching_versions_do_not_warn(write_config, tmp_path):
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    image = "123456789012.dkr.ecr.us-east-1.amazonaws.com/my-torch:2.13"
+    text = config.read_text().replace("framework_version: 2.8.0", "framework_version: 2.13.0")
+    config.write_text(text + f"image_uri: {image}\n")
+    done = run_local(config)
+    assert done.returncode == 0 and "framework_version" not in _said(done)
+
+
+def test_match_explains_why_it_cannot_install_torch(write_config, tmp_path):
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    config.write_text(config.read_text() + "local:\n  framework: match\n")
+    done = run_local(config)
+    assert done.returncode == 2, done.stdout[-3000:]
+    said = _said(done)
+    assert "cannot install torch 2.8.0" in said and "download.pytorch.org/whl/cpu" in said
+
+
+def _said(done: subprocess.CompletedProcess[str]) -> str:
+    """What the user saw, on one line (Rich wraps long messages)."""
+    return " ".join((done.stdout + done.stderr).split())
