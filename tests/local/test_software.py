@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 
-
 from tests.local.conftest import pytorch_config, run_local
 from tests.local.software_data import IMPORTER, write_wheel
 
