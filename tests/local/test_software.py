@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import subprocess
 
 from tests.local.conftest import pytorch_config, run_local
@@ -78,3 +80,17 @@ def test_match_explains_why_it_cannot_install_torch(write_config, tmp_path):
 def _said(done: subprocess.CompletedProcess[str]) -> str:
     """What the user saw, on one line (Rich wraps long messages)."""
     return " ".join((done.stdout + done.stderr).split())
+
+
+def test_a_shipped_module_without_a_matching_build_is_named(write_config, tmp_path):
+    # This venv's torch is a download.pytorch.org CPU build; the index's torchvision is not.
+    assert "+" in importlib.metadata.version("torch") and not importlib.util.find_spec(
+        "torchvision"
+    )
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    (tmp_path / "code" / "train.py").write_text("import torchvision\n")
+    done = run_local(config)
+    assert done.returncode == 2, done.stdout[-3000:]
+    said = _said(done)
+    assert "imports torchvision, which the PyTorch container ships" in said
+    assert "torchvision==0.28.*" in said and "download.pytorch.org/whl/cpu" in said

@@ -45,25 +45,26 @@ def install_command(code: Path) -> list[str] | None:
     return args or None
 
 
-def overlay(code: Path, say: Callable[[str], None]) -> Path | None:
-    """The overlay folder holding what ``code`` asks the container to install (built once per
-    content), or None when it asks for nothing."""
-    args = install_command(code)
-    if args is None:
+def overlay(code: Path, pins: list[str], say: Callable[[str], None]) -> Path | None:
+    """The overlay folder holding what ``code`` asks the container to install and ``pins`` (what
+    the container ships and this venv lacks), built once per content; None when nothing."""
+    args = [*(install_command(code) or []), *pins]
+    if not args:
         return None
-    target = (ENVS_DIR / content_key(code)).resolve()
+    target = (ENVS_DIR / content_key(code, pins)).resolve()
     if (target / DONE_MARK).is_file():
         say(f"software: {' '.join(args)} already installed (cached in {target})")
         return target
     say(f"software: installing {' '.join(args)} into {target} ...")
-    _install(code, args, target, requirement_names(code))
+    _install(code, args, target, requirement_names(code) + [_normal(_name(p)) for p in pins])
     say("software: installed")
     return target
 
 
-def content_key(code: Path) -> str:
-    """A hash of what decides the install: the interpreter, requirements.txt, the package."""
-    digest = hashlib.sha256(f"{sys.executable}\n{sys.version}\n".encode())
+def content_key(code: Path, pins: list[str]) -> str:
+    """A hash of what decides the install: the interpreter, requirements.txt, the package, the
+    container's packages."""
+    digest = hashlib.sha256(f"{sys.executable}\n{sys.version}\n{pins}\n".encode())
     files = [code / REQUIREMENTS] if (code / REQUIREMENTS).is_file() else []
     if (code / "setup.py").is_file():
         files = sorted(p for p in code.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
@@ -122,6 +123,11 @@ def requirement_names(code: Path) -> list[str]:
         if match and not text.startswith((".", "/")) and "://" not in text:
             names.append(_normal(match.group(1)))
     return names
+
+
+def _name(requirement: str) -> str:
+    match = _NAME.match(requirement)
+    return match.group(1) if match else requirement
 
 
 def _normal(name: str) -> str:
@@ -193,7 +199,9 @@ def prepare(
     if warning and policy == "match":
         folders.append(framework_overlay(framework, str(framework_version), say))
         warning = None
-    installed = overlay(code, say)
+    from sagelaunch.local import container_packages
+
+    installed = overlay(code, container_packages.missing_pins(framework, code), say)
     folders += [installed] if installed else []
     return folders, [warning] if warning else []
 
