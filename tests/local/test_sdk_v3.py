@@ -16,6 +16,8 @@ import tarfile
 from pathlib import Path
 from types import ModuleType
 
+from sagelaunch.config.importer import import_request
+from tests.golden.regenerate import GOLDEN
 from tests.local.conftest import pytorch_config, run_local
 
 HYPERPARAMETERS = {"flag": True, "off": False, "lr": 0.1, "name": "abc", "steps": 3, "ids": [1, 2]}
@@ -110,3 +112,13 @@ def test_a_tar_gz_source_needs_sdk_v3(write_config, tmp_path):
     _archive(tmp_path / "code.tar.gz", {"echo.py": ECHO})
     done = run_local(_v3_config(write_config, source_dir="code.tar.gz", sdk="v2"))
     assert done.returncode == 2 and "set sdk: v3" in " ".join(done.stderr.split())
+
+
+def test_import_keeps_a_v3_request_as_sdk_v3():
+    plan = json.loads((GOLDEN / "cpu-local.json").read_text())
+    request = plan["request"]
+    assert "sdk" not in import_request(request, "code")
+    source = {"S3Uri": "s3://bucket/job/sm_drivers", "S3DataType": "S3Prefix"}
+    drivers = {"ChannelName": "sm_drivers", "DataSource": {"S3DataSource": source}}
+    request["InputDataConfig"] = [*request.get("InputDataConfig", []), drivers]
+    assert import_request(request, "code")["sdk"] == "v3"

@@ -175,10 +175,15 @@ def version_warning(framework: str, framework_version: str | None) -> str | None
     wanted, have = major_minor(framework_version), major_minor(installed)
     if wanted is None or have is None or wanted == have:
         return None
+    fix = (
+        f"install torch {_dotted(wanted)} into this venv to match"
+        if framework == "pytorch"
+        else "set local.framework: match to run the pinned version"
+    )
     return (
         f"framework_version {framework_version} but this machine runs {framework} {installed} "
         f"({_dotted(have)} instead of {_dotted(wanted)}): results and APIs may differ from the "
-        "container's; set local.framework: match to run the pinned version"
+        f"container's; {fix}"
     )
 
 
