@@ -17,10 +17,11 @@ print("ARGV", json.dumps(sys.argv[1:]))
 
 
 def write_wheel(folder: Path, name: str = "tinypkg", version: str = "0.1") -> Path:
-    """A pure-Python wheel with one module (VALUE = 42), as a build backend would write it."""
+    """A pure-Python wheel with one module (VALUE = 42, __version__), as a build backend would
+    write it."""
     dist = f"{name}-{version}.dist-info"
     files = {
-        f"{name}/__init__.py": "VALUE = 42\n",
+        f"{name}/__init__.py": f"VALUE = 42\n__version__ = {version!r}\n",
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
         "Tag: py3-none-any\n",

@@ -6,7 +6,7 @@ import importlib.metadata
 import importlib.util
 import subprocess
 
-from tests.local.conftest import pytorch_config, run_local
+from tests.local.conftest import clean_env, pytorch_config, run_local
 from tests.local.software_data import IMPORTER, write_wheel
 
 # Offline: the wheel sits in source_dir, found through pip's own requirements-file options.
@@ -94,3 +94,33 @@ def test_a_shipped_module_without_a_matching_build_is_named(write_config, tmp_pa
     said = _said(done)
     assert "imports torchvision, which the PyTorch container ships" in said
     assert "torchvision==0.28.*" in said and "download.pytorch.org/whl/cpu" in said
+
+
+def test_match_installs_the_pinned_framework_into_an_overlay(write_config, tmp_path):
+    """XGBoost script mode at 1.7-1 against this venv's xgboost 3. The real xgboost 1.7.6 wheel
+    is ~200 MB, so uv's own settings point it at a stand-in xgboost 1.7.0 wheel instead of the
+    index: what is tested is the pin, the overlay and its place on the hosts' PYTHONPATH."""
+    wheel = write_wheel(tmp_path / "index", name="xgboost", version="1.7.0")
+    page = tmp_path / "simple" / "xgboost" / "index.html"  # a PEP 503 index of that one wheel
+    page.parent.mkdir(parents=True)
+    page.write_text(f'<a href="{wheel.as_uri()}">{wheel.name}</a>\n')
+    config = write_config(
+        {
+            "name": "xgb-match",
+            "framework": "xgboost",
+            "framework_version": "1.7-1",
+            "entry_point": "show.py",
+            "source_dir": "code",
+            "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            "local": {"framework": "match"},
+        },
+        code={"show.py": "import xgboost\nprint('XGBOOST', xgboost.__version__)\n"},
+    )
+    env = clean_env(UV_DEFAULT_INDEX=(tmp_path / "simple").as_uri())
+    done = run_local(config, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = _said(done)
+    assert "installing xgboost==1.7.* (local.framework: match)" in said
+    assert "XGBOOST 1.7.0" in said and "framework_version 1.7-1 but" not in said
+    again = run_local(config, env=env)
+    assert "installing" not in _said(again) and "XGBOOST 1.7.0" in _said(again)
