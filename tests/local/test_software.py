@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import json
 import subprocess
 
 from tests.local.conftest import clean_env, pytorch_config, run_local
@@ -124,3 +125,20 @@ def test_match_installs_the_pinned_framework_into_an_overlay(write_config, tmp_p
     assert "XGBOOST 1.7.0" in said and "framework_version 1.7-1 but" not in said
     again = run_local(config, env=env)
     assert "installing" not in _said(again) and "XGBOOST 1.7.0" in _said(again)
+
+
+def test_mpirun_ranks_import_from_the_overlay(write_config, tmp_path):
+    write_wheel(tmp_path / "code" / "wheels")
+    config = write_config(
+        pytorch_config(
+            entry_point="train.py",
+            source_dir="code",
+            compute={"instance_type": "ml.c5.xlarge", "instance_count": 2},
+            distribution={"strategy": "mpi", "processes_per_host": 1},
+        ),
+        code={"train.py": IMPORTER, "requirements.txt": OFFLINE_REQUIREMENTS},
+    )
+    done = run_local(config, "--output", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["launcher"] == "mpirun"
+    assert _said(done).count("TINYPKG 42") == 2  # one rank on each emulated host

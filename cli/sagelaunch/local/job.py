@@ -177,8 +177,8 @@ def run(
     _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
     for line in groups.describe(prepared.cluster, launch.kind):
         say(line)
-    specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
-    software.add_to_path([spec.env for spec in specs], overlays)
+    with software.on_path(overlays):
+        specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
     if config.sdk == "v3":
         v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
     outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)

@@ -20,7 +20,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sagelaunch.errors import UsageError
@@ -234,11 +235,18 @@ def framework_overlay(framework: str, version: str, say: Callable[[str], None]) 
     return target
 
 
-def add_to_path(envs: list[dict[str, str]], folders: list[Path]) -> None:
-    """Put the overlays right after the code folder on each process's PYTHONPATH, where the
-    container's site-packages would be (before anything this shell adds)."""
-    if not folders:
-        return
-    for env in envs:
-        parts = env.get("PYTHONPATH", "").split(os.pathsep)
-        env["PYTHONPATH"] = os.pathsep.join([parts[0], *map(str, folders), *parts[1:]])
+@contextmanager
+def on_path(folders: list[Path]) -> Iterator[None]:
+    """While the hosts' environments are built, the overlays lead this process's PYTHONPATH, so
+    every host process (mpirun's ranks and TF parameter servers included) gets them right after
+    its code folder, where the container's site-packages would be."""
+    before = os.environ.get("PYTHONPATH")
+    if folders:
+        os.environ["PYTHONPATH"] = os.pathsep.join([*map(str, folders), *filter(None, [before])])
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
