@@ -12,13 +12,14 @@ import importlib.util
 import io
 import json
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 from types import ModuleType
 
 from sagelaunch.config.importer import import_request
 from tests.golden.regenerate import GOLDEN
-from tests.local.conftest import pytorch_config, run_local
+from tests.local.conftest import clean_env, pytorch_config, run_local
 
 HYPERPARAMETERS = {"flag": True, "off": False, "lr": 0.1, "name": "abc", "steps": 3, "ids": [1, 2]}
 ECHO = 'import json, os, sys\nprint("ARGV", json.dumps(sys.argv[1:]))\n'
@@ -122,3 +123,14 @@ def test_import_keeps_a_v3_request_as_sdk_v3():
     drivers = {"ChannelName": "sm_drivers", "DataSource": {"S3DataSource": source}}
     request["InputDataConfig"] = [*request.get("InputDataConfig", []), drivers]
     assert import_request(request, "code")["sdk"] == "v3"
+
+
+def test_validate_sees_an_archive_replaced_since_its_last_run(write_config, tmp_path):
+    archive = _archive(tmp_path / "code.tar.gz", {"echo.py": ECHO})
+    config = _v3_config(write_config, source_dir="code.tar.gz")
+    command = [sys.executable, "-m", "sagelaunch", "validate", str(config)]
+    ok = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=clean_env())
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    _archive(archive, {"other.py": ""})  # the validate cache must not answer from before
+    bad = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=clean_env())
+    assert bad.returncode == 2 and "it holds 1 file(s): other.py" in " ".join(bad.stdout.split())
