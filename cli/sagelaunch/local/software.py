@@ -57,7 +57,8 @@ def overlay(code: Path, pins: list[str], say: Callable[[str], None]) -> Path | N
         say(f"software: {' '.join(args)} already installed (cached in {target})")
         return target
     say(f"software: installing {' '.join(args)} into {target} ...")
-    _install(code, args, target, requirement_names(code) + [_normal(_name(p)) for p in pins])
+    named = requirement_names(code) + [_normal(_name(p)) for p in pins]
+    _install(code, args, target, named, say)
     say("software: installed")
     return target
 
@@ -74,7 +75,9 @@ def content_key(code: Path, pins: list[str]) -> str:
     return digest.hexdigest()[:24]
 
 
-def _install(code: Path, args: list[str], target: Path, named: list[str]) -> None:
+def _install(
+    code: Path, args: list[str], target: Path, named: list[str], say: Callable[[str], None]
+) -> None:
     """Install into a private folder, then rename it into place: two runs at once each build
     their own and the first rename wins."""
     building = target.with_name(f"{target.name}.{os.getpid()}.tmp")
@@ -84,15 +87,30 @@ def _install(code: Path, args: list[str], target: Path, named: list[str]) -> Non
     excludes.write_text("\n".join(_already_installed(named)) + "\n", "utf-8")
     command = [*uv_command(), "pip", "install", "--python", sys.executable, "--target"]
     command += [str(building), "--excludes", str(excludes), *args]
-    proc = subprocess.run(command, cwd=code, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
+    returncode, stderr = _run_showing_progress(command, code, say)
+    if returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
-        raise UsageError(_install_failure(proc.stderr), _install_hint(proc.stderr))
+        raise UsageError(_install_failure(stderr), _install_hint(stderr))
     (building / DONE_MARK).write_text(" ".join(args), "utf-8")
     try:
         building.rename(target)
     except OSError:  # another run installed the same content first
         shutil.rmtree(building, ignore_errors=True)
+
+
+def _run_showing_progress(
+    command: list[str], cwd: Path, say: Callable[[str], None]
+) -> tuple[int, str]:
+    """Run uv, each line it reports (resolved, downloaded, installed) shown as it comes."""
+    lines = []
+    with subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            say("  " + line.rstrip().replace("[", "\\["))  # uv's text, not Rich markup
+    return proc.returncode, "".join(lines)
 
 
 def uv_command() -> list[str]:
@@ -231,7 +249,7 @@ def framework_overlay(framework: str, version: str, say: Callable[[str], None]) 
         requirements = target.with_name(target.name + ".in")
         requirements.parent.mkdir(parents=True, exist_ok=True)
         requirements.write_text(pin + "\n", "utf-8")
-        _install(requirements.parent, ["-r", requirements.name], target, [name])
+        _install(requirements.parent, ["-r", requirements.name], target, [name], say)
     return target
 
 
