@@ -97,7 +97,11 @@ def bundled_files(source_dir: Path) -> list[Path]:
 
 
 def build(source_dir: Path) -> Bundle:
-    """Tar and gzip ``source_dir`` deterministically."""
+    """Tar and gzip ``source_dir`` deterministically (a .tar.gz source, SDK v3's, as it is)."""
+    if source_dir.is_file():
+        from sagelaunch.local import source_archive
+
+        return source_archive.as_bundle(source_dir)
     files = bundled_files(source_dir)
     raw = io.BytesIO()
     total = 0

@@ -17,6 +17,7 @@ BENCHES = [
     "bench_strategies",
     "bench_xgboost",
     "bench_local",
+    "bench_requirements",
     "bench_submit",
     "bench_datafeed",
     "bench_recommend",
@@ -63,6 +64,7 @@ ROWS = [
     ("bench_submit", "submit_plan_file_s", "  (whole command)", None, "s"),
     ("bench_local", "smoke_run.ratio", "local 20 steps / torchrun by hand", 1.15, "x"),
     ("bench_local", "ratio", "local 300 steps / torchrun by hand", 1.15, "x"),
+    ("bench_requirements", "ratio", "local: cached requirements / none", 1.10, "x"),
     # Context, not a target: here the data host shares the ranks' cores (on SageMaker: its own).
     ("bench_datafeed", "offloaded_vs_on_ranks", "rank step: data offloaded / on ranks", None, "x"),
     # The whole size × layout × category table goes to stderr; these bound it.

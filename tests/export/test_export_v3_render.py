@@ -10,7 +10,7 @@ import pytest
 from sagelaunch.errors import UsageError
 from sagelaunch.plan_model import Plan
 from sagelaunch.services.exporting import script
-from tests.conftest import EXAMPLES
+from tests.conftest import ENTRYPOINTS, EXAMPLES
 from tests.golden.regenerate import GOLDEN
 
 REFUSED = {
@@ -52,3 +52,13 @@ def test_smp_parameters_v3_does_not_take_are_named():
     estimator = plan.estimator.model_copy(update={"kwargs": kwargs})
     with pytest.raises(UsageError, match="SMP takes no offload"):
         script(plan.model_copy(update={"estimator": estimator}), "v3", source="x", name="x.py")
+
+
+def test_a_v3_config_exports_model_trainer_without_the_flag(cli, tmp_path):
+    config = tmp_path / "v3.yaml"
+    text = (EXAMPLES / "cpu-local.yaml").read_text() + "sdk: v3\n"
+    config.write_text(
+        text.replace("name: gpt-cpu-local", f"name: gpt-cpu-local\nsource_dir: {ENTRYPOINTS}")
+    )
+    assert "ModelTrainer(" in cli("export", config).output
+    assert "ModelTrainer(" not in cli("export", config, "--sdk", "v2").output

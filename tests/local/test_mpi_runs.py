@@ -52,7 +52,7 @@ def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_pat
     done = run_local(config, "--keep", "--output", "json")
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
-    assert result["launcher"] == "mpirun" and "warning" not in done.stderr
+    assert result["launcher"] == "mpirun" and not _warnings_besides_the_version(done.stderr)
     assert [h["exit_code"] for h in result["hosts"]] == [0, None]  # algo-2 only waits
     workdir = Path(result["workdir"])
     for rank in range(4):
@@ -87,7 +87,7 @@ def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
-    assert result["launcher"] == "mpirun" and "warning" not in done.stderr
+    assert result["launcher"] == "mpirun" and not _warnings_besides_the_version(done.stderr)
     assert "world size 4, parallel deepspeed" in done.stderr
     mpi_losses = steps(done.stderr)
     assert sorted(mpi_losses) == [1, 2, 3, 4]
@@ -103,3 +103,12 @@ def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
     ]
     torchrun = TorchJob(tmp_path / "torchrun").run_ok(*args, nproc=4)
     assert torchrun.steps() == pytest.approx(mpi_losses, rel=1e-6)
+
+
+def _warnings_besides_the_version(stderr: str) -> list[str]:
+    """The examples pin an older framework_version than this venv's torch: that one warns."""
+    return [
+        line
+        for line in stderr.splitlines()
+        if "warning" in line and "framework_version" not in line
+    ]

@@ -28,7 +28,9 @@ def test_async_example_runs_on_two_hosts_under_mpirun(tmp_path):
     sets = [f"--set=local.hyperparameters.{k}={v}" for k, v in small.items()]
     done = run_local(EXAMPLE, *sets, "--keep", "--workdir", str(tmp_path / "run"), "-o", "json")
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout)["launcher"] == "mpirun" and "warning" not in done.stderr
+    assert json.loads(done.stdout)["launcher"] == "mpirun" and not _warnings_besides_the_version(
+        done.stderr
+    )
     assert "1 parameter server(s), 3 worker(s), async updates" in done.stderr
     assert sorted(steps(done.stderr)) == list(range(1, 19)), "one line per update"
     host = tmp_path / "run" / "algo-1"
@@ -82,3 +84,12 @@ def test_sync_parameter_server_under_mpirun_gives_ddps_losses(write_config, tmp_
         8,
     )
     assert Path(tmp_path / "run/algo-1/model/model.pt").is_file()
+
+
+def _warnings_besides_the_version(stderr: str) -> list[str]:
+    """The examples pin an older framework_version than this venv's torch: that one warns."""
+    return [
+        line
+        for line in stderr.splitlines()
+        if "warning" in line and "framework_version" not in line
+    ]

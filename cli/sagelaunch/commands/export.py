@@ -21,13 +21,13 @@ def export(
         Path, typer.Argument(help="Launch config (YAML) or a saved plan (plan.json).")
     ],
     sdk: Annotated[
-        Sdk,
+        Sdk | None,
         typer.Option(
             "--sdk",
             help="v2: the estimator and fit() (the exact planned request); v3: ModelTrainer "
-            "(sagemaker-train), for the strategies it supports.",
+            "(sagemaker-train), for the strategies it supports. Default: the config's sdk (v2).",
         ),
-    ] = Sdk.v2,
+    ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Write the script here (default: stdout).")
     ] = None,
@@ -50,7 +50,8 @@ def export(
         progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
     )
     name = out.name if out else f"{plan.job_name}.py"
-    text = exporting.script(plan, sdk.value, source=str(target), name=name)
+    chosen = sdk.value if sdk else exporting.config_sdk(target, overrides)
+    text = exporting.script(plan, chosen, source=str(target), name=name)
     if out is None:
         typer.echo(text, nl=False)
         return

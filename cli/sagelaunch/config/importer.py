@@ -58,6 +58,8 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     if not naming.is_valid(config["name"]):
         config["name"] = "imported-job"
     config["framework"] = framework
+    if any(c["ChannelName"] == "sm_drivers" for c in request.get("InputDataConfig") or []):
+        config["sdk"] = "v3"  # ModelTrainer's drivers travel as this channel (export/sdk_v3.py)
     if script:
         config["entry_point"] = hps["sagemaker_program"]
         config["source_dir"] = source_dir

@@ -356,6 +356,12 @@ class LocalRun(Strict):
     hyperparameters: dict[str, Any] = Field(
         default_factory=dict, description="Merged over hyperparameters for quick local runs."
     )
+    framework: Literal["installed", "match"] = Field(
+        "installed",
+        description="installed: run this venv's framework (a warning when its major.minor is "
+        "not framework_version's); match: install framework_version's major.minor from the "
+        "package index into a cached overlay (XGBoost, TensorFlow; not PyTorch).",
+    )
 
 
 class LaunchConfig(Strict):
@@ -390,6 +396,11 @@ class LaunchConfig(Strict):
         description="Code directory, relative to this file (default: this file's folder, as the "
         "SDK looks beside its script; a shipped script's name not found there means "
         "sagelaunch's entry points).",
+    )
+    sdk: Literal["v2", "v3"] = Field(
+        "v2",
+        description="The SDK that launches the job: v2 (Estimator, the default) or v3 "
+        "(ModelTrainer: its hyperparameter encoding under local, a .tar.gz source_dir allowed).",
     )
     framework_version: str | None = Field(
         None,

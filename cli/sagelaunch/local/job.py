@@ -25,9 +25,11 @@ from sagelaunch.local import (
     launchers,
     mpi,
     ports,
+    software,
     supervisor,
     tf_config,
     tree,
+    v3,
     warm,
 )
 from sagelaunch.local.options import Options
@@ -158,9 +160,11 @@ def run(
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     trees = _build_trees(workdir, prepared.cluster, plan.request, code)
     _save_metric_definitions(workdir, plan.request)
-    warnings = [launch.warning] if launch.warning else []
-    if (trees[0].code / "requirements.txt").is_file():
-        warnings.append("requirements.txt is not installed by local runs: install it yourself")
+    config = prepared.loaded.config
+    overlays, warnings = software.prepare(
+        config.framework, config.framework_version, config.local.framework, trees[0].code, say
+    )
+    warnings += [launch.warning] if launch.warning else []
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
     counts = channels.populate(
@@ -173,7 +177,10 @@ def run(
     _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
     for line in groups.describe(prepared.cluster, launch.kind):
         say(line)
-    specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
+    with software.on_path(overlays):
+        specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
+    if config.sdk == "v3":
+        v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
     outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings = warnings
@@ -286,7 +293,7 @@ def _command(
     return launchers.host_command(
         run_as,
         entry_point=str(config.entry_point),
-        args=environment.user_args(user),
+        args=(v3.user_args if config.sdk == "v3" else environment.user_args)(user),
         host_index=node_rank,
         host_count=nodes,
         master_port=master_port,

@@ -30,6 +30,15 @@ def plan_of(
     return plan
 
 
+def config_sdk(target: Path, overrides: list[str] | None) -> str:
+    """The SDK a config says it targets (its `sdk` key); a saved plan's is v2's request."""
+    if target.suffix == ".json":
+        return "v2"
+    from sagelaunch.config.loader import load
+
+    return load(target, overrides).config.sdk
+
+
 def script(plan: Plan, sdk: str, *, source: str, name: str) -> str:
     """The script's text for SDK ``sdk`` (v2 or v3); v3 refuses what ModelTrainer cannot run."""
     if sdk == "v3":

@@ -231,7 +231,12 @@ def _exists(
 ) -> bool | None:
     if not entry_point:
         return None
-    return (resolve_source_dir(config, source_dir, entry_point, framework) / entry_point).is_file()
+    code = resolve_source_dir(config, source_dir, entry_point, framework)
+    if code.is_file():  # an SDK v3 .tar.gz: the entry point must be in it
+        from sagelaunch.local import source_archive
+
+        return source_archive.entry_point_problem(code, entry_point) is None
+    return (code / entry_point).is_file()
 
 
 def _still_true(entry: dict[str, Any]) -> bool:

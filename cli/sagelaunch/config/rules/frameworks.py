@@ -10,6 +10,7 @@ from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules import error, offered, rule, warning
 from sagelaunch.config.strategies import is_smp_v2
 from sagelaunch.errors import Problem
+from sagelaunch.local import source_archive
 
 
 def check_region(loaded: LoadedConfig) -> str:
@@ -25,12 +26,27 @@ def entry_point_present(loaded: LoadedConfig) -> Iterator[Problem]:
         example = f"train_{config.framework}.py"
         yield error(loaded, ("framework",), f"{config.framework} jobs need entry_point ({example})")
         return
-    if config.entry_point and not (loaded.source_dir / config.entry_point).is_file():
+    if config.entry_point and source_archive.is_archive(loaded.source_dir):
+        yield from _archive_problems(loaded, str(config.entry_point))
+    elif config.entry_point and not (loaded.source_dir / config.entry_point).is_file():
         yield error(
             loaded,
             ("entry_point",),
             f"{config.entry_point} not found in {loaded.source_dir}: fix entry_point or source_dir",
         )
+
+
+def _archive_problems(loaded: LoadedConfig, entry_point: str) -> Iterator[Problem]:
+    """SDK v3's SourceCode takes a local .tar.gz as source_dir; v2 takes only a folder."""
+    if loaded.config.sdk != "v3":
+        yield error(
+            loaded,
+            ("source_dir",),
+            "a .tar.gz source_dir is SDK v3's (ModelTrainer): set sdk: v3, or unpack it and "
+            "point source_dir at the folder",
+        )
+    elif problem := source_archive.entry_point_problem(loaded.source_dir, entry_point):
+        yield error(loaded, ("source_dir",), f"{problem}: fix entry_point or source_dir")
 
 
 @rule

@@ -1,0 +1,270 @@
+"""The container's software for a local run: requirements.txt (and a setup.py package) installed
+into a cached overlay on top of this virtualenv, and the framework's version checked.
+
+The training toolkit (sagemaker_training/entry_point.py `install`, modules.py) runs, before the
+script starts and in the code folder: `pip install -r requirements.txt` for a script, and
+`pip install . -r requirements.txt` when the folder has a setup.py (a pyproject.toml alone is not
+installed). Here uv installs the same into `.sagelaunch/envs/<content hash>` with `--target`; the
+hosts get that folder on PYTHONPATH and keep this interpreter (and its torch). Packages this venv
+already has are excluded from the resolution (`--excludes`) unless requirements.txt names them,
+as pip leaves satisfied requirements alone, so a dependency on torch never downloads another
+torch. The same requirements give the same hash: a second run installs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sagelaunch.errors import UsageError
+
+ENVS_DIR = Path(".sagelaunch") / "envs"
+REQUIREMENTS = "requirements.txt"
+DONE_MARK = ".sagelaunch-complete"
+# The distributions that provide each framework's import (xgboost-cpu is the CPU build).
+FRAMEWORK_DISTRIBUTIONS = {
+    "pytorch": ("torch",),
+    "xgboost": ("xgboost", "xgboost-cpu"),
+    "tensorflow": ("tensorflow", "tensorflow-cpu"),
+}
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def install_command(code: Path) -> list[str] | None:
+    """What the toolkit would pip-install in ``code`` (arguments after `pip install`)."""
+    args = ["."] if (code / "setup.py").is_file() else []
+    if (code / REQUIREMENTS).is_file():
+        args += ["-r", REQUIREMENTS]
+    return args or None
+
+
+def overlay(code: Path, pins: list[str], say: Callable[[str], None]) -> Path | None:
+    """The overlay folder holding what ``code`` asks the container to install and ``pins`` (what
+    the container ships and this venv lacks), built once per content; None when nothing."""
+    args = [*(install_command(code) or []), *pins]
+    if not args:
+        return None
+    target = (ENVS_DIR / content_key(code, pins)).resolve()
+    if (target / DONE_MARK).is_file():
+        say(f"software: {' '.join(args)} already installed (cached in {target})")
+        return target
+    say(f"software: installing {' '.join(args)} into {target} ...")
+    named = requirement_names(code) + [_normal(_name(p)) for p in pins]
+    _install(code, args, target, named, say)
+    say("software: installed")
+    return target
+
+
+def content_key(code: Path, pins: list[str]) -> str:
+    """A hash of what decides the install: the interpreter, requirements.txt, the package, the
+    container's packages."""
+    digest = hashlib.sha256(f"{sys.executable}\n{sys.version}\n{pins}\n".encode())
+    files = [code / REQUIREMENTS] if (code / REQUIREMENTS).is_file() else []
+    if (code / "setup.py").is_file():
+        files = sorted(p for p in code.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(path.relative_to(code).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _install(
+    code: Path, args: list[str], target: Path, named: list[str], say: Callable[[str], None]
+) -> None:
+    """Install into a private folder, then rename it into place: two runs at once each build
+    their own and the first rename wins."""
+    building = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    excludes = building / "excludes.txt"
+    excludes.write_text("\n".join(_already_installed(named)) + "\n", "utf-8")
+    command = [*uv_command(), "pip", "install", "--python", sys.executable, "--target"]
+    command += [str(building), "--excludes", str(excludes), *args]
+    returncode, stderr = _run_showing_progress(command, code, say)
+    if returncode != 0:
+        shutil.rmtree(building, ignore_errors=True)
+        raise UsageError(_install_failure(stderr), _install_hint(stderr))
+    (building / DONE_MARK).write_text(" ".join(args), "utf-8")
+    try:
+        building.rename(target)
+    except OSError:  # another run installed the same content first
+        shutil.rmtree(building, ignore_errors=True)
+
+
+def _run_showing_progress(
+    command: list[str], cwd: Path, say: Callable[[str], None]
+) -> tuple[int, str]:
+    """Run uv, each line it reports (resolved, downloaded, installed) shown as it comes."""
+    lines = []
+    with subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line)
+            say("  " + line.rstrip().replace("[", "\\["))  # uv's text, not Rich markup
+    return proc.returncode, "".join(lines)
+
+
+def uv_command() -> list[str]:
+    """uv, installed with sagelaunch[local] beside this interpreter (or on PATH)."""
+    beside = Path(sys.executable).with_name("uv")
+    found = str(beside) if beside.is_file() else shutil.which("uv")
+    if found is None:
+        raise UsageError(
+            f"installing {REQUIREMENTS} needs uv, which is not installed",
+            "pip install 'sagelaunch[local]' (or: pip install uv)",
+        )
+    return [found]
+
+
+def _already_installed(named: list[str]) -> list[str]:
+    """This venv's distributions, less those the install names (those it installs)."""
+    installed = {_normal(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    return sorted(installed - set(named))
+
+
+def requirement_names(code: Path) -> list[str]:
+    """The project names requirements.txt lists (options, paths and URLs are skipped)."""
+    path = code / REQUIREMENTS
+    lines = path.read_text("utf-8").splitlines() if path.is_file() else []
+    names = []
+    for line in lines:
+        text = line.split("#", 1)[0].strip()
+        match = _NAME.match(text)
+        if match and not text.startswith((".", "/")) and "://" not in text:
+            names.append(_normal(match.group(1)))
+    return names
+
+
+def _name(requirement: str) -> str:
+    match = _NAME.match(requirement)
+    return match.group(1) if match else requirement
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _install_failure(stderr: str) -> str:
+    missing = re.findall(r"Because (\S+) was not found in the package registry", stderr)
+    if missing:
+        return (
+            f"{REQUIREMENTS}: {', '.join(sorted(set(missing)))} is not in the package index, "
+            "so the container's pip install would fail too"
+        )
+    tail = "\n".join(stderr.strip().splitlines()[-12:])
+    return f"installing {REQUIREMENTS} failed (as the container's pip install would):\n{tail}"
+
+
+def _install_hint(stderr: str) -> str:
+    if "not found in the package registry" in stderr:
+        return "fix the name in requirements.txt, or vendor the package into source_dir"
+    return "fix requirements.txt (or the setup.py package) in source_dir"
+
+
+def installed_framework(framework: str) -> str | None:
+    """The installed version of the framework's distribution, read without importing it."""
+    for name in FRAMEWORK_DISTRIBUTIONS[framework]:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def major_minor(version: str) -> tuple[int, ...] | None:
+    """(2, 8) from "2.8.0", "2.8.0+cpu", "2.8" or the XGBoost container's "1.7-1"."""
+    numbers = re.findall(r"\d+", version.split("+")[0].split("-")[0])
+    return tuple(int(n) for n in numbers[:2]) if len(numbers) >= 2 else None
+
+
+def version_warning(framework: str, framework_version: str | None) -> str | None:
+    """A warning when the installed framework is not the container's major.minor."""
+    installed = installed_framework(framework)
+    if not framework_version or installed is None:
+        return None
+    wanted, have = major_minor(framework_version), major_minor(installed)
+    if wanted is None or have is None or wanted == have:
+        return None
+    fix = (
+        f"install torch {_dotted(wanted)} into this venv to match"
+        if framework == "pytorch"
+        else "set local.framework: match to run the pinned version"
+    )
+    return (
+        f"framework_version {framework_version} but this machine runs {framework} {installed} "
+        f"({_dotted(have)} instead of {_dotted(wanted)}): results and APIs may differ from the "
+        f"container's; {fix}"
+    )
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(str(n) for n in version)
+
+
+def prepare(
+    framework: str,
+    framework_version: str | None,
+    policy: str,
+    code: Path,
+    say: Callable[[str], None],
+) -> tuple[list[Path], list[str]]:
+    """The overlays the hosts import from (first wins) and the warnings to show."""
+    folders: list[Path] = []
+    warning = version_warning(framework, framework_version)
+    if warning and policy == "match":
+        folders.append(framework_overlay(framework, str(framework_version), say))
+        warning = None
+    from sagelaunch.local import container_packages
+
+    installed = overlay(code, container_packages.missing_pins(framework, code), say)
+    folders += [installed] if installed else []
+    return folders, [warning] if warning else []
+
+
+def framework_overlay(framework: str, version: str, say: Callable[[str], None]) -> Path:
+    """A cached overlay with the framework at the config's major.minor, from the package index.
+    PyTorch is refused: the index's torch wheels are CUDA builds of gigabytes."""
+    if framework == "pytorch":
+        raise UsageError(
+            f"local.framework: match cannot install torch {version} here: the package index "
+            "has only its CUDA builds (gigabytes); the CPU builds live on download.pytorch.org",
+            f"pip install 'torch=={version}.*' --index-url https://download.pytorch.org/whl/cpu "
+            "into this venv, or drop local.framework: match",
+        )
+    wanted = major_minor(version)
+    name = FRAMEWORK_DISTRIBUTIONS[framework][0]
+    pin = f"{name}=={_dotted(wanted or ())}.*"
+    target = (ENVS_DIR / ("framework-" + hashlib.sha256(pin.encode()).hexdigest()[:16])).resolve()
+    if not (target / DONE_MARK).is_file():
+        say(f"software: installing {pin} (local.framework: match) into {target} ...")
+        requirements = target.with_name(target.name + ".in")
+        requirements.parent.mkdir(parents=True, exist_ok=True)
+        requirements.write_text(pin + "\n", "utf-8")
+        _install(requirements.parent, ["-r", requirements.name], target, [name], say)
+    return target
+
+
+@contextmanager
+def on_path(folders: list[Path]) -> Iterator[None]:
+    """While the hosts' environments are built, the overlays lead this process's PYTHONPATH, so
+    every host process (mpirun's ranks and TF parameter servers included) gets them right after
+    its code folder, where the container's site-packages would be."""
+    before = os.environ.get("PYTHONPATH")
+    if folders:
+        os.environ["PYTHONPATH"] = os.pathsep.join([*map(str, folders), *filter(None, [before])])
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before

@@ -1,0 +1,48 @@
+"""What a script launched by SDK v3's `ModelTrainer` receives, for configs with `sdk: v3`.
+
+v3 writes each hyperparameter with `safe_serialize` (strings as they are, anything else
+`json.dumps`: True becomes "true"), and in the container its own driver, not the training
+toolkit, starts the script: `basic_script_driver.py` passes `hyperparameters_to_cli_args`, that is
+`--KEY safe_serialize(safe_deserialize(VALUE))` in the file's order, and `scripts/environment.py`
+adds SM_SOURCE_DIR and SM_ENTRY_SCRIPT (sagemaker-python-sdk, sagemaker/modules/train/
+container_drivers/common/utils.py and model_trainer.py; v3's sagemaker-train has the same files).
+So `--flag true`, where SDK v2's toolkit passes `--flag True`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+
+def user_args(user_hyperparameters: Mapping[str, Any]) -> list[str]:
+    """The script's command line as v3's driver builds it from the values ModelTrainer sent."""
+    args: list[str] = []
+    for key, value in user_hyperparameters.items():
+        args += [f"--{key}", _serialize(_deserialize(_serialize(value)))]
+    return args
+
+
+def _serialize(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value)
+    except TypeError:
+        return str(value)
+
+
+def _deserialize(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
+
+
+def add_environment(envs: list[dict[str, str]], code_dirs: list[Path], entry_point: str) -> None:
+    """The variables v3's environment script adds about the code (there /opt/ml/input/data/code)."""
+    for env, code in zip(envs, code_dirs, strict=True):
+        env["SM_SOURCE_DIR"] = str(code)
+        env["SM_ENTRY_SCRIPT"] = entry_point

@@ -1,0 +1,136 @@
+"""`sdk: v3` configs under `local`: ModelTrainer's hyperparameter encoding and a .tar.gz source.
+
+The oracle is the installed SDK's own v3 code, loaded from its files: ModelTrainer.train sends
+`safe_serialize(value)` per hyperparameter (sagemaker/modules/train/model_trainer.py) and the
+container's basic_script_driver.py passes `hyperparameters_to_cli_args` of them to the script
+(sagemaker/modules/train/container_drivers/common/utils.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from types import ModuleType
+
+from sagelaunch.config.importer import import_request
+from tests.golden.regenerate import GOLDEN
+from tests.local.conftest import clean_env, pytorch_config, run_local
+
+HYPERPARAMETERS = {"flag": True, "off": False, "lr": 0.1, "name": "abc", "steps": 3, "ids": [1, 2]}
+ECHO = 'import json, os, sys\nprint("ARGV", json.dumps(sys.argv[1:]))\n'
+ECHO += 'print("ENTRY", os.environ.get("SM_ENTRY_SCRIPT"))\n'
+
+
+def _v3_utils() -> ModuleType:
+    """The SDK's container-side utils module, loaded by path (no `import sagemaker`)."""
+    spec = importlib.util.find_spec("sagemaker")
+    assert spec is not None and spec.submodule_search_locations
+    root = Path(spec.submodule_search_locations[0])
+    path = root / "modules" / "train" / "container_drivers" / "common" / "utils.py"
+    module_spec = importlib.util.spec_from_file_location("v3_driver_utils", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def _v3_config(write_config, **over):
+    config = pytorch_config(
+        entry_point="echo.py",
+        source_dir="code",
+        sdk="v3",
+        framework_version="2.8.0",
+        distribution={"strategy": "none"},
+        compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
+        hyperparameters=HYPERPARAMETERS,
+    )
+    config.update(over)
+    return write_config(config, code={"echo.py": ECHO})
+
+
+def _argv(done: subprocess.CompletedProcess[str]) -> list[str]:
+    line = next(x for x in (done.stdout + done.stderr).splitlines() if "ARGV " in x)
+    return list(json.loads(line.split("ARGV ", 1)[1]))
+
+
+def test_a_v3_script_gets_what_model_trainer_sends(write_config):
+    utils = _v3_utils()
+    sent = {key: utils.safe_serialize(value) for key, value in HYPERPARAMETERS.items()}
+    done = run_local(_v3_config(write_config))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _argv(done) == utils.hyperparameters_to_cli_args(sent)
+    assert "--flag" in _argv(done) and "true" in _argv(done)  # v2's toolkit passes "True"
+    assert "ENTRY echo.py" in done.stdout + done.stderr
+
+
+def test_a_v2_config_keeps_the_toolkits_encoding(write_config):
+    done = run_local(_v3_config(write_config, sdk="v2"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    argv = _argv(done)
+    assert argv[argv.index("--flag") + 1] == "True"
+    assert "ENTRY None" in done.stdout + done.stderr
+
+
+def _archive(path: Path, files: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text.encode())
+            tar.addfile(info, io.BytesIO(text.encode()))
+    return path
+
+
+def test_a_tar_gz_source_runs(write_config, tmp_path):
+    _archive(tmp_path / "code.tar.gz", {"echo.py": ECHO})
+    config = _v3_config(write_config, source_dir="code.tar.gz")
+    (tmp_path / "code" / "echo.py").unlink()  # only the archive holds the script
+    done = run_local(config)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ENTRY echo.py" in done.stdout + done.stderr
+
+
+def test_a_wrong_archive_says_what_it_holds(write_config, tmp_path):
+    _archive(tmp_path / "code.tar.gz", {"src/train.py": "", "README.md": ""})
+    done = run_local(_v3_config(write_config, source_dir="code.tar.gz"))
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert "echo.py is not at the top of code.tar.gz" in said
+    assert "it holds 2 file(s): README.md, src/train.py" in said
+
+
+def test_a_file_that_is_no_archive_is_named(write_config, tmp_path):
+    (tmp_path / "code.tar.gz").write_text("not gzip")
+    done = run_local(_v3_config(write_config, source_dir="code.tar.gz"))
+    assert done.returncode == 2 and "is not a gzipped tar archive" in done.stderr
+
+
+def test_a_tar_gz_source_needs_sdk_v3(write_config, tmp_path):
+    _archive(tmp_path / "code.tar.gz", {"echo.py": ECHO})
+    done = run_local(_v3_config(write_config, source_dir="code.tar.gz", sdk="v2"))
+    assert done.returncode == 2 and "set sdk: v3" in " ".join(done.stderr.split())
+
+
+def test_import_keeps_a_v3_request_as_sdk_v3():
+    plan = json.loads((GOLDEN / "cpu-local.json").read_text())
+    request = plan["request"]
+    assert "sdk" not in import_request(request, "code")
+    source = {"S3Uri": "s3://bucket/job/sm_drivers", "S3DataType": "S3Prefix"}
+    drivers = {"ChannelName": "sm_drivers", "DataSource": {"S3DataSource": source}}
+    request["InputDataConfig"] = [*request.get("InputDataConfig", []), drivers]
+    assert import_request(request, "code")["sdk"] == "v3"
+
+
+def test_validate_sees_an_archive_replaced_since_its_last_run(write_config, tmp_path):
+    archive = _archive(tmp_path / "code.tar.gz", {"echo.py": ECHO})
+    config = _v3_config(write_config, source_dir="code.tar.gz")
+    command = [sys.executable, "-m", "sagelaunch", "validate", str(config)]
+    ok = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=clean_env())
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    _archive(archive, {"other.py": ""})  # the validate cache must not answer from before
+    bad = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=clean_env())
+    assert bad.returncode == 2 and "it holds 1 file(s): other.py" in " ".join(bad.stdout.split())

@@ -1,0 +1,144 @@
+"""requirements.txt installed into a cached overlay as the toolkit would; framework checks."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import subprocess
+
+from tests.local.conftest import clean_env, pytorch_config, run_local
+from tests.local.software_data import IMPORTER, write_wheel
+
+# Offline: the wheel sits in source_dir, found through pip's own requirements-file options.
+OFFLINE_REQUIREMENTS = "--no-index\n--find-links ./wheels\ntinypkg==0.1\n"
+
+
+def _importer_config(write_config, tmp_path, requirements: str):
+    write_wheel(tmp_path / "code" / "wheels")
+    return write_config(
+        pytorch_config(
+            entry_point="train.py",
+            source_dir="code",
+            framework_version="2.8.0",
+            distribution={"strategy": "none"},
+            compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
+        ),
+        code={"train.py": IMPORTER, "requirements.txt": requirements},
+    )
+
+
+def test_a_requirement_is_installed_once_and_imported(write_config, tmp_path):
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    first = run_local(config)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    said = _said(first)
+    assert "TINYPKG 42" in said and "software: installed" in said
+    assert str(tmp_path / ".sagelaunch" / "envs") in said  # imported from the overlay
+    second = run_local(config)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "already installed" in _said(second) and "software: installed" not in _said(second)
+    assert "TINYPKG 42" in _said(second)
+    assert "requirements.txt is not installed" not in said
+
+
+def test_a_package_missing_from_the_index_is_named(write_config, tmp_path):
+    missing = "--no-index\n--find-links ./wheels\nno-such-package-sagelaunch==1.0\n"
+    config = _importer_config(write_config, tmp_path, missing)
+    done = run_local(config)
+    assert done.returncode == 2, done.stdout[-3000:]
+    assert "no-such-package-sagelaunch" in done.stderr and "requirements.txt" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / ".sagelaunch" / "envs").glob("*"))  # nothing half-installed
+
+
+def test_a_framework_version_mismatch_warns(write_config, tmp_path):
+    done = run_local(_importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS))
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = _said(done)
+    assert "framework_version 2.8.0 but this machine runs pytorch 2.13" in said
+    assert "(2.13 instead of 2.8)" in said
+
+
+def test_matching_versions_do_not_warn(write_config, tmp_path):
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    image = "123456789012.dkr.ecr.us-east-1.amazonaws.com/my-torch:2.13"
+    text = config.read_text().replace("framework_version: 2.8.0", "framework_version: 2.13.0")
+    config.write_text(text + f"image_uri: {image}\n")
+    done = run_local(config)
+    assert done.returncode == 0 and "framework_version" not in _said(done)
+
+
+def test_match_explains_why_it_cannot_install_torch(write_config, tmp_path):
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    config.write_text(config.read_text() + "local:\n  framework: match\n")
+    done = run_local(config)
+    assert done.returncode == 2, done.stdout[-3000:]
+    said = _said(done)
+    assert "cannot install torch 2.8.0" in said and "download.pytorch.org/whl/cpu" in said
+
+
+def _said(done: subprocess.CompletedProcess[str]) -> str:
+    """What the user saw, on one line (Rich wraps long messages)."""
+    return " ".join((done.stdout + done.stderr).split())
+
+
+def test_a_shipped_module_without_a_matching_build_is_named(write_config, tmp_path):
+    # This venv's torch is a download.pytorch.org CPU build; the index's torchvision is not.
+    assert "+" in importlib.metadata.version("torch") and not importlib.util.find_spec(
+        "torchvision"
+    )
+    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
+    (tmp_path / "code" / "train.py").write_text("import torchvision\n")
+    done = run_local(config)
+    assert done.returncode == 2, done.stdout[-3000:]
+    said = _said(done)
+    assert "imports torchvision, which the PyTorch container ships" in said
+    assert "torchvision==0.28.*" in said and "download.pytorch.org/whl/cpu" in said
+
+
+def test_match_installs_the_pinned_framework_into_an_overlay(write_config, tmp_path):
+    """XGBoost script mode at 1.7-1 against this venv's xgboost 3. The real xgboost 1.7.6 wheel
+    is ~200 MB, so uv's own settings point it at a stand-in xgboost 1.7.0 wheel instead of the
+    index: what is tested is the pin, the overlay and its place on the hosts' PYTHONPATH."""
+    wheel = write_wheel(tmp_path / "index", name="xgboost", version="1.7.0")
+    page = tmp_path / "simple" / "xgboost" / "index.html"  # a PEP 503 index of that one wheel
+    page.parent.mkdir(parents=True)
+    page.write_text(f'<a href="{wheel.as_uri()}">{wheel.name}</a>\n')
+    config = write_config(
+        {
+            "name": "xgb-match",
+            "framework": "xgboost",
+            "framework_version": "1.7-1",
+            "entry_point": "show.py",
+            "source_dir": "code",
+            "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            "local": {"framework": "match"},
+        },
+        code={"show.py": "import xgboost\nprint('XGBOOST', xgboost.__version__)\n"},
+    )
+    env = clean_env(UV_DEFAULT_INDEX=(tmp_path / "simple").as_uri())
+    done = run_local(config, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = _said(done)
+    assert "installing xgboost==1.7.* (local.framework: match)" in said
+    assert "XGBOOST 1.7.0" in said and "framework_version 1.7-1 but" not in said
+    again = run_local(config, env=env)
+    assert "installing" not in _said(again) and "XGBOOST 1.7.0" in _said(again)
+
+
+def test_mpirun_ranks_import_from_the_overlay(write_config, tmp_path):
+    write_wheel(tmp_path / "code" / "wheels")
+    config = write_config(
+        pytorch_config(
+            entry_point="train.py",
+            source_dir="code",
+            compute={"instance_type": "ml.c5.xlarge", "instance_count": 2},
+            distribution={"strategy": "mpi", "processes_per_host": 1},
+        ),
+        code={"train.py": IMPORTER, "requirements.txt": OFFLINE_REQUIREMENTS},
+    )
+    done = run_local(config, "--output", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout)["launcher"] == "mpirun"
+    assert _said(done).count("TINYPKG 42") == 2  # one rank on each emulated host
