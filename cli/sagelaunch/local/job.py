@@ -157,6 +157,7 @@ def run(
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     trees = _build_trees(workdir, prepared.cluster, plan.request, code)
+    _make_command_executable(trees, str(prepared.planned.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
     warnings = [launch.warning] if launch.warning else []
     if (trees[0].code / "requirements.txt").is_file():
@@ -199,6 +200,14 @@ def _build_trees(
         if code is not None:
             bundle.extract(code, host.code)
     return trees
+
+
+def _make_command_executable(trees: list[tree.HostTree], entry_point: str) -> None:
+    """As the toolkit's entry_point.install: a non-.py entry point is chmod 777 (the run's copy)."""
+    for host in trees:
+        script = host.code / entry_point
+        if not launchers.is_python_program(entry_point) and script.is_file():
+            script.chmod(0o777)
 
 
 def _host_processes(

@@ -1,0 +1,47 @@
+"""The toolkit's ProcessRunner for command entry points, checked through a real local run."""
+
+from __future__ import annotations
+
+import sys
+
+from sagelaunch.local import launchers
+from tests.local.conftest import pytorch_config, run_local
+
+# A third-party pattern: a shell entry point that calls ``python`` and needs the job's packages.
+TRAIN_SH = """\
+set -e
+python -c 'import sys, torch; print("interpreter", sys.executable)'
+echo "args $*"
+echo done > "$SM_MODEL_DIR/done.txt"
+"""
+
+
+def test_command_entry_point_runs_through_bin_sh_like_the_toolkit():
+    # sagemaker_training/process.py: ["/bin/sh", "-c", "./<entry> <quoted args>"]
+    command = launchers.python_program("train.sh", ["--lr", "0.1 x"])
+    assert command == ["/bin/sh", "-c", "./train.sh --lr '0.1 x'"]
+    assert launchers.python_program("train.py", ["--lr", "1"]) == [
+        sys.executable,
+        "train.py",
+        "--lr",
+        "1",
+    ]
+
+
+def test_train_sh_calling_python_gets_the_jobs_interpreter(write_config, tmp_path):
+    config = write_config(
+        pytorch_config(
+            entry_point="train.sh",
+            source_dir="code",
+            compute={"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            distribution={"strategy": "none"},
+            hyperparameters={"epochs": 2},
+        ),
+        code={"train.sh": TRAIN_SH},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    log = (tmp_path / "run" / "logs" / "algo-1.log").read_text()
+    assert f"interpreter {sys.executable}" in log
+    assert "args --epochs 2" in log
+    assert not (tmp_path / "code" / "train.sh").stat().st_mode & 0o111  # the user's file untouched
