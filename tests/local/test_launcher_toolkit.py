@@ -45,3 +45,27 @@ def test_train_sh_calling_python_gets_the_jobs_interpreter(write_config, tmp_pat
     assert f"interpreter {sys.executable}" in log
     assert "args --epochs 2" in log
     assert not (tmp_path / "code" / "train.sh").stat().st_mode & 0o111  # the user's file untouched
+
+
+# A third-party pattern: one host, no launcher, yet init_process_group with env://.
+INIT_ENV = """\
+import torch.distributed as dist
+dist.init_process_group("gloo", init_method="env://", rank=0, world_size=1)
+print("world", dist.get_world_size())
+dist.destroy_process_group()
+"""
+
+
+def test_single_host_pytorch_has_master_addr_and_port_like_the_container(write_config, tmp_path):
+    config = write_config(
+        pytorch_config(
+            entry_point="init.py",
+            source_dir="code",
+            compute={"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            distribution={"strategy": "none"},
+        ),
+        code={"init.py": INIT_ENV},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "world 1" in (tmp_path / "run" / "logs" / "algo-1.log").read_text()

@@ -233,6 +233,10 @@ def _host_processes(
     )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, cores or machine.num_cpus, container_env)
+    if config.framework == "pytorch":
+        # The PyTorch container's training.py sets them on every job, one host included, so
+        # init_process_group(init_method='env://') works there (its port 7777: a free one here).
+        extra |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
     extra |= groups.feed_env(cluster)
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
