@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
+import time
 
 from sagelaunch.local import launchers
-from tests.local.conftest import pytorch_config, run_local
+from tests.local.conftest import clean_env, pytorch_config, run_local
 
 # A third-party pattern: a shell entry point that calls ``python`` and needs the job's packages.
 TRAIN_SH = """\
@@ -69,3 +71,72 @@ def test_single_host_pytorch_has_master_addr_and_port_like_the_container(write_c
     done = run_local(config, "--workdir", str(tmp_path / "run"))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "world 1" in (tmp_path / "run" / "logs" / "algo-1.log").read_text()
+
+
+# A tiny job that waits for a file the test writes, so two runs overlap for sure.
+WAITER = """\
+import os, pathlib, time
+gate = pathlib.Path(os.environ["GATE"])
+while not gate.exists():
+    time.sleep(0.05)
+"""
+
+
+def _waiter_config(write_config):
+    return write_config(
+        pytorch_config(
+            entry_point="wait.py",
+            source_dir="code",
+            compute={"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            distribution={"strategy": "none"},
+        ),
+        code={"wait.py": WAITER},
+    )
+
+
+def test_workdir_holding_user_files_is_refused_and_left_alone(write_config, tmp_path):
+    config = _waiter_config(write_config)
+    mine = tmp_path / "mine"
+    (mine / "logs").mkdir(parents=True)
+    (mine / "logs" / "notes.txt").write_text("keep me")
+    done = run_local(config, "--workdir", str(mine))
+    assert done.returncode == 2
+    assert "did not create" in done.stdout + done.stderr
+    assert (mine / "logs" / "notes.txt").read_text() == "keep me"
+
+
+def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_path):
+    config = _waiter_config(write_config)
+    gate = tmp_path / "gate"
+    env = clean_env(GATE=str(gate))
+    command = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir"]
+    first = subprocess.Popen(
+        [*command, str(tmp_path / "run")],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        marker = tmp_path / "run" / ".sagelaunch-run"
+        while not (marker.exists() and marker.read_text().strip()):
+            assert first.poll() is None, first.communicate()
+            time.sleep(0.05)
+        second = run_local(config, "--workdir", str(tmp_path / "run"), env=env)
+        other = subprocess.Popen(
+            [*command, str(tmp_path / "other")],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        gate.write_text("go")
+        out, err = first.communicate(timeout=120)
+        other_out, other_err = other.communicate(timeout=120)
+    assert first.returncode == 0, out[-2000:] + err[-2000:]
+    assert second.returncode == 2
+    assert f"pid {first.pid}" in second.stdout + second.stderr
+    assert other.returncode == 0, other_out[-2000:] + other_err[-2000:]

@@ -30,6 +30,7 @@ from sagelaunch.local import (
     tree,
     warm,
 )
+from sagelaunch.local import workdir as run_dir
 from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
 from sagelaunch.metrics.local import DEFINITIONS_FILE
@@ -156,6 +157,7 @@ def run(
     """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
+    lock = run_dir.claim(workdir)  # held (open) until this run returns
     trees = _build_trees(workdir, prepared.cluster, plan.request, code)
     _make_command_executable(trees, str(prepared.planned.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
@@ -181,6 +183,7 @@ def run(
     if not result.failed:
         master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
         _finish(result, master, keep=options.keep)
+    lock.close()  # on an error the process's end releases it
     return result
 
 
