@@ -19,8 +19,10 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sagelaunch.hyperparameters import decode_hyperparameters
@@ -301,6 +303,11 @@ def process_environment(
             "SAGEMAKER_REGION": region,
             "PYTHONPATH": os.pathsep.join(filter(None, [code_dir, inherited.get("PYTHONPATH")])),
             "PYTHONUNBUFFERED": "1",  # as the framework images set it: logs stream as they come
+            # In the image the job's python is the first on PATH: a train.sh calling ``python``
+            # must get this interpreter (with torch), not the machine's.
+            "PATH": os.pathsep.join(
+                filter(None, [str(Path(sys.executable).parent), inherited.get("PATH")])
+            ),
             **extra,
         }
     )

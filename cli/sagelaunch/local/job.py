@@ -32,6 +32,7 @@ from sagelaunch.local import (
     v3,
     warm,
 )
+from sagelaunch.local import workdir as run_dir
 from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
 from sagelaunch.metrics.local import DEFINITIONS_FILE
@@ -158,7 +159,9 @@ def run(
     """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
+    lock = run_dir.claim(workdir)  # held (open) until this run returns
     trees = _build_trees(workdir, prepared.cluster, plan.request, code)
+    _make_command_executable(trees, str(prepared.planned.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
     config = prepared.loaded.config
     overlays, warnings = software.prepare(
@@ -187,6 +190,7 @@ def run(
     if not result.failed:
         master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
         _finish(result, master, keep=options.keep)
+    lock.close()  # on an error the process's end releases it
     return result
 
 
@@ -206,6 +210,14 @@ def _build_trees(
         if code is not None:
             bundle.extract(code, host.code)
     return trees
+
+
+def _make_command_executable(trees: list[tree.HostTree], entry_point: str) -> None:
+    """As the toolkit's entry_point.install: a non-.py entry point is chmod 777 (the run's copy)."""
+    for host in trees:
+        script = host.code / entry_point
+        if not launchers.is_python_program(entry_point) and script.is_file():
+            script.chmod(0o777)
 
 
 def _host_processes(
@@ -231,6 +243,10 @@ def _host_processes(
     )
     master_port = ports.free_port()
     extra = _launcher_env(len(trees), launch, master_port, cores or machine.num_cpus, container_env)
+    if config.framework == "pytorch":
+        # The PyTorch container's training.py sets them on every job, one host included, so
+        # init_process_group(init_method='env://') works there (its port 7777: a free one here).
+        extra |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
     extra |= groups.feed_env(cluster)
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None

@@ -14,6 +14,7 @@ Commands use this interpreter (``sys.executable``), so the venv's torch and xgbo
 
 from __future__ import annotations
 
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,7 +79,7 @@ def host_command(
     """The command host ``host_index`` runs in its code/ folder (None: it only waits)."""
     script = [entry_point, *args]
     if launch.kind == "python":
-        return [sys.executable, *script]
+        return python_program(entry_point, args)
     if launch.kind == "mpirun":
         if host_index != 0:
             return None
@@ -98,3 +99,20 @@ def host_command(
         *("--node_rank", str(host_index), "--master_addr", LOOPBACK),
         *("--master_port", str(master_port), *script),
     ]
+
+
+def is_python_program(entry_point: str) -> bool:
+    """The toolkit's _entry_point_type: ``.py`` runs under python, anything else as a command."""
+    return entry_point.endswith(".py")
+
+
+def python_program(entry_point: str, args: list[str]) -> list[str]:
+    """The toolkit's ProcessRunner command: ``python entry.py`` or ``/bin/sh -c ./entry``.
+
+    As sagemaker_training/process.py: a command entry point goes through one ``sh -c`` with the
+    name and every argument shell-quoted (entry_point.py made it executable beforehand).
+    """
+    if is_python_program(entry_point):
+        return [sys.executable, entry_point, *args]
+    quoted = " ".join(shlex.quote(arg) for arg in args)
+    return ["/bin/sh", "-c", f"./{shlex.quote(entry_point)} {quoted}"]
