@@ -294,9 +294,10 @@ class ParameterServer:
             clip(list(self.params.values()), self.cfg.max_grad_norm, square)
         self.optimizer.step()
         self.version += 1
-        self._checkpoint()
+        # Log, then checkpoint (as the training loop does): a committed update's line is out.
         if self.reporter is not None:
             self.reporter.record(self.version, loss, samples, stale)
+        self._checkpoint()
 
     def _state(self) -> tuple[int, dict[str, torch.Tensor]]:
         return self.version, {n: p.detach().clone() for n, p in self.params.items()}

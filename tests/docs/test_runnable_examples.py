@@ -40,7 +40,9 @@ def test_the_docs_mark_examples_runnable() -> None:
 @pytest.mark.parametrize(("where", "language", "body"), BLOCKS, ids=[b[0] for b in BLOCKS])
 def test_runnable_example(where: str, language: str, body: str, tmp_path: Path) -> None:
     assert language in {"sh", "yaml"}, f"{where}: runnable blocks are sh or yaml, not {language}"
-    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    # As a reader runs them: the project's virtualenv activated (`sagelaunch` on PATH).
+    bin_dir = str(Path(sys.executable).parent)
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     if language == "sh":
         command = ["bash", "-euo", "pipefail", "-c", body]
     else:

@@ -124,8 +124,8 @@ class TorchJob:
     def kill_after_step(self, step: int, *args: str, nproc: int | None = None) -> Result:
         """Start the job and SIGKILL all its processes once it logs ``step=<step>``.
 
-        The result holds what the job printed until then; its returncode is -9 when the kill
-        landed while the job was still running.
+        The result holds everything the job printed before it died; its returncode is -9 when
+        the kill landed while the job was still running.
         """
         proc = subprocess.Popen(
             self.command(list(args), nproc),
@@ -146,6 +146,8 @@ class TorchJob:
                 _kill_tree(proc.pid)
                 break
             assert time.monotonic() < deadline, "job never reached the step"
+        # What it printed before the kill landed (a loaded machine runs on past our read).
+        seen.extend(proc.stdout)
         proc.stdout.close()
         return Result(proc.wait(timeout=60), "".join(seen), "")
 

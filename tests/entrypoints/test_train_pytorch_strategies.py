@@ -61,7 +61,7 @@ def test_sync_parameter_server_gives_ddps_losses_and_weights_across_a_kill(torch
     assert killed.returncode == -9 and "step=5 " in killed.stdout
     result = ps.run_ok(*PER_RANK, *sync, nproc=3)
     resumed = int(re.search(r"resuming at update (\d+)", result.stdout).group(1))  # type: ignore[union-attr]
-    assert resumed in (3, 6)
+    assert resumed in (3, 6, 9)  # the checkpoint before the kill (later on a loaded machine)
     losses = {**killed.steps(), **result.steps()}
 
     lines = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("step=")]

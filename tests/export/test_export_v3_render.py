@@ -58,7 +58,9 @@ def test_a_v3_config_exports_model_trainer_without_the_flag(cli, tmp_path):
     config = tmp_path / "v3.yaml"
     text = (EXAMPLES / "cpu-local.yaml").read_text() + "sdk: v3\n"
     config.write_text(
-        text.replace("name: gpt-cpu-local", f"name: gpt-cpu-local\nsource_dir: {ENTRYPOINTS}")
+        text.replace(
+            "name: gpt-cpu-local", f"name: gpt-cpu-local\nsource_dir: {ENTRYPOINTS / 'pytorch'}"
+        )
     )
     assert "ModelTrainer(" in cli("export", config).output
     assert "ModelTrainer(" not in cli("export", config, "--sdk", "v2").output
