@@ -137,10 +137,9 @@ def test_one_host_failing_stops_the_others(write_config, tmp_path):
         ),
         code={"fail.py": FAILING},
     )
-    started = time.monotonic()
+    # algo-1 sleeps 120 s: the run ending within the 90 s timeout means it was cut short.
     done = run_local(config, "--workdir", str(tmp_path / "run"), timeout=90)
     assert done.returncode == 1, done.stderr[-3000:]
-    assert time.monotonic() - started < 60  # algo-1's 120 s sleep was cut short
     assert "ValueError: boom on algo-2" in done.stderr
     assert "algo-2 failed" in done.stderr and "about to fail" in done.stderr
     recorded = [int(p) for f in pids.iterdir() for p in f.name.split("-")[2:]]
