@@ -7,7 +7,7 @@ sagelaunch.local.warm``, imports torch.distributed.run, and waits on stdin. Once
 the supervisor sends one JSON line with the real command line, working directory and environment,
 and the process becomes ``python -m torch.distributed.run ARGS`` as launched cold: its workers are
 fresh interpreters started with that environment. End of input without a command (planning
-failed, sagelaunch died) makes it exit quietly.
+failed, sagelaunch died) makes it exit quietly at once, even while it is still importing torch.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
@@ -97,18 +98,28 @@ def _dismiss(proc: subprocess.Popen[bytes]) -> None:
 
 
 def _serve(stdin: IO[str]) -> int:
+    orders: list[str] = []
+    listener = threading.Thread(target=_listen, args=(stdin, orders), daemon=True)
+    listener.start()
     from torch.distributed import run as torchrun  # the slow import, overlapped with planning
 
-    line = stdin.readline()
-    if not line:
-        return 0
-    order: dict[str, Any] = json.loads(line)
+    listener.join()
+    order: dict[str, Any] = json.loads(orders[0])
     os.chdir(order["cwd"])
     os.environ.clear()
     os.environ.update(order["env"])
     sys.argv = [torchrun.__file__, *order["args"]]
     torchrun.main(order["args"])
     return 0
+
+
+def _listen(stdin: IO[str], orders: list[str]) -> None:
+    """Wait for the command; sent away (end of input) leave at once, even halfway through
+    importing torch, which takes many seconds on a loaded machine."""
+    line = stdin.readline()
+    if not line:
+        os._exit(0)
+    orders.append(line)
 
 
 if __name__ == "__main__":
