@@ -16,7 +16,7 @@ from sagelaunch import atomic, bundle
 from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.errors import UsageError
+from sagelaunch.errors import JobStopped, UsageError
 from sagelaunch.local import (
     artifacts,
     channels,
@@ -184,7 +184,12 @@ def run(
         specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
     if config.sdk == "v3":
         v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
-    outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
+    try:
+        outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
+    except supervisor.Interrupted as interrupted:
+        lock.close()  # a rerun in this folder may start at once
+        stopped = _with_waiting(interrupted.outcomes, trees)
+        raise _stopped_error(workdir, stopped, interrupted.forced) from None
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings = warnings
     if not result.failed:
@@ -192,6 +197,22 @@ def run(
         _finish(result, master, keep=options.keep)
     lock.close()  # on an error the process's end releases it
     return result
+
+
+def _stopped_error(
+    workdir: Path, outcomes: list[supervisor.HostOutcome], forced: bool
+) -> JobStopped:
+    """Ctrl-C: one line per host (not torchrun's tracebacks, which stay in the logs) and where the
+    run's files are; exit 4, a stopped job's code (SPEC), as `follow` gives a job stopped on AWS."""
+    how = "killed at once (second interrupt)" if forced else "stopped"
+    lines = []
+    for host in outcomes:
+        code = f" (exit {host.exit_code})" if host.exit_code is not None else ""
+        lines.append(f"  {host.host}: {how}{code}, log {workdir / 'logs' / f'{host.host}.log'}")
+    return JobStopped(
+        "local run interrupted: every host's processes were stopped\n" + "\n".join(lines),
+        hint=f"what the run wrote is kept in {workdir}",
+    )
 
 
 def _build_trees(

@@ -3,7 +3,9 @@
 Each host starts in a session of its own, so Ctrl-C in the terminal reaches only sagelaunch,
 which then stops every host itself. torchrun puts each worker in yet another session, so stopping
 a host means its whole process tree (found through /proc), not just its group: SIGTERM first (so
-torchrun can stop its workers), SIGKILL for whatever is left after the grace period.
+torchrun can stop its workers), SIGKILL for whatever is left after the grace period, or at once
+when a second Ctrl-C (or SIGTERM) comes while they stop. After Ctrl-C the hosts' own output while
+they stop (torchrun's tracebacks) goes to their logs only; the caller reports one line per host.
 """
 
 from __future__ import annotations
@@ -31,6 +33,16 @@ GRACE_S = 5.0
 POLL_S = 0.05
 
 Printer = Callable[[str, str], None]  # (host, line)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped every host: each host's outcome, and whether a second signal
+    cut the grace period short (everything killed at once)."""
+
+    def __init__(self, outcomes: list[HostOutcome], forced: bool) -> None:
+        super().__init__()
+        self.outcomes = outcomes
+        self.forced = forced
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,7 @@ class _Running:
     def __init__(self, spec: HostProcess, metrics: list[re.Pattern[str]], printer: Printer) -> None:
         self.spec = spec
         self.outcome = HostOutcome(spec.host)
+        self.quiet = False  # set once the host is stopped after Ctrl-C: its log only
         self.started = time.monotonic()
         spec.log.parent.mkdir(parents=True, exist_ok=True)
         if spec.waiting is not None:
@@ -97,7 +110,8 @@ class _Running:
                 self.outcome.tail.append(line)
                 if any(pattern.search(line) for pattern in metrics):
                     self.outcome.last_metrics = MPI_TAG.sub("", line, count=1)
-                printer(self.spec.host, line)
+                if not self.quiet:
+                    printer(self.spec.host, line)
         stream.close()
 
     def finished(self) -> bool:
@@ -114,15 +128,19 @@ def run(
     """Start every host, wait for all; the first failure (or Ctrl-C) stops the rest."""
     patterns = [re.compile(m) for m in metrics]
     running: list[_Running] = []
-    with _sigterm_as_interrupt():
+    with _signals() as hurry:
         try:
             for spec in hosts:
                 running.append(_Running(spec, patterns, printer))
                 with _LIVE_LOCK:
                     _LIVE.append(running[-1])
-            _wait(running, grace_s)
+            _wait(running, grace_s, hurry)
+        except KeyboardInterrupt:
+            _stop(running, grace_s, hurry, quiet=True)
+            outcomes = [host.outcome for host in running]
+            raise Interrupted(outcomes, hurry.is_set()) from None
         except BaseException:
-            _stop(running, grace_s)
+            _stop(running, grace_s, hurry)
             raise
         finally:
             for host in running:
@@ -142,27 +160,32 @@ def stop_everything(grace_s: float = GRACE_S) -> None:
     """Stop every host this process started, in whichever thread it is supervised."""
     with _LIVE_LOCK:
         running = list(_LIVE)
-    _stop(running, grace_s)
+    _stop(running, grace_s, threading.Event())
 
 
-def _wait(running: list[_Running], grace_s: float) -> None:
+def _wait(running: list[_Running], grace_s: float, hurry: threading.Event) -> None:
     primary = [host for host in running if not host.spec.auxiliary]
     while not _all_finished(primary):
         if any(host.outcome.failed for host in running):
             break
         time.sleep(POLL_S)
-    _stop(running, grace_s)  # after a failure, everything; else only auxiliaries are left
+    _stop(running, grace_s, hurry)  # after a failure, everything; else only auxiliaries are left
 
 
-def _stop(running: list[_Running], grace_s: float) -> None:
-    """SIGTERM every live host's process tree, then SIGKILL what outlives the grace period."""
+def _stop(
+    running: list[_Running], grace_s: float, hurry: threading.Event, *, quiet: bool = False
+) -> None:
+    """SIGTERM every live host's process tree, then SIGKILL what outlives the grace period, or
+    everything at once when ``hurry`` is set (a second Ctrl-C). ``quiet``: their last output goes
+    to their logs only."""
     live = [host for host in running if not host.finished()]
     trees = {host.proc.pid: process_tree(host.proc.pid) for host in live}
     for host in live:
+        host.quiet = host.quiet or quiet
         host.outcome.stopped = True
         _signal_all(trees[host.proc.pid], signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and not _all_finished(live):
+    while time.monotonic() < deadline and not hurry.is_set() and not _all_finished(live):
         time.sleep(POLL_S)
     for host in live:
         leftovers = set(trees[host.proc.pid]) | set(process_tree(host.proc.pid))
@@ -223,17 +246,28 @@ def _parent_pid(stat: Path) -> int | None:
 
 
 @contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """A SIGTERM to sagelaunch stops the hosts like Ctrl-C does (main thread only)."""
+def _signals() -> Iterator[threading.Event]:
+    """While the hosts run (main thread only): the first Ctrl-C or SIGTERM raises
+    KeyboardInterrupt, so the hosts are stopped; any later one sets the returned event, so what is
+    still stopping is killed at once (never a second KeyboardInterrupt amid the clean-up, which
+    would leave orphans)."""
+    hurry = threading.Event()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield hurry
         return
+    heard = []
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        heard.append(signum)
+        if len(heard) == 1:
+            raise KeyboardInterrupt
+        hurry.set()
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    for signum in previous:
+        signal.signal(signum, interrupt)
     try:
-        yield
+        yield hurry
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -1,0 +1,141 @@
+"""Ctrl-C (SIGINT) and SIGTERM on `sagelaunch local`: every host's processes stop (torchrun's
+workers and what they started included), nothing outlives the run, its folder is unlocked and kept,
+and the exit code is a stopped job's (4)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.local.conftest import alive, clean_env, pytorch_config, run_local
+
+# Each process (torchrun's worker) starts a child of its own, says so, then sleeps until killed.
+# A rerun (the `release` file exists) ends at once.
+SLEEPER = """\
+import os, signal, subprocess, sys, time
+from pathlib import Path
+
+gate = Path(os.environ["GATE"])
+if (gate / "release").exists():
+    sys.exit(0)
+host = os.environ["SM_CURRENT_HOST"]
+if os.environ.get("OUTLIVE_SIGTERM"):  # say it came, and go on sleeping
+    signal.signal(signal.SIGTERM, lambda *_: (gate / (host + ".term")).write_text(""))
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+ready = gate / (host + ".ready")
+ready.write_text(f"{os.getpid()} {child.pid}")
+time.sleep(600)
+"""
+HOSTS = ("algo-1", "algo-2")
+
+
+def _start(config: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)],
+        cwd=config.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the test's own signals reach sagelaunch only
+    )
+
+
+def _wait_until_running(run: subprocess.Popen[str], gate: Path) -> list[int]:
+    """The pids every host's script reported, once both hosts run (a file each, polled)."""
+    while not all((gate / f"{host}.ready").is_file() for host in HOSTS):
+        assert run.poll() is None, run.communicate()
+        time.sleep(0.05)
+    pids = []
+    for host in HOSTS:
+        while not (text := (gate / f"{host}.ready").read_text()):
+            time.sleep(0.05)
+        pids += [int(pid) for pid in text.split()]
+    return pids
+
+
+def _survivors(token: str) -> list[int]:
+    """Every live process that inherited this test's token: the run's whole process tree."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if f"RUN_TOKEN={token}".encode() in environ.split(b"\0") and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def sleeper(write_config, tmp_path):
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    config = write_config(
+        pytorch_config(entry_point="sleep.py", source_dir="code", local={"hosts": 2}),
+        code={"sleep.py": SLEEPER},
+    )
+    return config, gate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_stops_every_host_and_releases_the_folder(sleeper, tmp_path, signum):
+    config, gate = sleeper
+    token = uuid.uuid4().hex
+    env = clean_env(GATE=str(gate), RUN_TOKEN=token)
+    workdir = tmp_path / "run"
+    run = _start(config, workdir, env)
+    try:
+        pids = _wait_until_running(run, gate)
+        os.kill(run.pid, signum)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 4, out[-2000:] + err[-2000:]
+    assert not [pid for pid in pids if alive(pid)]
+    assert _survivors(token) == []
+    assert "local run interrupted" in err
+    for host in HOSTS:  # one line per host, the run's files kept and named
+        assert f"{host}: stopped" in err
+        assert (workdir / "logs" / f"{host}.log").is_file()
+        assert (workdir / host / "input" / "config" / "resourceconfig.json").is_file()
+    assert f"kept in {workdir}" in " ".join(err.split())
+    assert "Traceback" not in err  # torchrun's, while it stops, went to the logs only
+    (gate / "release").write_text("")
+    again = run_local(config, "--workdir", str(workdir), env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
+    config, gate = sleeper
+    token = uuid.uuid4().hex
+    # Scripts that outlive SIGTERM would hold the first stop for the whole grace period.
+    env = clean_env(GATE=str(gate), RUN_TOKEN=token, OUTLIVE_SIGTERM="1")
+    run = _start(config, tmp_path / "run", env)
+    try:
+        pids = _wait_until_running(run, gate)
+        os.kill(run.pid, signal.SIGINT)
+        while not (gate / "algo-1.term").is_file():  # the first stop has begun
+            assert run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        os.kill(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 4, out[-2000:] + err[-2000:]
+    assert "killed at once (second interrupt)" in err
+    assert not [pid for pid in pids if alive(pid)]
+    assert _survivors(token) == []
