@@ -20,9 +20,11 @@ from sagelaunch.errors import JobStopped, UsageError
 from sagelaunch.local import (
     artifacts,
     channels,
+    code_channel,
     environment,
     groups,
     launchers,
+    model_dir,
     mpi,
     ports,
     software,
@@ -160,6 +162,9 @@ def run(
     launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     lock = run_dir.claim(workdir)  # held (open) until this run returns
+    _clear(workdir)
+    local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
+    plan = plan.model_copy(update={"request": local})
     trees = _build_trees(workdir, prepared.cluster, plan.request, code)
     _make_command_executable(trees, str(prepared.planned.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
@@ -218,18 +223,18 @@ def _stopped_error(
 def _build_trees(
     workdir: Path, cluster: list[groups.LocalHost], request: dict[str, Any], code: bytes | None
 ) -> list[tree.HostTree]:
-    _clear(workdir)
     trees = [tree.HostTree(host.name, workdir / host.name) for host in cluster]
     receiving = groups.receivers(request, cluster)
     for index, host in enumerate(trees):
         tree.create(
             host,
-            hyperparameters=request.get("HyperParameters", {}),
+            hyperparameters=code_channel.on_host(request.get("HyperParameters", {}), host),
             resources=groups.resource_config(cluster[index], cluster),
             channels=groups.host_channels(tree.input_data_config(request), receiving, index),
         )
         if code is not None:
             bundle.extract(code, host.code)
+            code_channel.fill(host, request, code)
     return trees
 
 
@@ -276,7 +281,7 @@ def _host_processes(
     for index, host in enumerate(trees):
         training_env = environment.training_environment(
             host,
-            hyperparameters=hyperparameters,
+            hyperparameters=code_channel.on_host(hyperparameters, host),
             resources=groups.resource_config(cluster[index], cluster),
             channels=groups.host_channels(tree.input_data_config(request), receiving, index),
             machine=machine,
@@ -403,7 +408,8 @@ def _finish(result: Result, master: tree.HostTree, *, keep: bool) -> None:
 def _clear(workdir: Path) -> None:
     """Remove what an earlier run left in ``workdir`` (only the names a run creates)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    for old in [*workdir.glob("algo-*"), workdir / "logs", workdir / ".cache"]:
+    shared = workdir / model_dir.SHARED
+    for old in [*workdir.glob("algo-*"), workdir / "logs", workdir / ".cache", shared]:
         if old.is_dir():
             shutil.rmtree(old)
     for name in ("model.tar.gz", "output.tar.gz"):

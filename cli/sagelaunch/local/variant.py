@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
 
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.model import Channel
+from sagelaunch.config.model import Channel, LaunchConfig
 
 PLACEHOLDER_ROLE = "arn:aws:iam::000000000000:role/sagelaunch-local"
 PLACEHOLDER_REGION = "us-east-1"
@@ -28,8 +29,19 @@ def local_variant(loaded: LoadedConfig) -> LoadedConfig:
         "output_path": config.output_path or f"{PLACEHOLDER_BUCKET}/output/",
         "inputs": {name: _plannable(name, ch) for name, ch in config.inputs.items()},
         "hyperparameters": {**config.hyperparameters, **config.local.hyperparameters},
+        **_local_model_dir(config),
     }
     return dataclasses.replace(loaded, config=config.model_copy(update=update))
+
+
+def _local_model_dir(config: LaunchConfig) -> dict[str, Any]:
+    """The TensorFlow estimator overwrites a ``model_dir`` hyperparameter with its own argument
+    (``hyperparameters()`` adds it last), so ``local.hyperparameters.model_dir`` would never reach
+    the script: the estimator is told to pass none (``model_dir=False``) and the hyperparameter,
+    merged above, goes as the user wrote it."""
+    if config.framework == "tensorflow" and "model_dir" in config.local.hyperparameters:
+        return {"model_dir": False}
+    return {}
 
 
 def _plannable(name: str, channel: Channel) -> Channel:

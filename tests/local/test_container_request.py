@@ -1,0 +1,114 @@
+"""What the SDK puts in the request for the container, made true on this machine: network
+isolation's `code` channel and SM_MODULE_DIR (checked against the training toolkit itself), and
+the TensorFlow estimator's model_dir (a run folder, as SDK local mode gives it; a user's
+local.hyperparameters.model_dir honoured)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from tests.local.conftest import clean_env, pytorch_config, read_json, run_local
+from tests.local.test_toolkit_oracle import DUMP_ENV, _diff, toolkit_env
+
+# The toolkit's own step: unpack SM_MODULE_DIR (a local tarball under network isolation).
+TOOLKIT_UNPACK = """\
+import sys
+from sagemaker_training import files
+files.download_and_extract(sys.argv[1], sys.argv[2])
+"""
+
+ECHO_MODEL_DIR = """\
+import argparse, json, os
+from pathlib import Path
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--model_dir")
+args, _ = parser.parse_known_args()
+Path(args.model_dir).mkdir(parents=True, exist_ok=True)
+host = os.environ["SM_CURRENT_HOST"]
+(Path(args.model_dir) / f"checkpoint-{host}").write_text("saved")
+out = Path(os.environ["SM_OUTPUT_DATA_DIR"]) / "seen.json"
+out.write_text(json.dumps({"model_dir": args.model_dir, "hps": json.loads(os.environ["SM_HPS"])}))
+"""
+
+
+@pytest.mark.slow
+def test_network_isolation_code_channel_and_module_dir_as_the_toolkit_computes(
+    write_config, tmp_path
+):
+    config = write_config(
+        pytorch_config(
+            entry_point="dump_env.py",
+            source_dir="code",
+            distribution={"strategy": "none"},
+            network={"isolation": True},
+            local={"hosts": 2},
+        ),
+        code={"dump_env.py": DUMP_ENV},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for host in ("algo-1", "algo-2"):
+        tree = tmp_path / "run" / host
+        bundle = tree / "input" / "data" / "code" / "sourcedir.tar.gz"
+        with tarfile.open(bundle) as tar:
+            assert "dump_env.py" in tar.getnames()
+        received = read_json(tree / "output" / "data" / "env.json")["sm"]
+        expected = toolkit_env(tree, "pytorch", tmp_path / f"{host}-oracle.json")
+        assert received == expected, _diff(received, expected)
+        assert received["SM_MODULE_DIR"] == str(bundle)
+        assert json.loads(received["SM_CHANNELS"]) == ["code"]
+        unpacked = tmp_path / f"{host}-unpacked"
+        subprocess.run(
+            [sys.executable, "-c", TOOLKIT_UNPACK, received["SM_MODULE_DIR"], str(unpacked)],
+            env=clean_env(SAGEMAKER_BASE_DIR=str(tree)),
+            check=True,
+            timeout=60,
+            capture_output=True,
+        )
+        assert (unpacked / "dump_env.py").read_text() == DUMP_ENV
+
+
+def tf_echo(**over: object) -> dict[str, object]:
+    return pytorch_config(
+        framework="tensorflow",
+        framework_version="2.19.0",
+        entry_point="echo.py",
+        source_dir="code",
+        compute={"instance_type": "ml.c5.xlarge", "instance_count": 2},
+        distribution={"strategy": "none"},
+        **over,
+    )
+
+
+@pytest.mark.slow
+def test_tensorflow_model_dir_is_one_run_folder_for_every_host(write_config, tmp_path):
+    config = write_config(tf_echo(local={"hosts": 2}), code={"echo.py": ECHO_MODEL_DIR})
+    workdir = tmp_path / "run"
+    done = run_local(config, "--workdir", str(workdir), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    shared = workdir / "shared" / "model"
+    for host in ("algo-1", "algo-2"):
+        seen = read_json(workdir / host / "output" / "data" / "seen.json")
+        assert seen["model_dir"] == str(shared)
+        assert (shared / f"checkpoint-{host}").read_text() == "saved"
+
+
+@pytest.mark.slow
+def test_local_hyperparameters_model_dir_wins(write_config, tmp_path):
+    mine = tmp_path / "my-model-dir"
+    config = write_config(
+        tf_echo(local={"hosts": 1, "hyperparameters": {"model_dir": str(mine)}}),
+        code={"echo.py": ECHO_MODEL_DIR},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = read_json(tmp_path / "run" / "algo-1" / "output" / "data" / "seen.json")
+    assert seen["model_dir"] == str(mine)
+    assert seen["hps"]["model_dir"] == str(mine)
+    assert (mine / "checkpoint-algo-1").read_text() == "saved"
