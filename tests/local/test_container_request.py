@@ -112,3 +112,17 @@ def test_local_hyperparameters_model_dir_wins(write_config, tmp_path):
     assert seen["model_dir"] == str(mine)
     assert seen["hps"]["model_dir"] == str(mine)
     assert (mine / "checkpoint-algo-1").read_text() == "saved"
+
+
+@pytest.mark.slow
+def test_a_model_dir_on_s3_is_passed_as_set_with_a_warning(write_config, tmp_path):
+    config = write_config(
+        tf_echo(model_dir="s3://bkt/models/", local={"hosts": 1}), code={"echo.py": ECHO_MODEL_DIR}
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = read_json(tmp_path / "run" / "algo-1" / "output" / "data" / "seen.json")
+    assert seen["model_dir"] == "s3://bkt/models/"
+    assert "model_dir s3://bkt/models/ is passed to the script as set" in " ".join(
+        done.stderr.split()
+    )

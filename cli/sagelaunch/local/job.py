@@ -173,6 +173,7 @@ def run(
         config.framework, config.framework_version, config.local.framework, trees[0].code, say
     )
     warnings += [launch.warning] if launch.warning else []
+    warnings += filter(None, [model_dir.warning(prepared.planned.config)])
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
     counts = channels.populate(

@@ -37,3 +37,15 @@ def local_request(request: dict[str, Any], config: LaunchConfig, workdir: Path) 
     local.mkdir(parents=True, exist_ok=True)
     replaced = {**hyperparameters, HYPERPARAMETER: json.dumps(str(local))}
     return {**request, "HyperParameters": replaced}
+
+
+def warning(config: LaunchConfig) -> str | None:
+    """A model_dir the config sets on S3 is passed as it is (as SDK local mode does): say so."""
+    if config.framework != "tensorflow" or not isinstance(config.model_dir, str):
+        return None
+    if not config.model_dir.startswith("s3://"):
+        return None
+    return (
+        f"model_dir {config.model_dir} is passed to the script as set: it writes there, in S3, "
+        "from this machine; set local.hyperparameters.model_dir to a folder to keep it local"
+    )
