@@ -76,21 +76,47 @@ def _survivors(token: str) -> list[int]:
     return found
 
 
-@pytest.fixture
-def sleeper(write_config, tmp_path):
+# A shell entry point whose python runs as its child (the toolkit runs it with /bin/sh).
+SHELL_SLEEPER = """\
+#!/bin/sh
+python sleep.py "$@"
+"""
+
+
+def _sleeper_config(write_config, tmp_path, strategy: str, entry_point: str):
     gate = tmp_path / "gate"
     gate.mkdir()
     config = write_config(
-        pytorch_config(entry_point="sleep.py", source_dir="code", local={"hosts": 2}),
-        code={"sleep.py": SLEEPER},
+        pytorch_config(
+            entry_point=entry_point,
+            source_dir="code",
+            distribution={"strategy": strategy},
+            local={"hosts": 2},
+        ),
+        code={"sleep.py": SLEEPER, "sleep.sh": SHELL_SLEEPER},
     )
     return config, gate
 
 
+@pytest.fixture
+def sleeper(write_config, tmp_path):
+    return _sleeper_config(write_config, tmp_path, "torchrun", "sleep.py")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_interrupt_stops_every_host_and_releases_the_folder(sleeper, tmp_path, signum):
-    config, gate = sleeper
+@pytest.mark.parametrize(
+    ("strategy", "entry_point", "signum"),
+    [
+        ("torchrun", "sleep.py", signal.SIGINT),  # torchrun's workers
+        ("torchrun", "sleep.py", signal.SIGTERM),
+        ("mpi", "sleep.py", signal.SIGINT),  # mpirun's ranks
+        ("none", "sleep.sh", signal.SIGINT),  # a shell's children
+    ],
+)
+def test_interrupt_stops_every_host_and_releases_the_folder(
+    write_config, tmp_path, strategy, entry_point, signum
+):
+    config, gate = _sleeper_config(write_config, tmp_path, strategy, entry_point)
     token = uuid.uuid4().hex
     env = clean_env(GATE=str(gate), RUN_TOKEN=token)
     workdir = tmp_path / "run"
@@ -108,8 +134,8 @@ def test_interrupt_stops_every_host_and_releases_the_folder(sleeper, tmp_path, s
     assert "local run interrupted" in err
     for host in HOSTS:  # one line per host, the run's files kept and named
         assert f"{host}: stopped" in err
-        assert (workdir / "logs" / f"{host}.log").is_file()
         assert (workdir / host / "input" / "config" / "resourceconfig.json").is_file()
+    assert (workdir / "logs" / "algo-1.log").is_file()  # mpirun's ranks all log there
     assert f"kept in {workdir}" in " ".join(err.split())
     assert "Traceback" not in err  # torchrun's, while it stops, went to the logs only
     (gate / "release").write_text("")

@@ -213,8 +213,11 @@ def _stopped_error(
     how = "killed at once (second interrupt)" if forced else "stopped"
     lines = []
     for host in outcomes:
-        code = f" (exit {host.exit_code})" if host.exit_code is not None else ""
-        lines.append(f"  {host.host}: {how}{code}, log {workdir / 'logs' / f'{host.host}.log'}")
+        if host.exit_code is None:  # an mpirun worker host: its ranks ran under the first host's
+            lines.append(f"  {host.host}: {how} (its ranks ran under the first host's mpirun)")
+            continue
+        log = workdir / "logs" / f"{host.host}.log"
+        lines.append(f"  {host.host}: {how} (exit {host.exit_code}), log {log}")
     return JobStopped(
         "local run interrupted: every host's processes were stopped\n" + "\n".join(lines),
         hint=f"what the run wrote is kept in {workdir}",
