@@ -12,6 +12,8 @@ import tarfile
 
 import pytest
 
+from sagelaunch.local import code_channel
+from sagelaunch.local.tree import HostTree
 from tests.local.conftest import clean_env, pytorch_config, read_json, run_local
 from tests.local.test_toolkit_oracle import DUMP_ENV, _diff, toolkit_env
 
@@ -126,3 +128,28 @@ def test_a_model_dir_on_s3_is_passed_as_set_with_a_warning(write_config, tmp_pat
     assert "model_dir s3://bkt/models/ is passed to the script as set" in " ".join(
         done.stderr.split()
     )
+
+
+@pytest.mark.parametrize(
+    ("submit_directory", "on_host"),
+    [
+        ("/opt/ml/input/data/code/sourcedir.tar.gz", "{root}/input/data/code/sourcedir.tar.gz"),
+        ("s3://bkt/job/source/sourcedir.tar.gz", "s3://bkt/job/source/sourcedir.tar.gz"),
+        ("/opt/mlx/code", "/opt/mlx/code"),  # not under /opt/ml
+    ],
+)
+def test_only_a_submit_directory_under_opt_ml_moves_to_the_host_tree(
+    tmp_path, submit_directory, on_host
+):
+    host = HostTree("algo-1", tmp_path / "algo-1")
+    hyperparameters = {"sagemaker_submit_directory": json.dumps(submit_directory), "lr": "0.1"}
+    moved = code_channel.on_host(hyperparameters, host)
+    assert json.loads(moved["sagemaker_submit_directory"]) == on_host.format(root=host.root)
+    assert moved["lr"] == "0.1"
+
+
+def test_no_code_channel_without_network_isolation():
+    channel = {"ChannelName": "code", "DataSource": {"S3DataSource": {"S3Uri": "s3://b/k.tgz"}}}
+    assert code_channel.bundle_name({"InputDataConfig": [channel]}) is None
+    isolated = {"InputDataConfig": [channel], "EnableNetworkIsolation": True}
+    assert code_channel.bundle_name(isolated) == "k.tgz"
