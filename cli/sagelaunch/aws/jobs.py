@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -12,6 +11,7 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from sagelaunch.aws.errors import is_already_exists, translated, unless_not_found
 from sagelaunch.errors import AwsError
+from sagelaunch.job_events import Transition
 from sagelaunch.statuses import TERMINAL
 
 POLL_S = 5.0
@@ -84,21 +84,6 @@ def list_jobs(
             break
         query["NextToken"] = page["NextToken"]
     return jobs[:limit]
-
-
-@dataclass(frozen=True)
-class Transition:
-    """One step of a job's life as the console shows it: status, secondary status, message."""
-
-    status: str
-    secondary: str
-    message: str
-
-    @classmethod
-    def of(cls, job: dict[str, Any]) -> Transition:
-        history = job.get("SecondaryStatusTransitions") or []
-        message = history[-1].get("StatusMessage", "") if history else ""
-        return cls(job["TrainingJobStatus"], job.get("SecondaryStatus", ""), message)
 
 
 def watch(

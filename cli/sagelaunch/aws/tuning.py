@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError
 from sagelaunch.aws.errors import is_not_found, translated, unless_not_found
 from sagelaunch.aws.jobs import create_or_attach
 from sagelaunch.errors import AwsError
+from sagelaunch.job_events import Transition
 from sagelaunch.statuses import TERMINAL
 
 POLL_S = 30.0  # a tuning job runs many training jobs: minutes, not seconds
@@ -34,6 +35,12 @@ def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any]
         lambda: describe(sagemaker, name),
         "HyperParameterTuningJobArn",
     )
+
+
+@translated
+def stop(sagemaker: Any, name: str) -> None:
+    """StopHyperParameterTuningJob: its training jobs stop with it."""
+    sagemaker.stop_hyper_parameter_tuning_job(HyperParameterTuningJobName=name)
 
 
 @translated
@@ -79,20 +86,20 @@ def watch(
     poll_s: float = POLL_S,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
-) -> Iterator[dict[str, Any]]:
-    """Describe the tuning job until it ends or ``timeout_s`` passes, yielding each description
-    whose status or job counts changed."""
+) -> Iterator[tuple[Transition, dict[str, Any]]]:
+    """Describe the tuning job until it ends or ``timeout_s`` passes, yielding each change of
+    its status or job counts with the description it came from (as aws.jobs.watch does)."""
     deadline = None if timeout_s is None else clock() + timeout_s
-    last: tuple[Any, ...] | None = None
+    last: Transition | None = None
     while True:
         job = describe(sagemaker, name)
         if job is None:
             raise missing(name)
-        now = (job["HyperParameterTuningJobStatus"], str(job.get("TrainingJobStatusCounters")))
+        now = Transition.of_tuning(job)
         if now != last:
             last = now
-            yield job
-        if now[0] in TERMINAL or (deadline is not None and clock() >= deadline):
+            yield now, job
+        if now.status in TERMINAL or (deadline is not None and clock() >= deadline):
             return
         sleep(poll_s if deadline is None else max(0.0, min(poll_s, deadline - clock())))
 

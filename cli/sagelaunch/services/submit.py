@@ -81,7 +81,7 @@ def deliver(
         plan.upload,
         bundle_data,
         may_exist=from_file or bool(key),
-        uploader=uploader or _put,
+        uploader=uploader or put,
         check_quota=check_quota,
     )
     return result, aws
@@ -140,7 +140,7 @@ def send(
             quota_check.require_room(aws, request)
         if not code_there:
             assert upload is not None and data is not None  # plan_file/make_plan pair them
-            (uploader or _put)(aws, upload.s3_uri, data)
+            (uploader or put)(aws, upload.s3_uri, data)
         arn, existing = jobs.create(aws.sagemaker, request)
     else:
         arn = existing["TrainingJobArn"]
@@ -164,7 +164,8 @@ def require_same_job(request: dict[str, Any], existing: dict[str, Any]) -> None:
         raise AttachRefused(request["TrainingJobName"], [str(d) for d in found])
 
 
-def _put(aws: Clients, uri: str, data: bytes) -> None:
-    from sagelaunch.aws.upload import put
+def put(aws: Clients, uri: str, data: bytes, progress: Callable[[int], None] | None = None) -> None:
+    """PutObject of the code bundle; ``progress`` gets the bytes sent so far."""
+    from sagelaunch.aws import upload
 
-    put(aws.s3, uri, data)
+    upload.put(aws.s3, uri, data, progress=progress)
