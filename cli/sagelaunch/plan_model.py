@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from sagelaunch import naming
 from sagelaunch.errors import Problem
+from sagelaunch.strict import Strict
 
 SCHEMA_VERSION: Literal["sagelaunch-plan/2"] = "sagelaunch-plan/2"
 WarningSource = Literal["config", "sdk", "tool"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+class _Model(Strict):
+    model_config = ConfigDict(populate_by_name=True)  # merged with Strict's
 
 
 class EstimatorInfo(_Model):
