@@ -51,3 +51,19 @@ def test_the_strict_base_refuses_unknown_keys_and_changes() -> None:
 def _called(call: ast.Call) -> str:
     func = call.func
     return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def test_status_names_only_from_statuses() -> None:
+    """A job status written as a literal beside statuses.py could drift from it (or be misspelt
+    unnoticed): every module names them through statuses.py's constants."""
+    from sagelaunch.statuses import INTERRUPTED, JobStatus
+
+    names = {status.value for status in JobStatus} | {INTERRUPTED}
+    found = [
+        f"{where(path, node)} {node.value}"
+        for path, tree in modules()
+        if path.name != "statuses.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in names
+    ]
+    assert found == []

@@ -18,7 +18,7 @@ from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
 from sagelaunch.services.follow import Ending, Observer, StopWhen, follow
-from sagelaunch.statuses import JobStatus
+from sagelaunch.statuses import INTERRUPTED, JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -81,7 +81,7 @@ def is_capacity_failure(job: dict[str, Any]) -> bool:
 
 def interruptions(job: dict[str, Any]) -> int:
     """How many times managed spot took the job's instances away (SecondaryStatus Interrupted)."""
-    return sum(t.get("Status") == "Interrupted" for t in job.get("SecondaryStatusTransitions", []))
+    return sum(t.get("Status") == INTERRUPTED for t in job.get("SecondaryStatusTransitions", []))
 
 
 def describe_alternative(alternative: Fallback | None) -> str:

@@ -18,6 +18,7 @@ from sagelaunch.links import tuning_console_url
 from sagelaunch.plan_model import TuningPlan
 from sagelaunch.services import attach
 from sagelaunch.services.planning import Progress, make_plan
+from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -74,7 +75,9 @@ def deliver(
     submission = TuningSubmission(
         tuning_job_name=tuning.job_name,
         arn=arn,
-        status=existing["HyperParameterTuningJobStatus"] if existing else "InProgress",
+        status=existing["HyperParameterTuningJobStatus"]
+        if existing
+        else JobStatus.InProgress.value,
         uploaded=not code_there,
         bundle_sha256=upload.sha256 if upload else None,
         console_url=tuning_console_url(aws.region, tuning.job_name),
