@@ -67,3 +67,67 @@ def test_status_names_only_from_statuses() -> None:
         if isinstance(node, ast.Constant) and node.value in names
     ]
     assert found == []
+
+
+def test_one_hyperparameter_codec() -> None:
+    """No function that handles hyperparameters calls json itself: sagelaunch.hyperparameters
+    encodes and decodes them (SDK v2's JSON, v3's text, the toolkit's reading)."""
+    found = [
+        f"{where(path, function)} {function.name}"
+        for path, tree in modules()
+        if path.name != "hyperparameters.py"
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        and _mentions_hyperparameters(function)
+        and _calls_json(function)
+    ]
+    assert found == []
+
+
+def _mentions_hyperparameters(function: ast.AST) -> bool:
+    text = ast.unparse(function).lower()
+    return any(word in text for word in ("hyperparam", "hps", "sagemaker_"))
+
+
+def _calls_json(function: ast.AST) -> bool:
+    """A plain json.dumps/loads: documents and digests (indent=, sort_keys=) are not values."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "json"
+        and node.func.attr in ("dumps", "loads")
+        and not any(k.arg in ("indent", "sort_keys") for k in node.keywords)
+        for node in ast.walk(function)
+    )
+
+
+def test_json_or_text_is_decoded_in_one_place() -> None:
+    """The toolkit's reading, "JSON when it parses, else the text" (a json.loads whose failure
+    falls back to the very text it was given), is `hyperparameters.decode`'s alone."""
+    found = [
+        where(path, node)
+        for path, tree in modules()
+        if path.name != "hyperparameters.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Try) and _falls_back_to_text(node)
+    ]
+    assert found == []
+
+
+def _falls_back_to_text(block: ast.Try) -> bool:
+    parsed = {
+        call.args[0].id
+        for statement in block.body
+        for call in ast.walk(statement)
+        if isinstance(call, ast.Call)
+        and ast.unparse(call.func) == "json.loads"
+        and call.args
+        and isinstance(call.args[0], ast.Name)
+    }
+    return any(
+        isinstance(name, ast.Name) and name.id in parsed
+        for handler in block.handlers
+        for statement in handler.body
+        for name in ast.walk(statement)
+    )

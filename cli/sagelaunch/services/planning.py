@@ -29,6 +29,7 @@ from sagelaunch import bundle as bundles
 from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.hyperparameters import encode
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
 from sagelaunch.redact import resolve_references
 
@@ -200,7 +201,7 @@ def _relocated(plan: Plan, code: bundles.Bundle, uri: str) -> Plan:
     request = dict(plan.request)
     hyperparameters = request.get("HyperParameters", {})
     if "sagemaker_submit_directory" in hyperparameters:
-        hyperparameters = {**hyperparameters, "sagemaker_submit_directory": json.dumps(uri)}
+        hyperparameters = {**hyperparameters, "sagemaker_submit_directory": encode(uri)}
         request["HyperParameters"] = hyperparameters
     estimator = plan.estimator.model_copy(
         update={"kwargs": {**plan.estimator.kwargs, "source_dir": uri}}
