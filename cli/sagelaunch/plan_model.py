@@ -45,6 +45,11 @@ class Cost(_Model):
     max_wait_s: int | None = None
     groups: list[dict[str, Any]] | None = None  # heterogeneous: per-group price and hosts
 
+    def as_json(self) -> dict[str, Any]:
+        """The keys that say something: prices stay even when unknown (null)."""
+        data = self.model_dump(mode="json")
+        return {k: v for k, v in data.items() if v is not None or "usd" in k}
+
 
 class Topology(_Model):
     hosts: int
@@ -139,7 +144,7 @@ class Plan(_Model):
     def as_json(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", by_alias=True)
         data["estimator"] = {k: v for k, v in data["estimator"].items() if v is not None}
-        data["cost"] = {k: v for k, v in data["cost"].items() if v is not None or "usd" in k}
+        data["cost"] = self.cost.as_json()
         if data["topology"].get("groups") is None:
             data["topology"].pop("groups", None)
         data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]

@@ -200,5 +200,5 @@ def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[st
         loaded = load(target, [*(overrides or []), *alternative.overrides()])
         cost = estimate(loaded.config)
         row = {"attempt": number, "alternative": describe_alternative(alternative)}
-        rows.append({**row, "region": loaded.config.region, **cost})
+        rows.append({**row, "region": loaded.config.region, **cost.as_json()})
     return rows

@@ -30,7 +30,7 @@ from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.hyperparameters import encode
-from sagelaunch.plan_model import Cost, Plan, PlanWarning, Topology, Upload
+from sagelaunch.plan_model import Plan, PlanWarning, Topology, Upload
 from sagelaunch.redact import resolve_references
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
@@ -161,7 +161,7 @@ def build_plan(
         region=region,
         estimator=captured.estimator,
         request=captured.request,
-        cost=Cost.model_validate(cost.estimate(config)),
+        cost=cost.estimate(config),
         topology=Topology.model_validate(topology.topology(config).as_json()),
         upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
         warnings=[PlanWarning.from_problem(w) for w in warnings or []] + captured.warnings,
