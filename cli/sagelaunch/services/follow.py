@@ -37,6 +37,7 @@ class Kind:
     noun: str  # "job", "tuning job"
     name_key: str
     status_key: str
+    arn_key: str
     api_module: str
 
     @property
@@ -44,11 +45,14 @@ class Kind:
         return importlib.import_module(self.api_module)
 
 
-TRAINING = Kind("job", "TrainingJobName", "TrainingJobStatus", "sagelaunch.aws.jobs")
+TRAINING = Kind(
+    "job", "TrainingJobName", "TrainingJobStatus", "TrainingJobArn", "sagelaunch.aws.jobs"
+)
 TUNING = Kind(
     "tuning job",
     "HyperParameterTuningJobName",
     "HyperParameterTuningJobStatus",
+    "HyperParameterTuningJobArn",
     "sagelaunch.aws.tuning",
 )
 
