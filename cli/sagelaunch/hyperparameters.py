@@ -1,5 +1,12 @@
-"""Hyperparameters as SageMaker sends them: every value a string, JSON-encoded by framework
-estimators."""
+"""Hyperparameters as SageMaker carries them: every value a string. The one place the CLI encodes
+and decodes them (tests/cli/test_one_owner.py holds it).
+
+- SDK v2's framework estimators send each value ``json.dumps``-ed (a string gains quotes:
+  ``"fsdp"`` -> ``"\\"fsdp\\""``); the training toolkit reads a value back as JSON when it
+  parses, else as the text it is (`decode`).
+- SDK v3's ModelTrainer sends strings as they are and anything else as JSON (its
+  ``safe_serialize``: `as_text`), and its driver reads them back the same way as the toolkit.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +15,33 @@ from collections.abc import Mapping
 from typing import Any
 
 
+def encode(value: Any) -> str:
+    """A value as SDK v2's framework estimators send it: JSON, strings quoted."""
+    return json.dumps(value)
+
+
+def as_text(value: Any) -> str:
+    """A value as SDK v3 sends it (``safe_serialize``): a string as it is, else JSON (else, for
+    what JSON cannot carry, its ``str``)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value)
+    except TypeError:
+        return str(value)
+
+
+def decode(value: Any) -> Any:
+    """A sent value as the toolkit (and v3's driver) reads it: JSON when it parses, else the text;
+    a value that is not a string (an already decoded one) as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
 def decode_hyperparameters(hyperparameters: Mapping[str, str]) -> dict[str, Any]:
-    """hyperparameters.json values as the toolkit reads them: JSON when it parses, else text."""
-    decoded: dict[str, Any] = {}
-    for key, value in hyperparameters.items():
-        try:
-            decoded[key] = json.loads(value)
-        except (ValueError, TypeError):
-            decoded[key] = value
-    return decoded
+    """hyperparameters.json values as the toolkit reads them (`decode`)."""
+    return {key: decode(value) for key, value in hyperparameters.items()}

@@ -10,6 +10,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
+from sagelaunch.hyperparameters import decode, encode
+
 # CreateTrainingJob's TrainingJobName: 1-63 characters matching this pattern (the API model).
 JOB_NAME_PATTERN = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
 MAX_JOB_NAME = 63
@@ -74,7 +76,7 @@ def with_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
     renamed = {**request, "TrainingJobName": name}
     hyperparameters = request.get("HyperParameters")
     if hyperparameters and "sagemaker_job_name" in hyperparameters:
-        renamed["HyperParameters"] = {**hyperparameters, "sagemaker_job_name": json.dumps(name)}
+        renamed["HyperParameters"] = {**hyperparameters, "sagemaker_job_name": encode(name)}
         _rename_model_dir(renamed["HyperParameters"], request.get("TrainingJobName"), name)
     return renamed
 
@@ -85,9 +87,9 @@ def _rename_model_dir(hyperparameters: dict[str, Any], old: str | None, new: str
     raw = hyperparameters.get("model_dir")
     suffix = f"/{old}/model"
     if old and raw:
-        value = json.loads(raw)
+        value = decode(raw)
         if isinstance(value, str) and value.startswith("s3://") and value.endswith(suffix):
-            hyperparameters["model_dir"] = json.dumps(value[: -len(suffix)] + f"/{new}/model")
+            hyperparameters["model_dir"] = encode(value[: -len(suffix)] + f"/{new}/model")
 
 
 # --- tuning jobs ---------------------------------------------------------------------------------
@@ -145,6 +147,6 @@ def with_tuning_job_name(request: dict[str, Any], name: str) -> dict[str, Any]:
     definition = request.get("TrainingJobDefinition") or {}
     static = definition.get("StaticHyperParameters") or {}
     if "sagemaker_job_name" in static:
-        static = {**static, "sagemaker_job_name": json.dumps(name)}
+        static = {**static, "sagemaker_job_name": encode(name)}
         renamed["TrainingJobDefinition"] = {**definition, "StaticHyperParameters": static}
     return renamed

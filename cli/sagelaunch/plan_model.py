@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from sagelaunch import naming
 from sagelaunch.errors import Problem
+from sagelaunch.strict import Strict
 
 SCHEMA_VERSION: Literal["sagelaunch-plan/2"] = "sagelaunch-plan/2"
 WarningSource = Literal["config", "sdk", "tool"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+class _Model(Strict):
+    model_config = ConfigDict(populate_by_name=True)  # merged with Strict's
 
 
 class EstimatorInfo(_Model):
@@ -43,6 +44,11 @@ class Cost(_Model):
     note: str | None = None
     max_wait_s: int | None = None
     groups: list[dict[str, Any]] | None = None  # heterogeneous: per-group price and hosts
+
+    def as_json(self) -> dict[str, Any]:
+        """The keys that say something: prices stay even when unknown (null)."""
+        data = self.model_dump(mode="json")
+        return {k: v for k, v in data.items() if v is not None or "usd" in k}
 
 
 class Topology(_Model):
@@ -138,7 +144,7 @@ class Plan(_Model):
     def as_json(self) -> dict[str, Any]:
         data = self.model_dump(mode="json", by_alias=True)
         data["estimator"] = {k: v for k, v in data["estimator"].items() if v is not None}
-        data["cost"] = {k: v for k, v in data["cost"].items() if v is not None or "usd" in k}
+        data["cost"] = self.cost.as_json()
         if data["topology"].get("groups") is None:
             data["topology"].pop("groups", None)
         data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]

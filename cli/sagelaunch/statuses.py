@@ -1,4 +1,5 @@
-"""Training job statuses, as DescribeTrainingJob and ListTrainingJobs name them."""
+"""Job statuses, as DescribeTrainingJob, ListTrainingJobs and DescribeHyperParameterTuningJob
+name them: the one place their names are written (tests/cli/test_one_owner.py holds it)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,6 @@ STYLE = {
     JobStatus.Stopping.value: "yellow",
     JobStatus.InProgress.value: "cyan",
 }
+
+# The SecondaryStatus of a spot job whose instances managed spot took away.
+INTERRUPTED = "Interrupted"

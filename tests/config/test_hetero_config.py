@@ -61,17 +61,17 @@ def test_topology_shows_every_group_and_which_trains(make_config):
 def test_cost_sums_over_groups(make_config):
     config = load(make_config(grouped(G5, DNN, distribution={**TORCHRUN_DNN}))).config
     estimate = cost.estimate(config)
-    per_group = {g["name"]: g["hourly_usd"] for g in estimate["groups"]}
+    per_group = {g["name"]: g["hourly_usd"] for g in estimate.groups or []}
     hourly = 2 * per_group["cheap"] + 2 * per_group["dnn_group"]
-    assert estimate["hourly_usd"] == round(hourly, 3)
-    assert estimate["max_usd"] == round(hourly * config.compute.max_run / 3600, 2)
-    assert estimate["instance_count"] == 4
+    assert estimate.hourly_usd == round(hourly, 3)
+    assert estimate.max_usd == round(hourly * config.compute.max_run / 3600, 2)
+    assert estimate.instance_count == 4
 
 
 def test_cost_is_unknown_when_a_group_has_no_price(make_config):
     config = load(make_config(grouped(DATA, DNN, distribution=TORCHRUN_DNN))).config
     estimate = cost.estimate(config)
-    assert estimate["hourly_usd"] is None and "ml.c5.9xlarge" in estimate["note"]
+    assert estimate.hourly_usd is None and "ml.c5.9xlarge" in (estimate.note or "")
 
 
 def test_plan_notes_the_training_group_hyperparameter(cli):

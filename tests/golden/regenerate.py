@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
-from sagelaunch.sdk.plan import build_plan
+from sagelaunch.services.planning import build_plan
 
 GOLDEN = Path(__file__).resolve().parent
 EXAMPLES = GOLDEN.parent.parent / "launch_configs"

@@ -7,7 +7,7 @@ from sagemaker.tensorflow import TensorFlow
 
 from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
-from sagelaunch.sdk.plan import build_plan
+from sagelaunch.services.planning import build_plan
 from tests.conftest import EXAMPLES
 from tests.golden.regenerate import GOLDEN, ROLE
 from tests.sdk.test_equivalence import TEAM, ours, sdk_request  # noqa: F401 - the fixture

@@ -26,7 +26,7 @@ from sagemaker.xgboost import XGBoost
 
 from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
-from sagelaunch.sdk.plan import build_plan
+from sagelaunch.services.planning import build_plan
 from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
 from tests.sdk.test_equivalence import PT_METRICS
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
 from sagelaunch.local.variant import local_variant
-from sagelaunch.sdk.plan import build_plan
 from sagelaunch.services import planning
+from sagelaunch.services.planning import build_plan
 from tests.conftest import EXAMPLES
 
 

@@ -12,6 +12,7 @@ from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from sagelaunch.aws.errors import is_already_exists, translated, unless_not_found
 from sagelaunch.errors import AwsError
+from sagelaunch.job_events import Transition
 from sagelaunch.statuses import TERMINAL
 
 POLL_S = 5.0
@@ -71,34 +72,32 @@ def list_jobs(
     sagemaker: Any, status: str | None = None, name_contains: str | None = None, limit: int = 20
 ) -> list[dict[str, Any]]:
     """The newest ``limit`` jobs, optionally filtered by status and name."""
+    return newest(
+        sagemaker.list_training_jobs, "TrainingJobSummaries", status, name_contains, limit
+    )
+
+
+def newest(
+    list_call: Callable[..., dict[str, Any]],
+    summaries: str,
+    status: str | None,
+    name_contains: str | None,
+    limit: int,
+) -> list[dict[str, Any]]:
+    """A List… call's newest ``limit`` ``summaries``, page by page (training and tuning jobs)."""
     query: dict[str, Any] = {"SortBy": "CreationTime", "SortOrder": "Descending"}
     if status:
         query["StatusEquals"] = status
     if name_contains:
         query["NameContains"] = name_contains
-    jobs: list[dict[str, Any]] = []
-    while len(jobs) < limit:
-        page = sagemaker.list_training_jobs(MaxResults=min(100, limit - len(jobs)), **query)
-        jobs.extend(page.get("TrainingJobSummaries", []))
+    found: list[dict[str, Any]] = []
+    while len(found) < limit:
+        page = list_call(MaxResults=min(100, limit - len(found)), **query)
+        found.extend(page.get(summaries, []))
         if not page.get("NextToken"):
             break
         query["NextToken"] = page["NextToken"]
-    return jobs[:limit]
-
-
-@dataclass(frozen=True)
-class Transition:
-    """One step of a job's life as the console shows it: status, secondary status, message."""
-
-    status: str
-    secondary: str
-    message: str
-
-    @classmethod
-    def of(cls, job: dict[str, Any]) -> Transition:
-        history = job.get("SecondaryStatusTransitions") or []
-        message = history[-1].get("StatusMessage", "") if history else ""
-        return cls(job["TrainingJobStatus"], job.get("SecondaryStatus", ""), message)
+    return found[:limit]
 
 
 def watch(
@@ -111,19 +110,46 @@ def watch(
 ) -> Iterator[tuple[Transition, dict[str, Any]]]:
     """Describe ``name`` until it ends or ``timeout_s`` passes, yielding each new transition with
     the description it came from. The caller tells a timeout from an end by the last status."""
-    deadline = None if timeout_s is None else clock() + timeout_s
+    return changes(
+        lambda: describe(sagemaker, name),
+        Transition.of,
+        lambda: missing(name),
+        Pacing(timeout_s, poll_s, clock, sleep),
+    )
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """How long to watch, how often to look, and the clock and sleep to do it with."""
+
+    timeout_s: float | None
+    poll_s: float
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+
+
+def changes(
+    describe_now: Callable[[], dict[str, Any] | None],
+    transition_of: Callable[[dict[str, Any]], Transition],
+    missing_error: Callable[[], AwsError],
+    pacing: Pacing,
+) -> Iterator[tuple[Transition, dict[str, Any]]]:
+    """Describe until the status is terminal or the timeout passes, yielding each new transition
+    with its description (training and tuning jobs alike)."""
+    clock, poll_s = pacing.clock, pacing.poll_s
+    deadline = None if pacing.timeout_s is None else clock() + pacing.timeout_s
     last: Transition | None = None
     while True:
-        job = describe(sagemaker, name)
+        job = describe_now()
         if job is None:
-            raise missing(name)
-        now = Transition.of(job)
+            raise missing_error()
+        now = transition_of(job)
         if now != last:
             last = now
             yield now, job
         if now.status in TERMINAL or (deadline is not None and clock() >= deadline):
             return
-        sleep(poll_s if deadline is None else max(0.0, min(poll_s, deadline - clock())))
+        pacing.sleep(poll_s if deadline is None else max(0.0, min(poll_s, deadline - clock())))
 
 
 def missing(name: str) -> AwsError:

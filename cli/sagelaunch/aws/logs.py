@@ -8,36 +8,21 @@ returns only what is new — the basis of both `logs` and `logs --follow`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from sagelaunch.aws.errors import error_code, translated
+from sagelaunch.job_events import LogEvent, host_index
 
 GROUP = "/aws/sagemaker/TrainingJobs"
 _HOST = re.compile(r"/(algo-(\d+))(?:-\d+)?$")
-
-
-@dataclass(frozen=True)
-class LogEvent:
-    timestamp_ms: int
-    host: str
-    message: str
-
-    def as_json(self) -> dict[str, object]:
-        return {"timestamp_ms": self.timestamp_ms, "host": self.host, "message": self.message}
 
 
 def host_of(stream: str) -> str:
     """``job/algo-2-1700000000`` -> ``algo-2`` (the stream name itself if it does not match)."""
     match = _HOST.search(stream)
     return match.group(1) if match else stream.rsplit("/", 1)[-1]
-
-
-def host_index(host: str) -> int:
-    match = re.fullmatch(r"algo-(\d+)", host)
-    return int(match.group(1)) if match else 0
 
 
 class LogReader:

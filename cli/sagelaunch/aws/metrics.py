@@ -12,9 +12,10 @@ from typing import Any
 
 from sagelaunch.aws.errors import translated
 from sagelaunch.aws.jobs import describe, missing
-from sagelaunch.metrics.series import Point, Series
 
 NAMESPACE = "/aws/sagemaker/TrainingJobs"
+# Each (metric, host)'s points, as CloudWatch returned them: (timestamp, value), oldest first.
+Points = dict[tuple[str, str], list[tuple[datetime, float]]]
 PERIOD_S = 60  # SageMaker's training metrics are standard resolution (one point a minute)
 MARGIN = timedelta(minutes=5)
 
@@ -55,20 +56,18 @@ def window(job: dict[str, Any], now: datetime | None = None) -> tuple[datetime, 
 
 
 @translated
-def job_series(
-    sagemaker: Any, cloudwatch: Any, job_name: str, metric: str | None = None
-) -> list[Series]:
-    """Each metric (or only ``metric``) of each host, ordered by time, empty series left out."""
+def job_points(sagemaker: Any, cloudwatch: Any, job_name: str, metric: str | None = None) -> Points:
+    """Each metric (or only ``metric``) of each host, ordered by time, empty ones left out."""
     job = describe(sagemaker, job_name)
     if job is None:
         raise missing(job_name)
     names = [n for n in metric_names(job) if metric is None or n == metric]
     hosts = int(job.get("ResourceConfig", {}).get("InstanceCount", 1))
     if not names:
-        return []
+        return {}
     start, end = window(job)
     results = _get_metric_data(cloudwatch, queries(job_name, names, hosts), start, end)
-    return _series(results)
+    return _merged(results)
 
 
 def _get_metric_data(
@@ -91,27 +90,12 @@ def _get_metric_data(
     return found
 
 
-def _series(results: list[dict[str, Any]]) -> list[Series]:
-    """Pages of one query are merged; x is seconds since the earliest point of the job."""
-    merged: dict[str, list[tuple[datetime, float]]] = {}
+def _merged(results: list[dict[str, Any]]) -> Points:
+    """The pages of one query merged, ordered by time."""
+    merged: Points = {}
     for result in results:
-        merged.setdefault(result["Label"], []).extend(
+        name, host = result["Label"].rsplit("|", 1)
+        merged.setdefault((name, host), []).extend(
             zip(result.get("Timestamps", []), result.get("Values", []), strict=False)
         )
-    times = [t for points in merged.values() for t, _ in points]
-    if not times:
-        return []
-    origin = min(times)
-    series = []
-    for label, points in merged.items():
-        name, host = label.rsplit("|", 1)
-        ordered = sorted(points)
-        series.append(
-            Series(
-                name,
-                host,
-                "seconds",
-                [Point((t - origin).total_seconds(), v, t.isoformat()) for t, v in ordered],
-            )
-        )
-    return [s for s in series if s.points]
+    return {key: sorted(points) for key, points in merged.items() if points}

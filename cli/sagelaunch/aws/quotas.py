@@ -17,6 +17,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from sagelaunch.aws.errors import DENIED, error_code, translated
+from sagelaunch.statuses import JobStatus
 
 SERVICE_CODE = "sagemaker"
 TOTAL_INSTANCES = "Number of instances across all training jobs"
@@ -79,7 +80,9 @@ def applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int] 
 def instances_in_use(sagemaker: Any) -> Counter[str]:
     """Instances per type held by the account's InProgress training jobs ("*": all of them)."""
     used: Counter[str] = Counter()
-    for page in sagemaker.get_paginator("list_training_jobs").paginate(StatusEquals="InProgress"):
+    for page in sagemaker.get_paginator("list_training_jobs").paginate(
+        StatusEquals=JobStatus.InProgress.value
+    ):
         for summary in page.get("TrainingJobSummaries", []):
             job = _describe(sagemaker, summary["TrainingJobName"])
             used.update(asked_instances(job))

@@ -9,9 +9,9 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from sagelaunch.aws.errors import is_not_found, translated, unless_not_found
-from sagelaunch.aws.jobs import create_or_attach
+from sagelaunch.aws.jobs import Pacing, changes, create_or_attach, newest
 from sagelaunch.errors import AwsError
-from sagelaunch.statuses import TERMINAL
+from sagelaunch.job_events import Transition
 
 POLL_S = 30.0  # a tuning job runs many training jobs: minutes, not seconds
 
@@ -37,6 +37,12 @@ def create(sagemaker: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any]
 
 
 @translated
+def stop(sagemaker: Any, name: str) -> None:
+    """StopHyperParameterTuningJob: its training jobs stop with it."""
+    sagemaker.stop_hyper_parameter_tuning_job(HyperParameterTuningJobName=name)
+
+
+@translated
 def stop_training_or_tuning(sagemaker: Any, name: str) -> str:
     """StopTrainingJob; when no training job has that name but a tuning job does,
     StopHyperParameterTuningJob (its training jobs stop with it). Returns which kind stopped."""
@@ -55,21 +61,13 @@ def list_jobs(
     sagemaker: Any, status: str | None = None, name_contains: str | None = None, limit: int = 20
 ) -> list[dict[str, Any]]:
     """The newest ``limit`` tuning jobs, optionally filtered by status and name."""
-    query: dict[str, Any] = {"SortBy": "CreationTime", "SortOrder": "Descending"}
-    if status:
-        query["StatusEquals"] = status
-    if name_contains:
-        query["NameContains"] = name_contains
-    found: list[dict[str, Any]] = []
-    while len(found) < limit:
-        page = sagemaker.list_hyper_parameter_tuning_jobs(
-            MaxResults=min(100, limit - len(found)), **query
-        )
-        found.extend(page.get("HyperParameterTuningJobSummaries", []))
-        if not page.get("NextToken"):
-            break
-        query["NextToken"] = page["NextToken"]
-    return found[:limit]
+    return newest(
+        sagemaker.list_hyper_parameter_tuning_jobs,
+        "HyperParameterTuningJobSummaries",
+        status,
+        name_contains,
+        limit,
+    )
 
 
 def watch(
@@ -79,22 +77,15 @@ def watch(
     poll_s: float = POLL_S,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
-) -> Iterator[dict[str, Any]]:
-    """Describe the tuning job until it ends or ``timeout_s`` passes, yielding each description
-    whose status or job counts changed."""
-    deadline = None if timeout_s is None else clock() + timeout_s
-    last: tuple[Any, ...] | None = None
-    while True:
-        job = describe(sagemaker, name)
-        if job is None:
-            raise missing(name)
-        now = (job["HyperParameterTuningJobStatus"], str(job.get("TrainingJobStatusCounters")))
-        if now != last:
-            last = now
-            yield job
-        if now[0] in TERMINAL or (deadline is not None and clock() >= deadline):
-            return
-        sleep(poll_s if deadline is None else max(0.0, min(poll_s, deadline - clock())))
+) -> Iterator[tuple[Transition, dict[str, Any]]]:
+    """Describe the tuning job until it ends or ``timeout_s`` passes, yielding each change of
+    its status or job counts with the description it came from (as aws.jobs.watch does)."""
+    return changes(
+        lambda: describe(sagemaker, name),
+        Transition.of_tuning,
+        lambda: missing(name),
+        Pacing(timeout_s, poll_s, clock, sleep),
+    )
 
 
 def missing(name: str) -> AwsError:

@@ -1,43 +1,29 @@
-"""What `submit --wait`, `wait` and `logs --follow` share: the clients, following a job to its
-end (SecondaryStatus transitions, optionally its logs) and the exit code its end deserves.
+"""How following a job looks, for `submit --wait`, `wait`, `logs --follow` and `tune --wait`:
+transitions on stderr under a spinner, log lines on stdout, the cost at the end.
 
-boto3 is imported inside the functions, never at module level: `--help` stays fast.
+The protocol (polling, logs, the spot limit, the exit code) is `services.follow`'s.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from sagelaunch import output as out
-from sagelaunch.errors import JobFailed, JobStopped, UsageError, WaitTimeout
-from sagelaunch.statuses import JobStatus
+from sagelaunch.errors import UsageError
+from sagelaunch.services.follow import Observer
 
 if TYPE_CHECKING:
-    from sagelaunch.aws.session import Clients
+    from sagelaunch.job_events import Transition
+    from sagelaunch.services.follow import Ending
 
 TimeoutOption = Annotated[
     str | None,
     typer.Option("--timeout", help="Give up waiting after this long: seconds, or e.g. 90m, 2h."),
 ]
-
-
-def connect(ctx: typer.Context, region: str | None) -> Clients:
-    """The command's AWS clients: those handed in by the caller, else new ones for ``region``."""
-    from sagelaunch.aws.session import clients
-
-    return given_clients(ctx) or clients(region)
-
-
-def given_clients(ctx: typer.Context) -> Clients | None:
-    """Clients handed in through the context (`CliRunner.invoke(..., obj=Clients(...))`): how
-    tests pass e.g. a client under botocore's Stubber."""
-    from sagelaunch.aws.session import Clients
-
-    return ctx.obj if isinstance(ctx.obj, Clients) else None
 
 
 def timeout_seconds(value: str | None) -> float | None:
@@ -52,93 +38,57 @@ def timeout_seconds(value: str | None) -> float | None:
         raise UsageError(f"--timeout: {exc}") from None
 
 
-def follow(
-    aws: Clients,
-    name: str,
-    timeout_s: float | None,
-    with_logs: bool,
-    host: str | None = None,
-    as_json: bool = False,
-    stop_when: Callable[[dict[str, Any]], bool] | None = None,
-) -> dict[str, Any]:
-    """Follow ``name`` until it ends or the timeout passes; returns its last description.
-
-    Transitions go to stderr (under a spinner when no logs are streamed); with ``with_logs`` the
-    logs of every host go to stdout between polls, and once more after the end for the tail
-    (``as_json``: as JSON lines). ``stop_when``: stop the job once it holds for a description
-    (a spot job interrupted too often), and follow it to Stopped."""
-    from sagelaunch.aws import jobs
-    from sagelaunch.aws.logs import LogReader
+@contextmanager
+def shown(
+    name: str, with_logs: bool = False, as_json: bool = False, announce: bool = False
+) -> Iterator[Observer]:
+    """An observer that draws what `services.follow.follow` sees: each transition on stderr
+    (under a spinner when no logs are streamed), with ``with_logs`` the log lines on stdout
+    (``as_json``: as JSON lines). ``announce``: say which job is followed as each one begins
+    (the attempts of a failover chain)."""
     from sagelaunch.commands.job_view import print_events, transition_line
 
-    reader = LogReader(aws.logs, name, host) if with_logs else None
+    following = [name]
 
-    def sleep(seconds: float) -> None:
-        if reader is not None:
-            print_events(reader.poll(), as_json)
-        time.sleep(seconds)
+    def on_start(job: str) -> None:
+        following[0] = job
+        if announce:
+            out.stderr.print(f"following [bold]{job}[/bold]…")
 
-    last: dict[str, Any] = {}
     with out.stderr.status(f"waiting for {name}…", spinner="dots") as spinner:
-        if reader is not None:
+        if with_logs:
             spinner.stop()  # log lines and a live spinner would fight over the terminal
-        for transition, job in jobs.watch(aws.sagemaker, name, timeout_s, sleep=sleep):
+
+        def on_change(transition: Transition) -> None:
             out.stderr.print(transition_line(transition), highlight=False)
-            spinner.update(f"{name}: {transition.status} · {transition.secondary}")
-            last = job
-            if (
-                stop_when is not None
-                and stop_when(job)
-                and job["TrainingJobStatus"] == "InProgress"
-            ):
-                out.stderr.print(f"stopping {name}: {stop_reason(job)}")
-                jobs.stop(aws.sagemaker, name)
-                stop_when = None
-    if reader is not None:
-        print_events(reader.poll(), as_json)
-    return last
+            spinner.update(f"{following[0]}: {transition.status} · {transition.secondary}")
+
+        yield Observer(
+            on_start=on_start,
+            on_change=on_change,
+            on_logs=(lambda events: print_events(events, as_json)) if with_logs else None,
+            on_stop=lambda reason: out.stderr.print(f"stopping {following[0]}: {reason}"),
+        )
 
 
-def stop_reason(job: dict[str, Any]) -> str:
-    from sagelaunch.services.failover import interruptions
-
-    return f"spot interrupted {interruptions(job)} times; the chain goes on demand"
-
-
-def report_cost(job: dict[str, Any]) -> None:
+def report_cost(end: Ending) -> None:
     """The ended job's cost, on stderr (billable seconds × the dated price table)."""
     from sagelaunch.commands.job_view import cost_line
     from sagelaunch.config.cost import job_cost
 
-    cost = job_cost(job)
+    cost = job_cost(end.description)
     if cost is not None:
         out.stderr.print(f"cost  {cost_line(cost)}", highlight=False)
 
 
-def conclude(job: dict[str, Any], timeout_s: float | None) -> None:
-    """Raise what the job's end means for the exit code: Failed 1, Stopped 4, still running 5."""
-    name, status = job["TrainingJobName"], job["TrainingJobStatus"]
-    if status == JobStatus.Completed:
-        return
-    if status == JobStatus.Failed:
-        raise JobFailed(f"job {name} failed: {job.get('FailureReason') or 'no reason given'}")
-    if status == JobStatus.Stopped:
-        raise JobStopped(f"job {name} was stopped")
-    raise WaitTimeout(
-        f"job {name} is still {status} ({job.get('SecondaryStatus', '?')})"
-        + (f" after waiting {timeout_s:g}s" if timeout_s is not None else ""),
-        hint=f"keep waiting with: sagelaunch wait {name}",
-    )
-
-
-def wait_summary(job: dict[str, Any]) -> dict[str, Any]:
+def wait_summary(end: Ending) -> dict[str, Any]:
     """`wait --output json`: where the job ended up, and what it cost."""
     from sagelaunch.config.cost import job_cost
 
     return {
-        "job_name": job["TrainingJobName"],
-        "status": job["TrainingJobStatus"],
-        "secondary_status": job.get("SecondaryStatus"),
-        "failure_reason": job.get("FailureReason"),
-        "cost": job_cost(job),
+        "job_name": end.name,
+        "status": end.status,
+        "secondary_status": end.description.get("SecondaryStatus"),
+        "failure_reason": end.description.get("FailureReason"),
+        "cost": job_cost(end.description),
     }

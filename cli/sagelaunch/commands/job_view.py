@@ -15,8 +15,7 @@ from sagelaunch.output import host_style, stdout
 from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
-    from sagelaunch.aws.jobs import Transition
-    from sagelaunch.aws.logs import LogEvent
+    from sagelaunch.job_events import LogEvent, Transition
 
 STATUS_STYLE = STYLE
 
@@ -169,7 +168,7 @@ def transition_line(transition: Transition) -> Text:
 
 def print_events(events: list[LogEvent], as_json: bool = False) -> None:
     """Log lines with a coloured ``[algo-N]`` prefix; ``as_json``: one JSON object per line."""
-    from sagelaunch.aws.logs import host_index
+    from sagelaunch.job_events import host_index
 
     for event in events:
         if as_json:

@@ -1,7 +1,7 @@
 """The job lifecycle: `status`, `wait`, `logs`, `stop` and `list`.
 
-Each command connects (or takes the clients handed in), calls the `aws` layer and renders a table,
-or stable JSON with `--output json` for CI.
+Each command connects (or takes the clients handed in), asks `services.jobs` / `services.follow`
+and renders a table, or stable JSON with `--output json` for CI.
 """
 
 from __future__ import annotations
@@ -12,14 +12,11 @@ import typer
 
 from sagelaunch.commands.follow import (
     TimeoutOption,
-    conclude,
-    connect,
-    follow,
     report_cost,
+    shown,
     timeout_seconds,
     wait_summary,
 )
-from sagelaunch.links import console_url
 from sagelaunch.output import (
     OutputFormat,
     OutputOption,
@@ -29,10 +26,11 @@ from sagelaunch.output import (
     stderr,
     stdout,
 )
+from sagelaunch.services.clients import connect
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
-    from sagelaunch.aws.session import Clients
+    from sagelaunch.services.follow import Ending
 
 JobArgument = Annotated[str, typer.Argument(help="Training job (or tuning job) name.")]
 
@@ -44,15 +42,16 @@ def status(
     region: RegionOption = None,
 ) -> None:
     """Show a job: status, secondary status, failure reason, timings, transitions."""
-    from sagelaunch.aws import jobs
     from sagelaunch.commands.job_view import job_summary, render_status
+    from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
+    from sagelaunch.services.follow import TUNING
+    from sagelaunch.services.jobs import find
 
-    aws = connect(ctx, region)
-    description = jobs.describe(aws.sagemaker, job)
-    if description is None:
-        _tuning_status(aws, job, output)
+    found = find(connect(ctx.obj, region), job)
+    if found.kind is TUNING:
+        show(tuning_summary(found.description, found.console_url), output, render_tuning)
         return
-    show(job_summary(description, console_url(aws.region, job)), output, render_status)
+    show(job_summary(found.description, found.console_url), output, render_status)
 
 
 def wait(
@@ -66,19 +65,18 @@ def wait(
     region: RegionOption = None,
 ) -> None:
     """Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out."""
-    from sagelaunch.aws import jobs
+    from sagelaunch.services.follow import TRAINING, conclude, follow, kind_of
 
     timeout_s = timeout_seconds(timeout)
-    aws = connect(ctx, region)
-    if jobs.describe(aws.sagemaker, job) is None:  # not a training job: a tuning job?
-        _wait_for_tuning(aws, job, timeout_s, output)
-        return
-    final = follow(aws, job, timeout_s, with_logs=logs)
+    aws = connect(ctx.obj, region)
+    kind = kind_of(aws, job)
+    with shown(job, with_logs=logs and kind is TRAINING) as observer:
+        end = follow(aws, job, timeout_s, observer, kind=kind)
     if output is OutputFormat.json:
-        print_json(wait_summary(final))
-    else:
-        report_cost(final)
-    conclude(final, timeout_s)
+        print_json(wait_summary(end) if kind is TRAINING else _tuning_wait_summary(end))
+    elif kind is TRAINING:
+        report_cost(end)
+    conclude(end, timeout_s)
 
 
 def logs(
@@ -97,15 +95,16 @@ def logs(
     region: RegionOption = None,
 ) -> None:
     """Print a job's logs: every host, interleaved in time order, each line prefixed algo-N."""
-    from sagelaunch.aws.logs import LogReader
     from sagelaunch.commands.job_view import print_events
+    from sagelaunch.services.follow import follow, read_logs
 
     as_json = output is OutputFormat.json
-    aws = connect(ctx, region)
+    aws = connect(ctx.obj, region)
     if follow_:
-        follow(aws, job, None, with_logs=True, host=host, as_json=as_json)
+        with shown(job, with_logs=True, as_json=as_json) as observer:
+            follow(aws, job, None, observer, host=host)
         return
-    events = LogReader(aws.logs, job, host).poll()
+    events = read_logs(aws, job, host)
     print_events(events, as_json=as_json)
     if not events:
         stderr.print(f"no log events for {job}{' on ' + host if host else ''} (yet)")
@@ -118,9 +117,9 @@ def stop(
     region: RegionOption = None,
 ) -> None:
     """Ask SageMaker to stop a job (it goes Stopping, then Stopped)."""
-    from sagelaunch.aws import tuning
+    from sagelaunch.services.jobs import stop as stop_job
 
-    kind = tuning.stop_training_or_tuning(connect(ctx, region).sagemaker, job)
+    kind = stop_job(connect(ctx.obj, region), job)
     show(
         {"job_name": job, "kind": kind, "status": JobStatus.Stopping.value},
         output,
@@ -144,16 +143,17 @@ def list_jobs(
     region: RegionOption = None,
 ) -> None:
     """List training jobs (or, with --tuning, tuning jobs), newest first."""
+    from sagelaunch.services.jobs import newest
+
     if tuning:
-        from sagelaunch.aws.tuning import list_jobs as listed
         from sagelaunch.commands.tuning_view import render_tuning_list as render
         from sagelaunch.commands.tuning_view import tuning_list_summary as summarize
     else:
-        from sagelaunch.aws.jobs import list_jobs as listed  # type: ignore[assignment]
         from sagelaunch.commands.job_view import list_summary as summarize  # type: ignore[assignment]
         from sagelaunch.commands.job_view import render_list as render  # type: ignore[assignment]
-    found = listed(
-        connect(ctx, region).sagemaker,
+    found = newest(
+        connect(ctx.obj, region),
+        tuning,
         status=status_.value if status_ else None,
         name_contains=name_contains,
         limit=limit,
@@ -161,32 +161,6 @@ def list_jobs(
     show([summarize(job) for job in found], output, render)
 
 
-# --- tuning jobs: the same commands, when the name is a hyperparameter tuning job's -------------
-
-
-def _tuning_status(aws: Clients, name: str, output: OutputFormat) -> None:
-    from sagelaunch.aws import tuning
-    from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
-    from sagelaunch.links import tuning_console_url
-
-    description = tuning.describe(aws.sagemaker, name)
-    if description is None:
-        raise tuning.missing(name)
-    show(tuning_summary(description, tuning_console_url(aws.region, name)), output, render_tuning)
-
-
-def _wait_for_tuning(
-    aws: Clients, name: str, timeout_s: float | None, output: OutputFormat
-) -> None:
-    from sagelaunch.commands.tune import conclude_tuning, follow_tuning
-
-    final = follow_tuning(aws, name, timeout_s)
-    if output is OutputFormat.json:
-        print_json(
-            {
-                "tuning_job_name": name,
-                "status": final["HyperParameterTuningJobStatus"],
-                "failure_reason": final.get("FailureReason") or None,
-            }
-        )
-    conclude_tuning(final, timeout_s)
+def _tuning_wait_summary(end: Ending) -> dict[str, str | None]:
+    """`wait --output json` of a tuning job."""
+    return {"tuning_job_name": end.name, "status": end.status, "failure_reason": end.failure_reason}

@@ -42,10 +42,10 @@ def metrics(
     step); a SageMaker job's from CloudWatch (x: seconds since its first point); a sweep's per
     trial (x: the trial). json keys: source (local, sagemaker, sweep), name, metrics, series
     (metric, host, x, points)."""
-    from sagelaunch.commands.follow import connect
+    from sagelaunch.services.clients import connect
     from sagelaunch.services.metrics import find
 
-    found = find(target, metric, lambda: connect(ctx, region))
+    found = find(target, metric, lambda: connect(ctx.obj, region))
     if not found.series:
         stderr.print(f"no metric points recorded for {found.name} yet", highlight=False)
     if png is not None and found.series:

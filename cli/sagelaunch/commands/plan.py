@@ -101,10 +101,10 @@ def plan(
 
 def _check_quota(region: str, request: dict[str, Any]) -> None:
     """The quota pre-flight of submit, reported on stderr (exit 3 when the job would not fit)."""
-    from sagelaunch.aws.session import clients
+    from sagelaunch.services.clients import connect
     from sagelaunch.services.quota_check import require_room
 
-    report = require_room(clients(region), request)
+    report = require_room(connect(None, region), request)
     if not report.checked:
         stderr.print("[yellow]warning:[/yellow] quotas not checked: Service Quotas access denied")
     for use in report.uses:

@@ -9,14 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sagelaunch import output as out
-from sagelaunch.commands.follow import (
-    TimeoutOption,
-    conclude,
-    follow,
-    given_clients,
-    report_cost,
-    timeout_seconds,
-)
+from sagelaunch.commands.follow import TimeoutOption, report_cost, shown, timeout_seconds
 from sagelaunch.output import (
     IdempotencyKeyOption,
     OutputFormat,
@@ -27,9 +20,9 @@ from sagelaunch.output import (
 )
 
 if TYPE_CHECKING:
-    from sagelaunch.aws.session import Clients
     from sagelaunch.config.model import Fallback
-    from sagelaunch.services.failover import Attempt, StopWhen
+    from sagelaunch.services.clients import Clients
+    from sagelaunch.services.failover import Attempt
     from sagelaunch.services.submit import Submission
 
 
@@ -62,10 +55,12 @@ def submit(
     runs exactly the planned request (else exit 2, with the differences)."""
     timeout_s = timeout_seconds(timeout)
     from sagelaunch.services import failover
+    from sagelaunch.services.clients import given
+    from sagelaunch.services.follow import conclude, follow
     from sagelaunch.services.submit import deliver
 
     options = {
-        "aws": given_clients(ctx),
+        "aws": given(ctx.obj),
         "uploader": _upload,
         "progress": lambda: out.stderr.status(
             "building the request with the SageMaker SDK (offline)…"
@@ -80,16 +75,17 @@ def submit(
     result, aws = deliver(
         target, overrides, idempotency_key, region, check_quota=check_quota, **options
     )
-    final = None
+    end = None
     if wait or logs:
         _report(result, output, done=False)
-        final = follow(aws, result.job_name, timeout_s, with_logs=logs)
-        result.status = final["TrainingJobStatus"]
+        with shown(result.job_name, with_logs=logs) as observer:
+            end = follow(aws, result.job_name, timeout_s, observer)
+        result.status = end.status
     _report(result, output, done=True)
-    if final is not None and output is not OutputFormat.json:
-        report_cost(final)
-    if final is not None:
-        conclude(final, timeout_s)
+    if end is not None and output is not OutputFormat.json:
+        report_cost(end)
+    if end is not None:
+        conclude(end, timeout_s)
 
 
 def _submit_chain(
@@ -105,12 +101,11 @@ def _submit_chain(
 ) -> None:
     """`submit --wait` of a config with `compute.fallback`: the failover chain."""
     from sagelaunch.services import failover
+    from sagelaunch.services.follow import conclude
 
-    def watch(aws: Clients, name: str, stop_when: StopWhen | None) -> dict[str, Any]:
-        out.stderr.print(f"following [bold]{name}[/bold]…")
-        return follow(aws, name, timeout_s, with_logs=logs, stop_when=stop_when)
-
-    chain = failover.run(target, overrides, key, region, fallbacks, watch, **options)
+    with shown(str(target), with_logs=logs, announce=True) as observer:
+        following = failover.Following(timeout_s, observer)
+        chain = failover.run(target, overrides, key, region, fallbacks, following, **options)
     assert chain.last is not None and chain.final is not None  # run raises when none ran
     if output is OutputFormat.json:
         attempts = [asdict(a) for a in chain.attempts]
@@ -136,7 +131,7 @@ def _report_attempts(attempts: list[Attempt]) -> None:
 def _upload(aws: Clients, uri: str, data: bytes) -> None:
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-    from sagelaunch.aws.upload import put
+    from sagelaunch.services.submit import put
 
     columns = ("uploading code", BarColumn(), DownloadColumn(), TransferSpeedColumn())
     # Only on a terminal: a bar means nothing in CI logs (and one live display per console).
@@ -144,7 +139,7 @@ def _upload(aws: Clients, uri: str, data: bytes) -> None:
         *columns, console=out.stderr, transient=True, disable=not out.stderr.is_terminal
     ) as progress:
         task = progress.add_task("upload", total=len(data))
-        put(aws.s3, uri, data, progress=lambda sent: progress.update(task, completed=sent))
+        put(aws, uri, data, progress=lambda sent: progress.update(task, completed=sent))
 
 
 def _report(result: Submission, output: OutputFormat, done: bool) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from sagelaunch.commands.follow import TimeoutOption, given_clients, timeout_seconds
+from sagelaunch.commands.follow import TimeoutOption, timeout_seconds
 from sagelaunch.output import (
     IdempotencyKeyOption,
     OutputFormat,
@@ -111,13 +111,10 @@ def _run_on_sagemaker(
     results: Path | None,
     check_quota: bool = False,
 ) -> None:
+    from sagelaunch.services.clients import connect
     from sagelaunch.services.sweep import Pacing, Scheduler
 
-    aws = given_clients(ctx)
-    if aws is None:
-        from sagelaunch.aws.session import clients
-
-        aws = clients(planned.trials[0].plan.region)
+    aws = connect(ctx.obj, planned.trials[0].plan.region)
     if not planned.key_given:
         stderr.print(
             f"sweep key [bold]{planned.key}[/bold]: rerun with --idempotency-key {planned.key} "
@@ -140,6 +137,7 @@ def _run_on_sagemaker(
 
 def _finish(result: SweepResult, output: OutputFormat, results: Path | None, waited: bool) -> None:
     from sagelaunch.commands.sweep_view import results_table
+    from sagelaunch.services.follow import conclude_sweep
     from sagelaunch.services.sweep_results import write_results
 
     if results is not None:
@@ -149,28 +147,7 @@ def _finish(result: SweepResult, output: OutputFormat, results: Path | None, wai
         print_json(result.as_json())
     else:
         _print_table(results_table(result, final=True))
-    _conclude(result, waited)
-
-
-def _conclude(result: SweepResult, waited: bool) -> None:
-    """The exit code as an error with its message: failed 1, stopped 4, still running 5."""
-    from sagelaunch.errors import ExitCode, JobFailed, JobStopped, WaitTimeout
-
-    code = result.exit_code(waited)
-    if code == ExitCode.JOB_FAILED:
-        failed = [t for t in result.trials if t.status == "Failed"]
-        first = failed[0]
-        raise JobFailed(
-            f"{len(failed)} of {len(result.trials)} trials failed; trial {first.index} "
-            f"({first.job_name}): {first.failure_reason or 'no reason given'}"
-        )
-    if code == ExitCode.JOB_STOPPED:
-        raise JobStopped(f"{result.count('Stopped')} of {len(result.trials)} trials were stopped")
-    if code == ExitCode.WAIT_TIMEOUT:
-        raise WaitTimeout(
-            f"{sum(not t.done for t in result.trials)} trials had not ended when waiting stopped",
-            hint="rerun the sweep with the same --idempotency-key to attach and keep waiting",
-        )
+    conclude_sweep(result, waited)
 
 
 def _dry_run(planned: PlannedSweep, output: OutputFormat) -> None:

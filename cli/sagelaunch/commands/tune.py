@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sagelaunch.commands.follow import TimeoutOption, given_clients, timeout_seconds
+from sagelaunch.commands.follow import TimeoutOption, shown, timeout_seconds
 from sagelaunch.output import (
     IdempotencyKeyOption,
     OutputFormat,
@@ -21,7 +21,6 @@ from sagelaunch.output import (
 )
 
 if TYPE_CHECKING:
-    from sagelaunch.aws.session import Clients
     from sagelaunch.services.tune import TuningSubmission
 
 
@@ -39,6 +38,8 @@ def tune(
 ) -> None:
     """Create the config's tuning: block as a SageMaker tuning job (the SDK tuner's request)."""
     timeout_s = timeout_seconds(timeout)
+    from sagelaunch.services.clients import given
+    from sagelaunch.services.follow import TUNING, conclude, follow
     from sagelaunch.services.tune import deliver
 
     result, aws = deliver(
@@ -46,51 +47,21 @@ def tune(
         overrides,
         idempotency_key,
         region,
-        given_clients(ctx),
+        given(ctx.obj),
         progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
     )
-    final = None
+    end = None
     if wait:
+        name = result.tuning_job_name
         if output is OutputFormat.table:
             verb = "attached to" if result.attached else "created"
-            stderr.print(f"{verb} tuning job [bold]{result.tuning_job_name}[/bold]; waiting…")
-        final = follow_tuning(aws, result.tuning_job_name, timeout_s)
-        result.status = final["HyperParameterTuningJobStatus"]
+            stderr.print(f"{verb} tuning job [bold]{name}[/bold]; waiting…")
+        with shown(f"tuning job {name}") as observer:
+            end = follow(aws, name, timeout_s, observer, kind=TUNING)
+        result.status = end.status
     _report(result, output)
-    if final is not None:
-        conclude_tuning(final, timeout_s)
-
-
-def follow_tuning(aws: Clients, name: str, timeout_s: float | None) -> dict[str, Any]:
-    """Poll the tuning job until it ends (or the timeout); one line per change on stderr."""
-    from sagelaunch.aws import tuning
-
-    last: dict[str, Any] = {}
-    with stderr.status(f"waiting for tuning job {name}…", spinner="dots"):
-        for job in tuning.watch(aws.sagemaker, name, timeout_s):
-            counts = job.get("TrainingJobStatusCounters") or {}
-            shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no training jobs"
-            stderr.print(f"{job['HyperParameterTuningJobStatus']} · {shown}", highlight=False)
-            last = job
-    return last
-
-
-def conclude_tuning(job: dict[str, Any], timeout_s: float | None) -> None:
-    """Failed 1, Stopped 4, still running 5 (the exit codes of `wait`)."""
-    from sagelaunch.errors import JobFailed, JobStopped, WaitTimeout
-
-    name, status = job["HyperParameterTuningJobName"], job["HyperParameterTuningJobStatus"]
-    if status == "Completed":
-        return
-    if status == "Failed":
-        raise JobFailed(f"tuning job {name} failed: {job.get('FailureReason') or 'no reason'}")
-    if status == "Stopped":
-        raise JobStopped(f"tuning job {name} was stopped")
-    raise WaitTimeout(
-        f"tuning job {name} is still {status}"
-        + (f" after waiting {timeout_s:g}s" if timeout_s is not None else ""),
-        hint=f"keep waiting with: sagelaunch wait {name}",
-    )
+    if end is not None:
+        conclude(end, timeout_s)
 
 
 def _report(result: TuningSubmission, output: OutputFormat) -> None:

@@ -17,7 +17,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
@@ -25,13 +24,11 @@ from pydantic import (
     field_validator,
 )
 
+from sagelaunch.strict import Strict
+
 RULES_PACKAGE = "smdebug_rulesconfig"
 # ProfilerConfig.ProfilingIntervalInMilliseconds: the values the API documents.
 PROFILING_INTERVALS = (100, 200, 500, 1000, 5000, 60000)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def _text(value: Any) -> Any:
@@ -43,7 +40,7 @@ def _text(value: Any) -> Any:
     return value
 
 
-class DebuggerRule(_Strict):
+class DebuggerRule(Strict):
     """A built-in Debugger rule: ``Rule.sagemaker(rule_configs.<name>(), rule_parameters=...)``."""
 
     name: str = Field(
@@ -61,7 +58,7 @@ class DebuggerRule(_Strict):
         return {k: _text(v) for k, v in value.items()} if isinstance(value, dict) else value
 
 
-class ProfilerRule(_Strict):
+class ProfilerRule(Strict):
     """A built-in Profiler rule: ``ProfilerRule.sagemaker(rule_configs.<Name>(**parameters))``."""
 
     name: str = Field(
@@ -93,7 +90,7 @@ def _rule_entry(value: Any) -> Any:
     return {"name": value} if isinstance(value, str) else value
 
 
-class Collection(_Strict):
+class Collection(Strict):
     """Hook collection settings: ``CollectionConfig(name, parameters)``."""
 
     parameters: dict[str, str] = Field(
@@ -101,7 +98,7 @@ class Collection(_Strict):
     )
 
 
-class DebuggerHook(_Strict):
+class DebuggerHook(Strict):
     """``DebuggerHookConfig(s3_output_path, collection_configs=[...])``."""
 
     s3_output_path: str | None = Field(
@@ -125,7 +122,7 @@ class DebuggerHook(_Strict):
         }
 
 
-class Debugger(_Strict):
+class Debugger(Strict):
     """SageMaker Debugger: built-in rules and the tensor hook."""
 
     rules: list[DebuggerRule] = Field(
@@ -139,7 +136,7 @@ class Debugger(_Strict):
         return [_rule_entry(v) for v in value] if isinstance(value, list) else value
 
 
-class Profiler(_Strict):
+class Profiler(Strict):
     """SageMaker Profiler: system monitoring and built-in Profiler rules."""
 
     rules: list[ProfilerRule] = Field(
@@ -158,7 +155,7 @@ class Profiler(_Strict):
         return [_rule_entry(v) for v in value] if isinstance(value, list) else value
 
 
-class TensorBoard(_Strict):
+class TensorBoard(Strict):
     """``TensorBoardOutputConfig(s3_output_path, container_local_output_path)``."""
 
     s3_uri: str = Field(description="S3 prefix SageMaker uploads TensorBoard output to.")
@@ -167,7 +164,7 @@ class TensorBoard(_Strict):
     )
 
 
-class Experiment(_Strict):
+class Experiment(Strict):
     """``fit(experiment_config={...})``: SageMaker Experiments."""
 
     name: str | None = Field(None, description="ExperimentName (an existing experiment).")

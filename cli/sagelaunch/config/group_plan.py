@@ -9,6 +9,7 @@ from typing import Any
 from sagelaunch.config import facts
 from sagelaunch.config.groups import groups_of
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.plan_model import Cost
 
 
 def group_topology(config: LaunchConfig, launcher: str, per_host: int) -> list[dict[str, Any]]:
@@ -30,7 +31,7 @@ def group_topology(config: LaunchConfig, launcher: str, per_host: int) -> list[d
     ]
 
 
-def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
+def group_cost(config: LaunchConfig, cost: Cost) -> Cost:
     """``cost`` for the whole cluster: hourly_usd is the sum over groups of price × hosts, so
     max_usd = hourly_usd × max_run; unknown when any group's price is unknown."""
     groups = groups_of(config)
@@ -41,8 +42,7 @@ def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
         if unknown
         else sum((prices[g.instance_type] or 0.0) * g.instance_count for g in groups)
     )
-    summed = {
-        **cost,
+    summed: dict[str, Any] = {
         "instance_type": " + ".join(f"{g.instance_count}×{g.instance_type}" for g in groups),
         "instance_count": sum(g.instance_count for g in groups),
         "hourly_usd": round(hourly, 3) if hourly is not None else None,
@@ -62,6 +62,6 @@ def group_cost(config: LaunchConfig, cost: dict[str, Any]) -> dict[str, Any]:
             f"no price known for {', '.join(unknown)}; see the AWS pricing page "
             "(hourly_usd is the whole cluster's: the sum over groups)"
         )
-    else:
-        summed.setdefault("note", "hourly_usd is the whole cluster's: the sum over groups")
-    return summed
+    elif cost.note is None:
+        summed["note"] = "hourly_usd is the whole cluster's: the sum over groups"
+    return cost.model_copy(update=summed)

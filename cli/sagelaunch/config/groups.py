@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from sagelaunch.strict import Strict
 
 if TYPE_CHECKING:  # the model imports this module
     from sagelaunch.config.model import LaunchConfig
@@ -23,20 +25,16 @@ if TYPE_CHECKING:  # the model imports this module
 HOMOGENEOUS = "homogeneousCluster"
 
 
-class InstanceGroup(BaseModel):
+class InstanceGroup(Strict):
     """One instance group (``sagemaker.instance_group.InstanceGroup``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="Group name (1-64 characters), e.g. data_group or dnn_group.")
     instance_type: str = Field(description="Instance type of this group, e.g. ml.c5.9xlarge.")
     instance_count: int = Field(1, ge=1, le=256, description="Number of hosts in this group.")
 
 
-class DistributionGroups(BaseModel):
+class DistributionGroups(Strict):
     """Mixin for strategies that run a launcher: which group runs it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     groups: list[str] | None = Field(
         None,
@@ -46,10 +44,8 @@ class DistributionGroups(BaseModel):
     )
 
 
-class ChannelGroups(BaseModel):
+class ChannelGroups(Strict):
     """Mixin for channels: which groups receive the channel."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     groups: list[str] | None = Field(
         None,

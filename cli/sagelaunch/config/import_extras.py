@@ -6,7 +6,6 @@ collections in the hook) is left out, as the user would have written it."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sagelaunch.config.debugging import (
@@ -15,6 +14,7 @@ from sagelaunch.config.debugging import (
     debugger_rule_functions,
 )
 from sagelaunch.errors import UsageError
+from sagelaunch.hyperparameters import decode
 
 # Request fields this module maps (the importer refuses what nobody maps).
 FIELDS = {
@@ -68,7 +68,7 @@ def distribution_groups(hps: dict[str, Any]) -> list[str] | None:
     value = hps.get(GROUPS_HYPERPARAMETER)
     if value is None:
         return None
-    return list(json.loads(value) if isinstance(value, str) else value)
+    return list(decode(value))
 
 
 def channel_extras(channel: dict[str, Any]) -> dict[str, Any]:

@@ -8,14 +8,13 @@ image) is turned back into what produced it: entry point, distribution, framewor
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from sagelaunch import naming, redact
 from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
 from sagelaunch.errors import UsageError
-from sagelaunch.hyperparameters import decode_hyperparameters
+from sagelaunch.hyperparameters import decode, decode_hyperparameters
 
 # DescribeTrainingJob fields that say what happened to a job, not what was asked for.
 DESCRIBE_ONLY = {
@@ -126,7 +125,7 @@ def _distribution(hps: dict[str, Any]) -> dict[str, Any]:
     procs = hps.get("sagemaker_mpi_num_of_processes_per_host")
     mpi_options = hps.get("sagemaker_mpi_custom_mpi_options", "")
     if mp is not None:
-        params = json.loads(mp) if isinstance(mp, str) else mp
+        params = decode(mp)
         if mpi:
             dist = {"strategy": "smp", "smp": {"version": 1, "parameters": params}}
             return {

@@ -8,11 +8,11 @@ instance. This module only decodes; the job and `validate` cannot disagree on a 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from sagelaunch.entrypoints.pytorch.torch_mesh import CONFIG, Layout, MeshRequest, resolve
+from sagelaunch.hyperparameters import decode
 
 DEGREE_KEYS = ("tensor_parallel_degree", "pipeline_parallel_degree", "dp_replicate")
 # What else shapes the mesh: checked whenever given, though only degrees make plan show a mesh.
@@ -37,18 +37,8 @@ def shapes_mesh(hyperparameters: Mapping[str, object]) -> bool:
     return any(key in hyperparameters for key in MESH_KEYS)
 
 
-def _value(raw: object) -> object:
-    # Hyperparameters may arrive as SageMaker strings ("2", "\"fsdp\"").
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
 def _degree(hps: Mapping[str, object], key: str, default: int, errors: list[str]) -> int:
-    value = _value(hps.get(key, default))
+    value = decode(hps.get(key, default))
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -61,8 +51,8 @@ def mesh_request(hyperparameters: Mapping[str, object], errors: list[str]) -> Me
     """The mesh's hyperparameters decoded, defaults as the entry point's; ``errors`` gets every
     value that is not an integer where one is needed."""
     return MeshRequest(
-        parallel=str(_value(hyperparameters.get("parallel", MeshRequest.parallel))),
-        sharding=str(_value(hyperparameters.get("sharding", MeshRequest.sharding))),
+        parallel=str(decode(hyperparameters.get("parallel", MeshRequest.parallel))),
+        sharding=str(decode(hyperparameters.get("sharding", MeshRequest.sharding))),
         dp_replicate=_degree(hyperparameters, "dp_replicate", MeshRequest.dp_replicate, errors),
         tensor_parallel_degree=_degree(
             hyperparameters, "tensor_parallel_degree", MeshRequest.tensor_parallel_degree, errors

@@ -11,9 +11,7 @@ import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Discriminator,
     Field,
     Tag,
@@ -31,6 +29,7 @@ from sagelaunch.config.groups import (
     derive_compute,
 )
 from sagelaunch.config.sweep import Sweep, Tuning
+from sagelaunch.strict import Strict
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
 _UNIT_SECONDS = (86400, 3600, 60, 1)
@@ -75,12 +74,6 @@ _DATA_DISTRIBUTIONS = {
     "replicated": "replicated",
     "fullyreplicated": "replicated",
 }
-
-
-class Strict(BaseModel):
-    """Unknown keys are errors: a typo must never be silently ignored."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Spot(Strict):

@@ -9,13 +9,13 @@ string values); `plan` checks the request itself, and names what the SDK added.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sagelaunch.config.api_limits import MapLimits, map_limits, map_violations
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import Problem
+from sagelaunch.hyperparameters import as_text
 
 MAPS = {"HyperParameters": "hyperparameters", "Environment": "environment"}  # request: config
 
@@ -35,7 +35,7 @@ def config_problems(loaded: LoadedConfig) -> Iterator[Problem]:
                 f"{_too_many(limits, len(written))}{note}; move the rest into a file in source_dir"
             )
             yield loaded.problem((key,), message)
-        sent = {str(name): _as_sent(value) for name, value in written.items()}
+        sent = {str(name): as_text(value) for name, value in written.items()}
         for name, message in map_violations(limits, sent):
             yield loaded.problem((key, name), message)
 
@@ -68,8 +68,3 @@ def _too_many(limits: MapLimits, count: int) -> str:
         f"{count} {limits.member} entries: CreateTrainingJob takes at most {limits.entries} "
         "(the service refuses the job)"
     )
-
-
-def _as_sent(value: Any) -> str:
-    """The value's text as the request carries it at least (the SDK may JSON-quote strings)."""
-    return value if isinstance(value, str) else json.dumps(value)

@@ -11,18 +11,15 @@ import json
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, Tag, model_validator
+
+from sagelaunch.strict import Strict
 
 # HyperParameterTuningJobName: 1-32 characters (CreateHyperParameterTuningJob's API model).
 MAX_TUNING_JOB_NAME = 32
 
 
-class _Strict(BaseModel):
-    # The same strictness as the rest of the config (model.Strict, which imports this module).
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SweepObjective(_Strict):
+class SweepObjective(Strict):
     metric: str = Field(
         description="Metric that ranks the trials: a metric definition's name (e.g. train:loss, "
         "validation:rmse); on SageMaker read from FinalMetricDataList, locally from metrics.json."
@@ -32,7 +29,7 @@ class SweepObjective(_Strict):
     )
 
 
-class Sweep(_Strict):
+class Sweep(Strict):
     """`sagelaunch sweep`: one training job per combination of the swept values."""
 
     parameters: dict[str, list[Any]] = Field(
@@ -82,7 +79,7 @@ def _has_repeats(values: list[Any]) -> bool:
     return len(set(seen)) != len(seen)
 
 
-class TuningObjective(_Strict):
+class TuningObjective(Strict):
     metric: str = Field(
         description="objective_metric_name: a metric definition's name, or a built-in "
         "algorithm's metric (e.g. validation:rmse)."
@@ -92,7 +89,7 @@ class TuningObjective(_Strict):
     )
 
 
-class ContinuousRange(_Strict):
+class ContinuousRange(Strict):
     min: float = Field(description="Lowest value.")
     max: float = Field(description="Highest value.")
     type: Literal["continuous"] = Field("continuous", description="continuous (the default).")
@@ -101,7 +98,7 @@ class ContinuousRange(_Strict):
     )
 
 
-class IntegerRange(_Strict):
+class IntegerRange(Strict):
     min: int = Field(description="Lowest value.")
     max: int = Field(description="Highest value.")
     type: Literal["integer"] = Field(description="integer.")
@@ -110,7 +107,7 @@ class IntegerRange(_Strict):
     )
 
 
-class CategoricalRange(_Strict):
+class CategoricalRange(Strict):
     values: list[Any] = Field(min_length=1, description="The values to choose from.")
 
 
@@ -134,7 +131,7 @@ ParameterRange = Annotated[
 ]
 
 
-class WarmStart(_Strict):
+class WarmStart(Strict):
     type: Literal["IdenticalDataAndAlgorithm", "TransferLearning"] = Field(
         description="WarmStartConfig.WarmStartType."
     )
@@ -143,12 +140,12 @@ class WarmStart(_Strict):
     )
 
 
-class Hyperband(_Strict):
+class Hyperband(Strict):
     min_resource: int | None = Field(None, ge=1, description="HyperbandStrategyConfig.MinResource.")
     max_resource: int | None = Field(None, ge=1, description="HyperbandStrategyConfig.MaxResource.")
 
 
-class Tuning(_Strict):
+class Tuning(Strict):
     """`sagelaunch tune`: SageMaker automatic model tuning (the SDK's HyperparameterTuner)."""
 
     objective: TuningObjective = Field(description="The metric tuning optimises.")

@@ -11,34 +11,19 @@ So `--flag true`, where SDK v2's toolkit passes `--flag True`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from sagelaunch.hyperparameters import as_text, decode
 
 
 def user_args(user_hyperparameters: Mapping[str, Any]) -> list[str]:
     """The script's command line as v3's driver builds it from the values ModelTrainer sent."""
     args: list[str] = []
     for key, value in user_hyperparameters.items():
-        args += [f"--{key}", _serialize(_deserialize(_serialize(value)))]
+        args += [f"--{key}", as_text(decode(as_text(value)))]
     return args
-
-
-def _serialize(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value)
-    except TypeError:
-        return str(value)
-
-
-def _deserialize(value: str) -> Any:
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError:
-        return value
 
 
 def add_environment(envs: list[dict[str, str]], code_dirs: list[Path], entry_point: str) -> None:

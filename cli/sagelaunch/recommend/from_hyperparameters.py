@@ -9,10 +9,10 @@ its business, and a guess would be worse than no figure. DeepSpeed ZeRO jobs are
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from sagelaunch.config import facts
+from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.steptime import StepTime, estimate
 from sagelaunch.recommend.workload import Shape, Workload
@@ -32,7 +32,7 @@ def job_figures(
     hyperparameters: dict[str, str], instance_type: str, hosts: int
 ) -> JobFigures | None:
     """What one rank holds and how fast a step runs; None where the model does not apply."""
-    hp = {key: json.loads(value) for key, value in hyperparameters.items()}
+    hp = decode_hyperparameters(hyperparameters)
     known = facts.instance(instance_type)
     if not _applies(hp) or not known or known["kind"] != "gpu":
         return None

@@ -1,21 +1,15 @@
-"""The plan: the SDK's estimator and exact request, with cost, topology, upload and warnings."""
+"""What the SDK contributes to a plan: the estimator, its exact request (and the tuning job's),
+and its warnings. The plan is assembled around them in services.planning."""
 
 from __future__ import annotations
 
-from sagelaunch import bundle as bundles
+from dataclasses import dataclass
+from typing import Any
+
 from sagelaunch import naming
-from sagelaunch.config import cost, topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
-from sagelaunch.plan_model import (
-    Cost,
-    EstimatorInfo,
-    Plan,
-    PlanWarning,
-    Topology,
-    TuningPlan,
-    Upload,
-)
+from sagelaunch.plan_model import EstimatorInfo, PlanWarning, TuningPlan
 from sagelaunch.sdk import groups
 from sagelaunch.sdk.capture import SdkRejected, capture_request
 from sagelaunch.sdk.estimator import EstimatorSpec, estimator_spec
@@ -46,20 +40,24 @@ def require_plannable(loaded: LoadedConfig) -> None:
         raise ConfigError(problems)
 
 
-def build_plan(
-    loaded: LoadedConfig,
-    *,
-    job_name: str,
-    region: str,
-    role: str,
-    bundle: bundles.Bundle | None,
-    warnings: list[Problem] | None = None,
-) -> Plan:
-    """Everything `plan` shows and `submit` sends. Volatile inputs (name, bundle) are passed in;
-    ``warnings`` are the config's (the rules'), carried with their place in the file."""
+@dataclass(frozen=True)
+class Captured:
+    """What the SDK makes of a config: the estimator as a user would construct it, the exact
+    request it sends, the tuning job around it, and the warnings it (and we, about its
+    arguments) gave. services.planning assembles the plan around it."""
+
+    estimator: EstimatorInfo
+    request: dict[str, Any]
+    tuning: TuningPlan | None
+    warnings: list[PlanWarning]
+
+
+def capture(
+    loaded: LoadedConfig, *, job_name: str, region: str, role: str, code_uri: str | None
+) -> Captured:
+    """The config through the SDK's estimator (and tuner), offline."""
     config = loaded.config
     require_plannable(loaded)
-    code_uri = bundle.s3_uri(bundles.code_prefix(config)) if bundle is not None else None
     spec = estimator_spec(config, role=role, region=region, code_uri=code_uri)
     SDK_WARNINGS.messages.clear()
     try:
@@ -67,17 +65,11 @@ def build_plan(
     except SdkRejected as exc:
         raise loaded.error(("framework",), exc.message) from None
     tuning = planned_tuning(loaded, spec, region, job_name) if config.tuning else None
-    return Plan(
-        tuning=tuning,
-        job_name=job_name,
-        region=region,
+    return Captured(
         estimator=EstimatorInfo.model_validate(spec.as_json()),
         request=request,
-        cost=Cost.model_validate(cost.estimate(config)),
-        topology=Topology.model_validate(topology.topology(config).as_json()),
-        upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
-        warnings=[PlanWarning.from_problem(w) for w in warnings or []]
-        + [PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages]
+        tuning=tuning,
+        warnings=[PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages]
         + [PlanWarning(source="tool", message=m) for m in groups.notes(config, spec.kwargs)],
     )
 

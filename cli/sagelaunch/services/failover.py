@@ -10,7 +10,6 @@ alternatives keep the config's `checkpoint.s3_uri`, so an attempt resumes where 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
-from sagelaunch.statuses import JobStatus
+from sagelaunch.services.follow import Ending, Observer, StopWhen, follow
+from sagelaunch.statuses import INTERRUPTED, JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -30,12 +30,6 @@ CAPACITY_REASONS = (
     "InsufficientCapacityError",
     "Unable to provision requested ML compute capacity",
 )
-
-# Follows a job to its end: (clients, job name, stop_when) -> its final description, having
-# stopped the job once ``stop_when(description)`` held. The command passes one that shows
-# progress (and logs).
-StopWhen = Callable[[dict[str, Any]], bool]
-Watcher = Callable[["Clients", str, StopWhen | None], dict[str, Any]]
 
 
 @dataclass
@@ -52,10 +46,21 @@ class Attempt:
     cost_usd: float | None = None  # billable seconds × the dated price (config.cost.job_cost)
 
 
+@dataclass(frozen=True)
+class Following:
+    """How each attempt's job is followed: for how long, and what the caller is shown."""
+
+    timeout_s: float | None
+    observer: Observer
+
+    def follow(self, aws: Clients, name: str, stop_when: StopWhen | None) -> Ending:
+        return follow(aws, name, self.timeout_s, self.observer, stop_when=stop_when)
+
+
 @dataclass
 class Chain:
     attempts: list[Attempt] = field(default_factory=list)
-    final: dict[str, Any] | None = None  # the description of the job the chain ended with
+    final: Ending | None = None  # how the job the chain ended with ended
     last: submit.Submission | None = None  # the submission of that job
     refusal: QuotaExceeded | None = None  # the last quota refusal, when no job ran at all
 
@@ -76,7 +81,7 @@ def is_capacity_failure(job: dict[str, Any]) -> bool:
 
 def interruptions(job: dict[str, Any]) -> int:
     """How many times managed spot took the job's instances away (SecondaryStatus Interrupted)."""
-    return sum(t.get("Status") == "Interrupted" for t in job.get("SecondaryStatusTransitions", []))
+    return sum(t.get("Status") == INTERRUPTED for t in job.get("SecondaryStatusTransitions", []))
 
 
 def describe_alternative(alternative: Fallback | None) -> str:
@@ -96,17 +101,17 @@ def run(
     key: str | None,
     region: str | None,
     fallbacks: list[Fallback],
-    watch: Watcher,
+    following: Following,
     **deliver_options: Any,
 ) -> Chain:
     """Walk the chain: each attempt planned, quota-checked, submitted (or attached) and
-    watched to its end; move on only when capacity or quota was missing."""
+    followed to its end; move on only when capacity or quota was missing."""
     chain = Chain()
     for number, alternative in enumerate([None, *fallbacks]):
         attempt = Attempt(number, describe_alternative(alternative), region or "")
         chain.attempts.append(attempt)
         if _run_attempt(
-            chain, attempt, alternative, target, overrides, key, region, watch, deliver_options
+            chain, attempt, alternative, target, overrides, key, region, following, deliver_options
         ):
             return chain
     if chain.final is None and chain.refusal is not None:
@@ -149,7 +154,7 @@ def _run_attempt(
     overrides: list[str] | None,
     key: str | None,
     region: str | None,
-    watch: Watcher,
+    following: Following,
     deliver_options: dict[str, Any],
 ) -> bool:
     """One attempt; True when the chain ends with it."""
@@ -168,8 +173,9 @@ def _run_attempt(
         return False
     attempt.region, attempt.job_name = aws.region, result.job_name
     limit = _spot_limit(target, sets)
-    chain.final = final = watch(aws, result.job_name, limit)
+    chain.final = end = following.follow(aws, result.job_name, limit)
     chain.last = result
+    final = end.description
     result.status = attempt.status = final["TrainingJobStatus"]
     attempt.checkpoint_s3_uri = final.get("CheckpointConfig", {}).get("S3Uri")
     cost = job_cost(final)
@@ -194,5 +200,5 @@ def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[st
         loaded = load(target, [*(overrides or []), *alternative.overrides()])
         cost = estimate(loaded.config)
         row = {"attempt": number, "alternative": describe_alternative(alternative)}
-        rows.append({**row, "region": loaded.config.region, **cost})
+        rows.append({**row, "region": loaded.config.region, **cost.as_json()})
     return rows

@@ -12,6 +12,7 @@ from typing import Any
 
 from sagelaunch import bundle
 from sagelaunch.errors import UsageError
+from sagelaunch.hyperparameters import decode
 
 HEADER = (
     "# Imported by `sagelaunch import {source}`: `sagelaunch plan` of this file sends the same\n"
@@ -75,9 +76,7 @@ def request_from_job(name: str, region: str | None, source_dir: Path) -> dict[st
     tags = jobs.tags(aws.sagemaker, described["TrainingJobArn"])
     if tags:
         described["Tags"] = tags
-    code = json.loads(
-        described.get("HyperParameters", {}).get("sagemaker_submit_directory", "null")
-    )
+    code = decode(described.get("HyperParameters", {}).get("sagemaker_submit_directory"))
     if isinstance(code, str) and code.startswith("s3://"):
         _fetch_code(aws, code, source_dir)
     return described

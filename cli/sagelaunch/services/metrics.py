@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagelaunch.errors import UsageError
 from sagelaunch.metrics import local, sweep
-from sagelaunch.metrics.series import Series, metric_names, select
+from sagelaunch.metrics.series import Point, Series, metric_names, select
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -52,6 +52,20 @@ def find(target: str, metric: str | None, connect: Any, runs: Path = RUNS_DIR) -
 
 
 def _from_sagemaker(aws: Clients, job: str, metric: str | None) -> list[Series]:
-    from sagelaunch.aws.metrics import job_series
+    """CloudWatch's points as series; x is seconds since the earliest point of the job."""
+    from sagelaunch.aws.metrics import job_points
 
-    return job_series(aws.sagemaker, aws.client("cloudwatch"), job, metric)
+    points = job_points(aws.sagemaker, aws.client("cloudwatch"), job, metric)
+    times = [t for series in points.values() for t, _ in series]
+    if not times:
+        return []
+    origin = min(times)
+    return [
+        Series(
+            name,
+            host,
+            "seconds",
+            [Point((t - origin).total_seconds(), v, t.isoformat()) for t, v in series],
+        )
+        for (name, host), series in points.items()
+    ]

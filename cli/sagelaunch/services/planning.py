@@ -29,7 +29,8 @@ from sagelaunch import bundle as bundles
 from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
-from sagelaunch.plan_model import Plan, PlanWarning, Upload
+from sagelaunch.hyperparameters import encode
+from sagelaunch.plan_model import Plan, PlanWarning, Topology, Upload
 from sagelaunch.redact import resolve_references
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
@@ -129,13 +130,42 @@ def planned(
     if cached is not None:
         return retarget(cached, loaded, job_name, code, warnings)
     with progress():
-        from sagelaunch.sdk.plan import build_plan
-
         plan = build_plan(
             loaded, job_name=job_name, region=region, role=role, bundle=code, warnings=warnings
         )
     store(cache_dir, key, plan)
     return plan
+
+
+def build_plan(
+    loaded: LoadedConfig,
+    *,
+    job_name: str,
+    region: str,
+    role: str,
+    bundle: bundles.Bundle | None,
+    warnings: list[Problem] | None = None,
+) -> Plan:
+    """Everything `plan` shows and `submit` sends: the SDK's request (sdk.plan.capture) with the
+    cost, topology and upload around it. Volatile inputs (name, bundle) are passed in;
+    ``warnings`` are the config's (the rules'), carried with their place in the file."""
+    from sagelaunch.config import cost, topology
+    from sagelaunch.sdk.plan import capture
+
+    config = loaded.config
+    code_uri = bundle.s3_uri(bundles.code_prefix(config)) if bundle is not None else None
+    captured = capture(loaded, job_name=job_name, region=region, role=role, code_uri=code_uri)
+    return Plan(
+        tuning=captured.tuning,
+        job_name=job_name,
+        region=region,
+        estimator=captured.estimator,
+        request=captured.request,
+        cost=cost.estimate(config),
+        topology=Topology.model_validate(topology.topology(config).as_json()),
+        upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
+        warnings=[PlanWarning.from_problem(w) for w in warnings or []] + captured.warnings,
+    )
 
 
 def installed_versions() -> dict[str, str]:
@@ -200,7 +230,7 @@ def _relocated(plan: Plan, code: bundles.Bundle, uri: str) -> Plan:
     request = dict(plan.request)
     hyperparameters = request.get("HyperParameters", {})
     if "sagemaker_submit_directory" in hyperparameters:
-        hyperparameters = {**hyperparameters, "sagemaker_submit_directory": json.dumps(uri)}
+        hyperparameters = {**hyperparameters, "sagemaker_submit_directory": encode(uri)}
         request["HyperParameters"] = hyperparameters
     estimator = plan.estimator.model_copy(
         update={"kwargs": {**plan.estimator.kwargs, "source_dir": uri}}

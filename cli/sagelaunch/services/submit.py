@@ -34,6 +34,7 @@ from sagelaunch.errors import AttachRefused, UsageError
 from sagelaunch.links import console_url
 from sagelaunch.plan_model import Plan, Upload
 from sagelaunch.services import attach
+from sagelaunch.services.follow import TRAINING, TUNING, Kind
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def deliver(
         plan.upload,
         bundle_data,
         may_exist=from_file or bool(key),
-        uploader=uploader or _put,
+        uploader=uploader or put,
         check_quota=check_quota,
     )
     return result, aws
@@ -127,44 +128,84 @@ def send(
     check_quota: bool = False,
 ) -> Submission:
     """Upload and create, or attach (the order is explained in the module docstring)."""
-    from sagelaunch.aws import jobs
-    from sagelaunch.aws.upload import exists
 
+    def quota_preflight() -> None:
+        from sagelaunch.services import quota_check
+
+        quota_check.require_room(aws, request)
+
+    before_create = quota_preflight if check_quota else None
+    sent = create_once(aws, TRAINING, request, upload, data, may_exist, uploader, before_create)
     name = request["TrainingJobName"]
-    code_there = upload is None or exists(aws.s3, upload.s3_uri)
-    existing = jobs.describe(aws.sagemaker, name) if may_exist and code_there else None
-    if existing is None:
-        if check_quota:
-            from sagelaunch.services import quota_check
-
-            quota_check.require_room(aws, request)
-        if not code_there:
-            assert upload is not None and data is not None  # plan_file/make_plan pair them
-            (uploader or _put)(aws, upload.s3_uri, data)
-        arn, existing = jobs.create(aws.sagemaker, request)
-    else:
-        arn = existing["TrainingJobArn"]
-    if existing is not None:
-        require_same_job(request, existing)
     return Submission(
         job_name=name,
-        arn=arn,
-        status=existing["TrainingJobStatus"] if existing else JobStatus.InProgress.value,
-        uploaded=not code_there,
+        arn=sent.arn,
+        status=sent.status,
+        uploaded=sent.uploaded,
         bundle_sha256=upload.sha256 if upload else None,
         console_url=console_url(aws.region, name),
-        attached=existing is not None,
+        attached=sent.attached,
     )
 
 
+@dataclass(frozen=True)
+class Sent:
+    """What `create_once` did: the job's ARN and status, whether it existed, whether the code
+    went to S3."""
+
+    arn: str
+    status: str
+    attached: bool
+    uploaded: bool
+
+
+def create_once(
+    aws: Clients,
+    kind: Kind,
+    request: dict[str, Any],
+    upload: Upload | None,
+    data: bytes | None,
+    may_exist: bool,
+    uploader: Uploader | None = None,
+    before_create: Callable[[], None] | None = None,
+) -> Sent:
+    """A training or tuning job: the code uploaded when missing, the job created, or attached
+    to when it exists and runs this very request (else refused with the differences)."""
+    from sagelaunch.aws.upload import exists
+
+    name = request[kind.name_key]
+    code_there = upload is None or exists(aws.s3, upload.s3_uri)
+    existing = kind.api.describe(aws.sagemaker, name) if may_exist and code_there else None
+    if existing is None:
+        if before_create is not None:
+            before_create()
+        if not code_there:
+            assert upload is not None and data is not None  # plan_file/make_plan pair them
+            (uploader or put)(aws, upload.s3_uri, data)
+        arn, existing = kind.api.create(aws.sagemaker, request)
+    else:
+        arn = existing[kind.arn_key]
+    if existing is not None:
+        require_same(kind, request, existing)
+    status = existing[kind.status_key] if existing else JobStatus.InProgress.value
+    return Sent(arn, status, attached=existing is not None, uploaded=not code_there)
+
+
 def require_same_job(request: dict[str, Any], existing: dict[str, Any]) -> None:
-    """Refuse to attach to a job of this name that runs something else."""
-    found = attach.differences(request, existing)
+    """Refuse to attach to a training job of this name that runs something else."""
+    require_same(TRAINING, request, existing)
+
+
+def require_same(kind: Kind, request: dict[str, Any], existing: dict[str, Any]) -> None:
+    """Refuse to attach to a job (or tuning job) of this name that runs something else."""
+    compare = attach.tuning_differences if kind is TUNING else attach.differences
+    found = compare(request, existing)
     if found:
-        raise AttachRefused(request["TrainingJobName"], [str(d) for d in found])
+        raise AttachRefused(request[kind.name_key], [str(d) for d in found])
 
 
-def _put(aws: Clients, uri: str, data: bytes) -> None:
-    from sagelaunch.aws.upload import put
+def put(aws: Clients, uri: str, data: bytes, progress: Callable[[int], None] | None = None) -> None:
+    """PutObject of the code bundle; ``progress`` gets the bytes sent so far."""
+    from sagelaunch.aws import upload
 
-    put(aws.s3, uri, data)
+    upload.put(aws.s3, uri, data, progress=progress)

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagelaunch import naming
-from sagelaunch.errors import AttachRefused, UsageError
+from sagelaunch.errors import UsageError
 from sagelaunch.links import tuning_console_url
 from sagelaunch.plan_model import TuningPlan
-from sagelaunch.services import attach
+from sagelaunch.services.follow import TUNING
 from sagelaunch.services.planning import Progress, make_plan
+from sagelaunch.services.submit import create_once
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
@@ -45,9 +46,6 @@ def deliver(
     progress: Progress | None = None,
 ) -> tuple[TuningSubmission, Clients]:
     """Plan, name, upload the code (unless there), create the tuning job or attach to it."""
-    from sagelaunch.aws import tuning as tuning_jobs
-    from sagelaunch.aws.upload import exists, put
-
     require_tuning(config, overrides)
     kwargs = {"progress": progress} if progress else {}
     plan, data = make_plan(config, overrides, region, None, **kwargs)
@@ -58,27 +56,15 @@ def deliver(
 
         aws = clients(plan.region)
     upload = plan.upload
-    code_there = upload is None or exists(aws.s3, upload.s3_uri)
-    existing = tuning_jobs.describe(aws.sagemaker, tuning.job_name) if key else None
-    if existing is None:
-        if not code_there:
-            assert upload is not None and data is not None
-            put(aws.s3, upload.s3_uri, data)
-        arn, existing = tuning_jobs.create(aws.sagemaker, tuning.request)
-    else:
-        arn = existing["HyperParameterTuningJobArn"]
-    if existing is not None:
-        found = attach.tuning_differences(tuning.request, existing)
-        if found:
-            raise AttachRefused(tuning.job_name, [str(d) for d in found])
+    sent = create_once(aws, TUNING, tuning.request, upload, data, may_exist=bool(key))
     submission = TuningSubmission(
         tuning_job_name=tuning.job_name,
-        arn=arn,
-        status=existing["HyperParameterTuningJobStatus"] if existing else "InProgress",
-        uploaded=not code_there,
+        arn=sent.arn,
+        status=sent.status,
+        uploaded=sent.uploaded,
         bundle_sha256=upload.sha256 if upload else None,
         console_url=tuning_console_url(aws.region, tuning.job_name),
-        attached=existing is not None,
+        attached=sent.attached,
     )
     return submission, aws
 
