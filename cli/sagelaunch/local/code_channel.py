@@ -16,11 +16,11 @@ and so in what the toolkit computes from it.
 
 from __future__ import annotations
 
-import json
 import posixpath
 from typing import Any
 
 from sagelaunch import atomic
+from sagelaunch import hyperparameters as codec
 from sagelaunch.local.tree import HostTree
 
 CHANNEL = "code"
@@ -48,15 +48,11 @@ def fill(host: HostTree, request: dict[str, Any], code: bytes) -> None:
 
 def on_host(hyperparameters: dict[str, str], host: HostTree) -> dict[str, str]:
     """The request's hyperparameters with a submit directory under /opt/ml in ``host``'s tree."""
-    encoded = hyperparameters.get(SUBMIT_DIRECTORY)
-    try:
-        directory = json.loads(encoded) if encoded is not None else None
-    except ValueError:
-        return hyperparameters
+    directory = codec.decode(hyperparameters.get(SUBMIT_DIRECTORY))
     if not isinstance(directory, str) or not _in_container_root(directory):
         return hyperparameters
     local = str(host.root) + directory[len(CONTAINER_ROOT) :]
-    return {**hyperparameters, SUBMIT_DIRECTORY: json.dumps(local)}
+    return {**hyperparameters, SUBMIT_DIRECTORY: codec.encode(local)}
 
 
 def _in_container_root(path: str) -> bool:

@@ -12,10 +12,10 @@ folder, one for all hosts, so a script that checkpoints to model_dir works inste
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from sagelaunch import hyperparameters as codec
 from sagelaunch.config.model import LaunchConfig
 
 HYPERPARAMETER = "model_dir"
@@ -35,7 +35,7 @@ def local_request(request: dict[str, Any], config: LaunchConfig, workdir: Path) 
         return request
     local = folder(workdir)
     local.mkdir(parents=True, exist_ok=True)
-    replaced = {**hyperparameters, HYPERPARAMETER: json.dumps(str(local))}
+    replaced = {**hyperparameters, HYPERPARAMETER: codec.encode(str(local))}
     return {**request, "HyperParameters": replaced}
 
 
