@@ -1,7 +1,7 @@
 """`sagelaunch import` for TensorFlow requests: what the SDK's TensorFlow estimator injected.
 
 Its distribution flags (`sagemaker_parameter_server_enabled`,
-`sagemaker_multi_worker_mirrored_strategy_enabled`) become the strategy again, and `model_dir`
+`sagemaker_multi_worker_mirrored_strategy_enabled`) are the strategies' to import, and `model_dir`
 becomes the config's key only when it is not the SDK's default (OUTPUT_PATH/JOB_NAME/model, or
 /opt/ml/model under MPI); a request without one was planned with `model_dir: false`.
 """
@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-_FLAGS = {
-    "sagemaker_parameter_server_enabled": "parameter_server",
-    "sagemaker_multi_worker_mirrored_strategy_enabled": "multi_worker_mirrored",
-}
+# The estimator's distribution flags (the strategies import them: strategies/parameter_server.py
+# and multi_worker_mirrored.py).
+_FLAGS = (
+    "sagemaker_parameter_server_enabled",
+    "sagemaker_multi_worker_mirrored_strategy_enabled",
+)
 
 
 def is_tensorflow_image(uri: str) -> bool:
@@ -26,9 +28,6 @@ def tensorflow_settings(
     """(config keys, the hyperparameters they account for)."""
     settings: dict[str, Any] = {}
     consumed = {key for key in _FLAGS if key in hps}
-    for key, strategy in _FLAGS.items():
-        if hps.get(key) is True:
-            settings["distribution"] = {"strategy": strategy}
     model_dir = hps.get("model_dir")
     if model_dir is None:
         settings["model_dir"] = False
