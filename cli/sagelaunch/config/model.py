@@ -425,5 +425,12 @@ def _yaml_scalar_text(value: Any) -> Any:
 def rebuild_distribution() -> None:
     """Rebuild the ``distribution`` field from the registry (registry.registered: a strategy
     registered after this module was imported, as a test's toy one)."""
-    LaunchConfig.model_fields["distribution"].annotation = registry.distribution_union()
+    from pydantic.fields import FieldInfo
+
+    fields = LaunchConfig.__pydantic_fields__
+    old = fields["distribution"]
+    again = Field(default_factory=old.default_factory, description=old.description)
+    fields["distribution"] = FieldInfo.from_annotated_attribute(
+        registry.distribution_union(), again
+    )
     LaunchConfig.model_rebuild(force=True)
