@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, replace
 from sagelaunch.config import facts, mesh
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.strategies import registry
-from sagelaunch.strategies.base import TORCHRUN, XGBOOST
+from sagelaunch.strategies.base import TORCHRUN, XGBOOST, Placement
 
 
 @dataclass(frozen=True)
@@ -54,14 +54,21 @@ def topology(config: LaunchConfig) -> Topology:
     return replace(found, groups=groups)
 
 
+def placement(config: LaunchConfig) -> Placement:
+    """The launcher and processes per host of the training hosts: plan.topology's, and what
+    `sagelaunch local` asks before the plan exists (its torchrun agents start early)."""
+    if config.framework == "xgboost":
+        return Placement(XGBOOST, 1)
+    per_host = facts.accelerators_per_host(config.compute.instance_type)
+    return registry.of(config).placement(config, per_host)
+
+
 def _topology(config: LaunchConfig) -> Topology:
     hosts = config.compute.instance_count
-    if config.framework == "xgboost":
-        return Topology(hosts, 1, XGBOOST)
-    per_host = facts.accelerators_per_host(config.compute.instance_type)
-    placed = registry.of(config).placement(config, per_host)
+    placed = placement(config)
     if placed.launcher != TORCHRUN:
         return Topology(hosts, placed.processes_per_host, placed.launcher)
+    per_host = facts.accelerators_per_host(config.compute.instance_type)
     dims = device_mesh(config, hosts * placed.processes_per_host, per_host)
     shown = asdict(dims) if isinstance(dims, mesh.Mesh) else None
     return Topology(hosts, placed.processes_per_host, TORCHRUN, shown)

@@ -101,8 +101,7 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     cluster = _cluster(config, options)
     strategy = registry.of(config)
     launch = launchers.choose(
-        # plan.topology's launcher (the same function), before the plan exists
-        strategy.local_launcher(config, topology.topology(config).launcher),
+        strategy.local_launcher(config, topology.placement(config).launcher),
         strategy.name,
         options.processes_per_host or _processes_per_host(config),
     )
