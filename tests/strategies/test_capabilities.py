@@ -54,6 +54,11 @@ def test_the_capabilities_agree(strategy):
     assert registry.of(config) is strategy
     placed = strategy.placement(config, 8)
     assert placed.launcher in {PYTHON, TORCHRUN, MPIRUN} and placed.processes_per_host >= 1
+    assert strategy.local_launcher(placed.launcher) in {PYTHON, TORCHRUN, MPIRUN}
+    try:
+        strategy.check_local(config)
+    except UsageError as refusal:
+        assert refusal.hint  # says what to run locally instead
     distribution = strategy.sdk_distribution(config) or {}
     assert registry.owner_of(distribution) is strategy  # export finds it again
     try:

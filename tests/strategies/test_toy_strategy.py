@@ -59,8 +59,11 @@ class ToyStrategy(Strategy):
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
         return {"mpi": {"enabled": True, "custom_mpi_options": MARK}}
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
+    def local_launcher(self, planned: str) -> str:
         return PYTHON
+
+    def check_local(self, config: LaunchConfig) -> None:
+        return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if hyperparameters.get("sagemaker_mpi_custom_mpi_options") == MARK:

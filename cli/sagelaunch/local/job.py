@@ -100,8 +100,9 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
         )
     cluster = _cluster(config, options)
     strategy = registry.of(config)
+    strategy.check_local(config)
     launch = launchers.choose(
-        strategy.local_launcher(config, topology.placement(config).launcher),
+        topology.placement(config).launcher,  # plan.topology's, before the plan exists
         strategy.name,
         options.processes_per_host or _processes_per_host(config),
     )

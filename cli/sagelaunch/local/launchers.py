@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagelaunch.local import mpi
+from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN, XGBOOST
 
 LOOPBACK = "127.0.0.1"
@@ -43,9 +44,10 @@ class MpiJob:
     custom_mpi_options: str = ""
 
 
-def choose(launcher: str, strategy: str, processes_per_host: int) -> Launch:
-    """The launch for the strategy's local launcher (Strategy.local_launcher of the planned
-    topology's): python, torchrun, or mpirun when Open MPI runs here."""
+def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> Launch:
+    """The launch for the planned topology (plan.topology.launcher), as the strategy runs it here
+    (Strategy.local_launcher): python, torchrun, or mpirun when Open MPI runs here."""
+    launcher = registry.get(strategy).local_launcher(topology_launcher)
     if launcher in {PYTHON, XGBOOST}:
         ignored = f"{strategy} runs one process per host; processes_per_host is ignored"
         return Launch(PYTHON, 1, ignored if processes_per_host > 1 else None)

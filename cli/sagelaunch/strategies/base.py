@@ -37,6 +37,7 @@ CAPABILITIES = (
     "placement",
     "sdk_distribution",
     "local_launcher",
+    "check_local",
     "imported",
     "owns_distribution",
     "export_v3",
@@ -87,9 +88,12 @@ class Strategy(ABC):
         """The SDK estimator's ``distribution=`` argument, or None to pass none."""
 
     @abstractmethod
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
-        """The launcher `sagelaunch local` runs for the planned one; raises UsageError (before
-        planning) for what cannot run on this machine."""
+    def local_launcher(self, planned: str) -> str:
+        """The launcher `sagelaunch local` runs for the planned one (plan.topology.launcher)."""
+
+    @abstractmethod
+    def check_local(self, config: LaunchConfig) -> None:
+        """Raise UsageError, before planning, for what `sagelaunch local` cannot run here."""
 
     @abstractmethod
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:

@@ -54,8 +54,11 @@ class MpiStrategy(Strategy):
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
         return {"mpi": mpi_distribution(config)}
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
-        """mpirun (local/launchers.py finds Open MPI); TensorFlow's mpi jobs run Horovod."""
+    def local_launcher(self, planned: str) -> str:
+        return planned  # mpirun: local/launchers.py finds Open MPI
+
+    def check_local(self, config: LaunchConfig) -> None:
+        """TensorFlow's mpi jobs run Horovod."""
         if config.framework == "tensorflow" and util.find_spec("horovod") is None:
             raise UsageError(
                 "the mpi strategy runs Horovod, which is not installed here (SageMaker's "
@@ -63,7 +66,6 @@ class MpiStrategy(Strategy):
                 "pip install horovod (built against this TensorFlow, with Open MPI), or try the "
                 "job locally with --set distribution.strategy=multi_worker_mirrored",
             )
-        return planned
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if not mpi_enabled(hyperparameters):

@@ -75,8 +75,11 @@ class MultiWorkerMirroredStrategy(Strategy):
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
         return {SDK_KEY: {"enabled": True}}
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
+    def local_launcher(self, planned: str) -> str:
         return planned  # python; local/tf_config.py writes its TF_CONFIG
+
+    def check_local(self, config: LaunchConfig) -> None:
+        return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if framework == "tensorflow" and hyperparameters.get(HYPERPARAMETER) is True:

@@ -72,8 +72,11 @@ class ParameterServerStrategy(Strategy):
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
         return {SDK_KEY: {"enabled": True}}
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
+    def local_launcher(self, planned: str) -> str:
         return planned  # python; local/tf_config.py starts the parameter servers, as the container
+
+    def check_local(self, config: LaunchConfig) -> None:
+        return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if framework == "tensorflow" and hyperparameters.get(HYPERPARAMETER) is True:

@@ -117,16 +117,18 @@ class SmddpStrategy(Strategy):
             result["torch_distributed"] = {"enabled": True}  # p5-class: torchrun + smddp backend
         return result
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
-        """Locally one torchrun per host: SMDDP needs GPUs and EFA, so the entry point picks its
-        fallback backend and says so. TensorFlow's SMDDP has no such fallback."""
-        if config.framework == "tensorflow":
+    def local_launcher(self, planned: str) -> str:
+        """Locally one torchrun per host for the container's mpirun: SMDDP needs GPUs and EFA, so
+        the entry point picks its fallback backend and says so."""
+        return TORCHRUN if planned == MPIRUN else planned
+
+    def check_local(self, config: LaunchConfig) -> None:
+        if config.framework == "tensorflow":  # no fallback there
             raise UsageError(
                 "SMDDP for TensorFlow needs the smdistributed library of SageMaker's TensorFlow "
                 "2.3-2.11 GPU images; it does not run here",
                 "try the job locally with --set distribution.strategy=multi_worker_mirrored",
             )
-        return TORCHRUN if planned == MPIRUN else planned
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if hyperparameters.get("sagemaker_distributed_dataparallel_enabled") is not True:

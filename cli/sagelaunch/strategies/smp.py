@@ -188,8 +188,11 @@ class SmpStrategy(Strategy):
             "mpi": mpi_distribution(config),
         }
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
+    def local_launcher(self, planned: str) -> str:
         return planned  # v2: torchrun; v1: mpirun (local/launchers.py finds Open MPI)
+
+    def check_local(self, config: LaunchConfig) -> None:
+        return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         mp = hyperparameters.get("mp_parameters")

@@ -46,8 +46,11 @@ class TorchrunStrategy(Strategy):
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
         return {"torch_distributed": {"enabled": True}}
 
-    def local_launcher(self, config: LaunchConfig, planned: str) -> str:
+    def local_launcher(self, planned: str) -> str:
         return planned  # torchrun (xgboost: its own, which ignores the strategy)
+
+    def check_local(self, config: LaunchConfig) -> None:
+        return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if hyperparameters.get("sagemaker_torch_distributed_enabled") is True:
