@@ -1,4 +1,5 @@
-"""Distribution rules: SMDDP, Trainium, torchrun and SageMaker model parallelism (v1 and v2)."""
+"""Distribution rules across strategies: Trainium, torch_distributed, the device mesh, DeepSpeed and
+DataParallel (each strategy's own rules live in its module, strategies/*.py)."""
 
 from __future__ import annotations
 
