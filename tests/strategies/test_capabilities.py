@@ -61,6 +61,7 @@ def test_the_capabilities_agree(strategy):
         assert refusal.hint  # says what to run locally instead
     distribution = strategy.sdk_distribution(config) or {}
     assert registry.owner_of(distribution) is strategy  # export finds it again
+    assert bool(distribution) == bool(strategy.sdk_hyperparameters)  # import maps them back
     try:
         exported = strategy.export_v3(distribution)
     except UsageError as refusal:

@@ -27,14 +27,14 @@ DESCRIBE_ONLY = {
 }  # fmt: skip
 # Hyperparameters the SDK writes from other settings (mapped back below, never user keys).
 _SDK_KEYS = {
-    "sagemaker_program", "sagemaker_submit_directory", "sagemaker_region",
-    "sagemaker_container_log_level", "sagemaker_job_name", "sagemaker_instance_type",
-    "sagemaker_mpi_enabled", "sagemaker_mpi_num_of_processes_per_host",
-    "sagemaker_mpi_custom_mpi_options", "sagemaker_torch_distributed_enabled",
-    "sagemaker_distributed_dataparallel_enabled",
-    "sagemaker_distributed_dataparallel_custom_mpi_options", "mp_parameters",
+    "sagemaker_program",
+    "sagemaker_submit_directory",
+    "sagemaker_region",
+    "sagemaker_container_log_level",
+    "sagemaker_job_name",
+    "sagemaker_instance_type",
     import_extras.GROUPS_HYPERPARAMETER,
-}  # fmt: skip
+}  # fmt: skip (and each strategy's: Strategy.sdk_hyperparameters)
 _ALGORITHM_SPECIFICATION = {
     "TrainingImage", "TrainingInputMode", "MetricDefinitions", "EnableSageMakerMetricsTimeSeries",
 }  # fmt: skip
@@ -78,7 +78,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     config["role"] = request["RoleArn"]
     config["compute"] = _compute(request)
     config.update(_outputs(request, hps))
-    config["hyperparameters"] = _user_hyperparameters(hps, script)
+    config["hyperparameters"] = _user_hyperparameters(hps, script, framework)
     config.update(_metrics(spec, config))
     config.update(_channels(import_extras.user_channels(request, hps)))
     config.update(_optional_settings(request))
@@ -252,8 +252,9 @@ def _outputs(request: dict[str, Any], hps: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _user_hyperparameters(hps: dict[str, Any], script: bool) -> dict[str, Any]:
-    user = {k: v for k, v in hps.items() if k not in _SDK_KEYS} if script else dict(hps)
+def _user_hyperparameters(hps: dict[str, Any], script: bool, framework: str) -> dict[str, Any]:
+    sdk_keys = _SDK_KEYS | registry.sdk_hyperparameters(framework)
+    user = {k: v for k, v in hps.items() if k not in sdk_keys} if script else dict(hps)
     reserved = sorted(k for k in user if k.startswith("sagemaker_"))
     if script and reserved:
         raise ImportRefused(f"hyperparameters {', '.join(reserved)} have no config key yet")

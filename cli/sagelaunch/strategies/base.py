@@ -73,6 +73,9 @@ class Strategy(ABC):
     priority: ClassVar[int]
     # Whether the job runs the smdistributed libraries (the SDK picks their images).
     smdistributed: ClassVar[bool] = False
+    # The hyperparameters the SDK writes for its distribution (`import` maps them back, so they
+    # never become user hyperparameters).
+    sdk_hyperparameters: ClassVar[frozenset[str]] = frozenset()
 
     @property
     @abstractmethod
@@ -116,6 +119,16 @@ class Strategy(ABC):
 
 def offered(values: object) -> str:
     return ", ".join(str(v) for v in values)  # type: ignore[attr-defined]
+
+
+MPI_HYPERPARAMETERS = frozenset(
+    {
+        "sagemaker_mpi_enabled",
+        "sagemaker_mpi_num_of_processes_per_host",
+        "sagemaker_mpi_custom_mpi_options",
+    }
+)
+TORCH_DISTRIBUTED_HYPERPARAMETER = "sagemaker_torch_distributed_enabled"
 
 
 def mpi_distribution(config: LaunchConfig) -> dict[str, Any]:

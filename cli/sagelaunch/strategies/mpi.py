@@ -12,6 +12,7 @@ from sagelaunch.config.groups import DistributionGroups
 from sagelaunch.config.strict import Strict
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies.base import (
+    MPI_HYPERPARAMETERS,
     MPIRUN,
     NoSmp,
     Placement,
@@ -43,6 +44,7 @@ class MpiStrategy(Strategy):
     name = NAME
     frameworks = frozenset({"pytorch", "tensorflow"})
     priority = 30
+    sdk_hyperparameters = MPI_HYPERPARAMETERS
 
     @property
     def model(self) -> type[Strict]:

@@ -117,6 +117,12 @@ def uses_torch_distributed(config: LaunchConfig) -> bool:
     return "torch_distributed" in (of(config).sdk_distribution(config) or {})
 
 
+def sdk_hyperparameters(framework: str) -> set[str]:
+    """The hyperparameters the SDK writes for the distributions of this framework's strategies."""
+    owners = [s for s in _REGISTERED.values() if framework in s.frameworks]
+    return {key for strategy in owners for key in strategy.sdk_hyperparameters}
+
+
 def owner_of(distribution: dict[str, Any]) -> Strategy:
     """The strategy whose SDK ``distribution`` dict this is (none for an empty one)."""
     return next(s for s in _by_priority() if s.owns_distribution(distribution))

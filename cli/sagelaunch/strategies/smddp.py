@@ -11,7 +11,16 @@ from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.groups import DistributionGroups
 from sagelaunch.config.strict import Strict
 from sagelaunch.errors import UsageError
-from sagelaunch.strategies.base import MPIRUN, TORCHRUN, NoSmp, Placement, Strategy, V3Call, offered
+from sagelaunch.strategies.base import (
+    MPIRUN,
+    TORCH_DISTRIBUTED_HYPERPARAMETER,
+    TORCHRUN,
+    NoSmp,
+    Placement,
+    Strategy,
+    V3Call,
+    offered,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -22,6 +31,8 @@ if TYPE_CHECKING:
     from sagelaunch.strategies.base import Rule
 
 NAME = "smddp"
+ENABLED = "sagemaker_distributed_dataparallel_enabled"
+OPTIONS = "sagemaker_distributed_dataparallel_custom_mpi_options"
 
 
 class SmddpDistribution(NoSmp, DistributionGroups, Strict):
@@ -100,6 +111,9 @@ class SmddpStrategy(Strategy):
     frameworks = frozenset({"pytorch", "tensorflow"})
     priority = 20
     smdistributed = True
+    sdk_hyperparameters = frozenset(
+        {ENABLED, OPTIONS, TORCH_DISTRIBUTED_HYPERPARAMETER}  # p5-class: torchrun too
+    )
 
     @property
     def model(self) -> type[Strict]:
@@ -131,10 +145,9 @@ class SmddpStrategy(Strategy):
             )
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
-        if hyperparameters.get("sagemaker_distributed_dataparallel_enabled") is not True:
+        if hyperparameters.get(ENABLED) is not True:
             return None
-        key = "sagemaker_distributed_dataparallel_custom_mpi_options"
-        return {"strategy": self.name, "custom_mpi_options": hyperparameters.get(key) or None}
+        return {"strategy": self.name, "custom_mpi_options": hyperparameters.get(OPTIONS) or None}
 
     def owns_distribution(self, distribution: dict[str, Any]) -> bool:
         return "dataparallel" in distribution.get("smdistributed", {})

@@ -13,7 +13,9 @@ from sagelaunch.config.groups import DistributionGroups
 from sagelaunch.config.strict import Strict
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies.base import (
+    MPI_HYPERPARAMETERS,
     MPIRUN,
+    TORCH_DISTRIBUTED_HYPERPARAMETER,
     TORCHRUN,
     Placement,
     Strategy,
@@ -164,6 +166,9 @@ class SmpStrategy(Strategy):
     frameworks = frozenset({"pytorch"})
     priority = 10
     smdistributed = True
+    sdk_hyperparameters = frozenset(
+        {"mp_parameters", TORCH_DISTRIBUTED_HYPERPARAMETER, *MPI_HYPERPARAMETERS}
+    )
 
     @property
     def model(self) -> type[Strict]:

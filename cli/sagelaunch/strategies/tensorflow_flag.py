@@ -19,6 +19,10 @@ class TensorFlowFlagStrategy(Strategy):
     sdk_key: ClassVar[str]  # the estimator's distribution key
     hyperparameter: ClassVar[str]  # the flag the estimator writes for it
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.sdk_hyperparameters = frozenset({cls.hyperparameter})
+
     def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
         return Placement(PYTHON, 1)
 

@@ -10,6 +10,7 @@ from pydantic import Field
 from sagelaunch.config.groups import DistributionGroups
 from sagelaunch.config.strict import Strict
 from sagelaunch.strategies.base import (
+    TORCH_DISTRIBUTED_HYPERPARAMETER,
     TORCHRUN,
     NoMpiSettings,
     NoSmp,
@@ -35,6 +36,7 @@ class TorchrunStrategy(Strategy):
     name = NAME
     frameworks = frozenset({"pytorch"})
     priority = 50
+    sdk_hyperparameters = frozenset({TORCH_DISTRIBUTED_HYPERPARAMETER})
 
     @property
     def model(self) -> type[Strict]:
@@ -53,7 +55,7 @@ class TorchrunStrategy(Strategy):
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
-        if hyperparameters.get("sagemaker_torch_distributed_enabled") is True:
+        if hyperparameters.get(TORCH_DISTRIBUTED_HYPERPARAMETER) is True:
             return {"strategy": self.name}
         return None
 
