@@ -16,7 +16,8 @@ from typing import Any
 
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.strategies import is_smp_v2
+from sagelaunch.strategies import smp
+from sagelaunch.strategies.smddp import SmddpDistribution
 
 DEFAULT_REGION = "us-east-1"
 _FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
@@ -255,7 +256,7 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     region = region or DEFAULT_REGION
     if facts.instance_kind(config.compute.instance_type) == "trainium":
         return _uri(table["registry"], region, table["neuronx"].get(version))
-    if config.distribution.strategy == "smddp" and not sdk_has_smddp_image(config):
+    if isinstance(config.distribution, SmddpDistribution) and not sdk_has_smddp_image(config):
         if version in table["smddp"]:
             return _uri(table["registry"], region, table["smddp"][version])
         return _uri(table["smddp_smp_registry"], region, table["smddp_in_smp_image"].get(version))
@@ -279,7 +280,7 @@ def default_py_version(config: LaunchConfig) -> str | None:
     this framework version (the PyTorch estimator requires one; XGBoost's is always py3)."""
     if config.framework == "xgboost":
         return "py3"
-    framework = "pytorch-smp" if is_smp_v2(config) else config.framework
+    framework = "pytorch-smp" if smp.is_v2(config) else config.framework
     family = instance_family(config.compute.instance_type)
     try:
         config_name, _ = _config_name(framework, family)

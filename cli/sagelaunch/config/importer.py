@@ -14,7 +14,8 @@ from typing import Any
 from sagelaunch import naming, redact
 from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
 from sagelaunch.errors import UsageError
-from sagelaunch.hyperparameters import decode, decode_hyperparameters
+from sagelaunch.hyperparameters import decode_hyperparameters
+from sagelaunch.strategies import registry, smp
 
 # DescribeTrainingJob fields that say what happened to a job, not what was asked for.
 DESCRIBE_ONLY = {
@@ -26,14 +27,14 @@ DESCRIBE_ONLY = {
 }  # fmt: skip
 # Hyperparameters the SDK writes from other settings (mapped back below, never user keys).
 _SDK_KEYS = {
-    "sagemaker_program", "sagemaker_submit_directory", "sagemaker_region",
-    "sagemaker_container_log_level", "sagemaker_job_name", "sagemaker_instance_type",
-    "sagemaker_mpi_enabled", "sagemaker_mpi_num_of_processes_per_host",
-    "sagemaker_mpi_custom_mpi_options", "sagemaker_torch_distributed_enabled",
-    "sagemaker_distributed_dataparallel_enabled",
-    "sagemaker_distributed_dataparallel_custom_mpi_options", "mp_parameters",
+    "sagemaker_program",
+    "sagemaker_submit_directory",
+    "sagemaker_region",
+    "sagemaker_container_log_level",
+    "sagemaker_job_name",
+    "sagemaker_instance_type",
     import_extras.GROUPS_HYPERPARAMETER,
-}  # fmt: skip
+}  # fmt: skip (and each strategy's: Strategy.sdk_hyperparameters)
 _ALGORITHM_SPECIFICATION = {
     "TrainingImage", "TrainingInputMode", "MetricDefinitions", "EnableSageMakerMetricsTimeSeries",
 }  # fmt: skip
@@ -65,7 +66,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     region = hps.get("sagemaker_region") or _image_region(spec["TrainingImage"])
     if region:
         config["region"] = region
-    config.update(_distribution(hps))
+    config.update(_distribution(hps, framework))
     if import_extras.distribution_groups(hps) and "distribution" in config:
         config["distribution"]["groups"] = import_extras.distribution_groups(hps)
     if framework == "tensorflow":
@@ -77,7 +78,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     config["role"] = request["RoleArn"]
     config["compute"] = _compute(request)
     config.update(_outputs(request, hps))
-    config["hyperparameters"] = _user_hyperparameters(hps, script)
+    config["hyperparameters"] = _user_hyperparameters(hps, script, framework)
     config.update(_metrics(spec, config))
     config.update(_channels(import_extras.user_channels(request, hps)))
     config.update(_optional_settings(request))
@@ -119,37 +120,10 @@ def _refuse_unknown(request: dict[str, Any]) -> None:
         )
 
 
-def _distribution(hps: dict[str, Any]) -> dict[str, Any]:
-    mp = hps.get("mp_parameters")
-    mpi = hps.get("sagemaker_mpi_enabled") is True
-    procs = hps.get("sagemaker_mpi_num_of_processes_per_host")
-    mpi_options = hps.get("sagemaker_mpi_custom_mpi_options", "")
-    if mp is not None:
-        params = decode(mp)
-        if mpi:
-            dist = {"strategy": "smp", "smp": {"version": 1, "parameters": params}}
-            return {
-                "distribution": {
-                    **dist,
-                    "processes_per_host": procs,
-                    "custom_mpi_options": mpi_options or None,
-                }
-            }
-        return {"distribution": {"strategy": "smp", "smp": {"version": 2, "parameters": params}}}
-    if hps.get("sagemaker_distributed_dataparallel_enabled") is True:
-        options = hps.get("sagemaker_distributed_dataparallel_custom_mpi_options", "")
-        return {"distribution": {"strategy": "smddp", "custom_mpi_options": options or None}}
-    if mpi:
-        return {
-            "distribution": {
-                "strategy": "mpi",
-                "processes_per_host": procs,
-                "custom_mpi_options": mpi_options or None,
-            }
-        }
-    if hps.get("sagemaker_torch_distributed_enabled") is True:
-        return {"distribution": {"strategy": "torchrun"}}
-    return {}
+def _distribution(hps: dict[str, Any], framework: str) -> dict[str, Any]:
+    """The strategy whose SDK distribution wrote these hyperparameters (none: no key)."""
+    distribution = registry.imported(hps, framework)
+    return {"distribution": distribution} if distribution else {}
 
 
 def _image(
@@ -159,8 +133,8 @@ def _image(
     them, else image_uri (with the version read from a DLC-style tag)."""
     named = config.get("distribution", {}).get("groups")
     instance_type = import_extras.training_instance_type(request, named)
-    strategy = config.get("distribution", {}).get("strategy", "none")
-    smp_v2 = strategy == "smp" and config["distribution"]["smp"]["version"] == 2
+    strategy = registry.get(config.get("distribution", {}).get("strategy", registry.DEFAULT))
+    smp_v2 = smp.imported_v2(config.get("distribution", {}))
     name = "pytorch-smp" if smp_v2 else images.sdk_table_name(framework, instance_type)
     table = sdk_data.training_config(name)
     candidates = [
@@ -177,7 +151,7 @@ def _image(
                 py,
                 instance_type,
                 smp_v2=smp_v2,
-                smdistributed=strategy in {"smddp", "smp"},
+                smdistributed=strategy.smdistributed,
             )
         except images.ImageUnavailable:
             continue
@@ -278,8 +252,9 @@ def _outputs(request: dict[str, Any], hps: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _user_hyperparameters(hps: dict[str, Any], script: bool) -> dict[str, Any]:
-    user = {k: v for k, v in hps.items() if k not in _SDK_KEYS} if script else dict(hps)
+def _user_hyperparameters(hps: dict[str, Any], script: bool, framework: str) -> dict[str, Any]:
+    sdk_keys = _SDK_KEYS | registry.sdk_hyperparameters(framework)
+    user = {k: v for k, v in hps.items() if k not in sdk_keys} if script else dict(hps)
     reserved = sorted(k for k in user if k.startswith("sagemaker_"))
     if script and reserved:
         raise ImportRefused(f"hyperparameters {', '.join(reserved)} have no config key yet")

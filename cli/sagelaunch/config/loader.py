@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from sagelaunch.config import facts
 from sagelaunch.config.debugging import SETTINGS, SWITCH
-from sagelaunch.config.model import STRATEGY_MODELS, LaunchConfig
+from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
 from sagelaunch.config.sweep import RANGE_TAGS
 from sagelaunch.config.yamlsource import (
@@ -25,6 +25,7 @@ from sagelaunch.config.yamlsource import (
     read_document,
 )
 from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.strategies import registry
 
 SET_LABEL = "--set"
 SWITCH_TAGS = (SWITCH, SETTINGS)
@@ -183,7 +184,7 @@ def _problem(doc: Document, error: Any) -> Problem:
     elif kind == "extra_forbidden":
         message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc)
     elif kind == "union_tag_invalid":
-        message = f"strategy must be one of {', '.join(STRATEGY_MODELS)}"
+        message = f"strategy must be one of {', '.join(registry.names())}"
         loc = (*loc, "strategy")
     elif kind == "missing":
         message = f"missing required key {loc[-1]!r}"
@@ -207,7 +208,7 @@ def _legacy_message(key: str) -> str:
 
 def _without_union_tag(loc: KeyPath) -> KeyPath:
     """pydantic puts the strategy tag in the location (distribution.mpi.key); the YAML has none."""
-    if len(loc) > 1 and loc[0] == "distribution" and loc[1] in STRATEGY_MODELS:
+    if len(loc) > 1 and loc[0] == "distribution" and loc[1] in registry.names():
         return (loc[0], *loc[2:])
     if len(loc) > 1 and loc[1] in SWITCH_TAGS:  # debugger/profiler: true | false | {...}
         return (loc[0], *loc[2:])
@@ -224,8 +225,8 @@ def _key_named_in(message: str) -> KeyPath:
 
 def _not_for_strategy(doc: Document, key: str) -> str:
     """A distribution key that the chosen strategy does not have: say which strategies do."""
-    owners = [name for name, model in STRATEGY_MODELS.items() if key in model.model_fields]
-    strategy = doc.data.get("distribution", {}).get("strategy", "none")
+    owners = [name for name, model in registry.models().items() if key in model.model_fields]
+    strategy = doc.data.get("distribution", {}).get("strategy", registry.DEFAULT)
     if not owners:
         return f"unknown key {key!r}" + _did_you_mean(("distribution", key))
     return f"{key} applies to strategy {' or '.join(owners)}, not {strategy}"

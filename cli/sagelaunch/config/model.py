@@ -8,13 +8,11 @@ instance × version) lives in rules.py, where each rule has a name, a test and a
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
     BeforeValidator,
-    Discriminator,
     Field,
-    Tag,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -24,11 +22,13 @@ from sagelaunch import naming
 from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
 from sagelaunch.config.groups import (
     ChannelGroups,
-    DistributionGroups,
     InstanceGroup,
     derive_compute,
 )
 from sagelaunch.config.sweep import Sweep, Tuning
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import DistributionSettings
+from sagelaunch.strategies.none import NoDistribution
 from sagelaunch.strict import Strict
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
@@ -152,112 +152,12 @@ class Compute(Strict):
     )
 
 
-class Smp(Strict):
-    version: Literal[1, 2] = Field(
-        2, description="2: torchrun + FSDP (SMP v2, default); 1: MPI pipeline parallelism."
-    )
-    parameters: dict[str, Any] = Field(
-        default_factory=dict,
-        description="SMP parameters (v2: hybrid_shard_degree, tensor_parallel_degree, ...; "
-        "v1: partitions, microbatches, pipeline, placement_strategy, ...).",
-    )
-
-
-class _NoMpiSettings:
-    """Strategies that start no mpirun read these as unset."""
-
-    processes_per_host: ClassVar[int | None] = None
-    custom_mpi_options: ClassVar[str] = ""
-
-
-class _NoSmp:
-    smp: ClassVar[Smp | None] = None
-
-
-class NoDistribution(_NoMpiSettings, _NoSmp, Strict):
-    """One process per host (the toolkit's ProcessRunner)."""
-
-    strategy: Literal["none"] = Field("none", description="none: one process per host.")
-
-
-class TorchrunDistribution(_NoMpiSettings, _NoSmp, DistributionGroups, Strict):
-    """torch_distributed: one torchrun per host, one process per GPU or Neuron core."""
-
-    strategy: Literal["torchrun"] = Field(description="torchrun (torch_distributed).")
-
-
-class SmddpDistribution(_NoSmp, DistributionGroups, Strict):
-    """smdistributed.dataparallel (mpirun; on p5-class instances torchrun + the smddp backend)."""
-
-    strategy: Literal["smddp"] = Field(description="smddp (smdistributed.dataparallel).")
-    custom_mpi_options: str = Field("", description="Extra mpirun options for SMDDP.")
-    processes_per_host: ClassVar[int | None] = None
-
-
-class SmpDistribution(DistributionGroups, Strict):
-    """SageMaker model parallelism: v2 (torchrun + FSDP) or v1 (mpirun pipeline)."""
-
-    strategy: Literal["smp"] = Field(description="smp (smdistributed.modelparallel).")
-    smp: Smp | None = Field(None, description="SMP version and parameters.")
-    processes_per_host: int | None = Field(
-        None, ge=1, description="SMP v1: MPI processes per host (default: one per GPU)."
-    )
-    custom_mpi_options: str = Field("", description="SMP v1: extra mpirun options.")
-
-
-class MpiDistribution(_NoSmp, DistributionGroups, Strict):
-    """mpirun on the first host starting every rank (Horovod-style and MPI scripts)."""
-
-    strategy: Literal["mpi"] = Field(description="mpi (Open MPI's mpirun).")
-    processes_per_host: int | None = Field(
-        None, ge=1, description="MPI processes per host (default: one per GPU)."
-    )
-    custom_mpi_options: str = Field("", description="Extra mpirun options.")
-
-
-class ParameterServerDistribution(_NoMpiSettings, _NoSmp, Strict):
-    """TensorFlow parameter servers: the container starts one on every host beside its worker."""
-
-    strategy: Literal["parameter_server"] = Field(
-        description="parameter_server (TensorFlow ParameterServerStrategy)."
-    )
-
-
-class MultiWorkerMirroredDistribution(_NoMpiSettings, _NoSmp, Strict):
-    """TensorFlow MultiWorkerMirroredStrategy: one worker per host, all-reduce across hosts."""
-
-    strategy: Literal["multi_worker_mirrored"] = Field(
-        description="multi_worker_mirrored (TensorFlow MultiWorkerMirroredStrategy, TF >= 2.9)."
-    )
-
-
-STRATEGY_MODELS: dict[str, type[Strict]] = {
-    "none": NoDistribution,
-    "torchrun": TorchrunDistribution,
-    "smddp": SmddpDistribution,
-    "smp": SmpDistribution,
-    "mpi": MpiDistribution,
-    "parameter_server": ParameterServerDistribution,
-    "multi_worker_mirrored": MultiWorkerMirroredDistribution,
-}
-
-
-def _strategy_of(data: Any) -> str:
-    if isinstance(data, dict):
-        return str(data.get("strategy", "none"))
-    return str(getattr(data, "strategy", "none"))
-
-
-Distribution = Annotated[
-    Annotated[NoDistribution, Tag("none")]
-    | Annotated[TorchrunDistribution, Tag("torchrun")]
-    | Annotated[SmddpDistribution, Tag("smddp")]
-    | Annotated[SmpDistribution, Tag("smp")]
-    | Annotated[MpiDistribution, Tag("mpi")]
-    | Annotated[ParameterServerDistribution, Tag("parameter_server")]
-    | Annotated[MultiWorkerMirroredDistribution, Tag("multi_worker_mirrored")],
-    Discriminator(_strategy_of),
-]
+# The config's ``distribution``: one model per registered strategy (strategies/registry.py),
+# told apart by ``strategy``; statically, what every strategy's model offers.
+if TYPE_CHECKING:
+    Distribution: TypeAlias = DistributionSettings
+else:
+    Distribution = registry.distribution_union()
 
 
 class FileSystem(Strict):
@@ -419,7 +319,7 @@ class LaunchConfig(Strict):
     region: str | None = Field(None, description="AWS region (default: --region, $AWS_REGION).")
     compute: Compute = Field(description="Instances, volume, stopping condition, spot.")
     distribution: Distribution = Field(
-        default_factory=NoDistribution,
+        default_factory=NoDistribution,  # a Strategy's model; none when the key is absent
         description="Distributed training launcher; `strategy` picks which keys apply.",
     )
     hyperparameters: dict[str, Any] = Field(
@@ -520,3 +420,17 @@ def _yaml_scalar_text(value: Any) -> Any:
     if isinstance(value, (int, float)):
         return str(value)
     return value
+
+
+def rebuild_distribution() -> None:
+    """Rebuild the ``distribution`` field from the registry (registry.registered: a strategy
+    registered after this module was imported, as a test's toy one)."""
+    from pydantic.fields import FieldInfo
+
+    fields = LaunchConfig.__pydantic_fields__
+    old = fields["distribution"]
+    again = Field(default_factory=old.default_factory, description=old.description)
+    fields["distribution"] = FieldInfo.from_annotated_attribute(
+        registry.distribution_union(), again
+    )
+    LaunchConfig.model_rebuild(force=True)

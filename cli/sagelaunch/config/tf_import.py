@@ -1,19 +1,15 @@
 """`sagelaunch import` for TensorFlow requests: what the SDK's TensorFlow estimator injected.
 
 Its distribution flags (`sagemaker_parameter_server_enabled`,
-`sagemaker_multi_worker_mirrored_strategy_enabled`) become the strategy again, and `model_dir`
-becomes the config's key only when it is not the SDK's default (OUTPUT_PATH/JOB_NAME/model, or
-/opt/ml/model under MPI); a request without one was planned with `model_dir: false`.
+`sagemaker_multi_worker_mirrored_strategy_enabled`) are the strategies' to import
+(strategies/tensorflow_flag.py); `model_dir` becomes the config's key only when it is not the
+SDK's default (OUTPUT_PATH/JOB_NAME/model, or /opt/ml/model under MPI); a request without one was
+planned with `model_dir: false`.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-_FLAGS = {
-    "sagemaker_parameter_server_enabled": "parameter_server",
-    "sagemaker_multi_worker_mirrored_strategy_enabled": "multi_worker_mirrored",
-}
 
 
 def is_tensorflow_image(uri: str) -> bool:
@@ -25,17 +21,12 @@ def tensorflow_settings(
 ) -> tuple[dict[str, Any], set[str]]:
     """(config keys, the hyperparameters they account for)."""
     settings: dict[str, Any] = {}
-    consumed = {key for key in _FLAGS if key in hps}
-    for key, strategy in _FLAGS.items():
-        if hps.get(key) is True:
-            settings["distribution"] = {"strategy": strategy}
     model_dir = hps.get("model_dir")
     if model_dir is None:
         settings["model_dir"] = False
     elif model_dir != _sdk_default(hps, request):
         settings["model_dir"] = model_dir
-    consumed.add("model_dir")
-    return settings, consumed
+    return settings, {"model_dir"}
 
 
 def _sdk_default(hps: dict[str, Any], request: dict[str, Any]) -> str:

@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, replace
 
 from sagelaunch.config import facts, mesh
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.strategies import uses_torch_distributed
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import TORCHRUN, XGBOOST, Placement
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,10 @@ def device_mesh(
 
 
 def topology(config: LaunchConfig) -> Topology:
-    """What SageMaker will start: the toolkit's rule is one process per GPU (or Neuron core) for
-    torchrun and SMDDP, processes_per_host for MPI, one process otherwise. With instance groups,
-    hosts and world size are the training group's; ``groups`` lists every group."""
+    """What SageMaker will start: the strategy's placement (the toolkit's rule is one process per
+    GPU or Neuron core for torchrun and SMDDP, processes_per_host for MPI, one process otherwise).
+    With instance groups, hosts and world size are the training group's; ``groups`` lists every
+    group."""
     found = _topology(config)
     if not config.compute.groups:
         return found
@@ -52,16 +54,21 @@ def topology(config: LaunchConfig) -> Topology:
     return replace(found, groups=groups)
 
 
+def placement(config: LaunchConfig) -> Placement:
+    """The launcher and processes per host of the training hosts: plan.topology's, and what
+    `sagelaunch local` asks before the plan exists (its torchrun agents start early)."""
+    if config.framework == "xgboost":
+        return Placement(XGBOOST, 1)
+    per_host = facts.accelerators_per_host(config.compute.instance_type)
+    return registry.of(config).placement(config, per_host)
+
+
 def _topology(config: LaunchConfig) -> Topology:
     hosts = config.compute.instance_count
+    placed = placement(config)
+    if placed.launcher != TORCHRUN:
+        return Topology(hosts, placed.processes_per_host, placed.launcher)
     per_host = facts.accelerators_per_host(config.compute.instance_type)
-    strategy = config.distribution.strategy
-    if config.framework == "xgboost":
-        return Topology(hosts, 1, "xgboost")
-    if uses_torch_distributed(config):
-        dims = device_mesh(config, hosts * per_host, per_host)
-        shown = asdict(dims) if isinstance(dims, mesh.Mesh) else None
-        return Topology(hosts, per_host, "torchrun", shown)
-    if strategy in {"mpi", "smp", "smddp"}:
-        return Topology(hosts, config.distribution.processes_per_host or per_host, "mpirun")
-    return Topology(hosts, 1, "python")
+    dims = device_mesh(config, hosts * placed.processes_per_host, per_host)
+    shown = asdict(dims) if isinstance(dims, mesh.Mesh) else None
+    return Topology(hosts, placed.processes_per_host, TORCHRUN, shown)

@@ -16,21 +16,8 @@ from sagelaunch import naming
 from sagelaunch.errors import UsageError
 from sagelaunch.export.pysource import INDENT, call, literal, source_list
 from sagelaunch.plan_model import Plan
-
-# SMP v2 parameters v3's `SMP` model accepts (it forbids any other key).
-SMP_FIELDS = frozenset(
-    {
-        "hybrid_shard_degree",
-        "sm_activation_offloading",
-        "activation_loading_horizon",
-        "fsdp_cache_flush_warnings",
-        "allow_empty_shards",
-        "tensor_parallel_degree",
-        "context_parallel_degree",
-        "expert_parallel_degree",
-        "random_seed",
-    }
-)
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import V3Call
 
 HEADER = '''\
 #!/usr/bin/env python3
@@ -129,56 +116,15 @@ DISTRIBUTED = frozenset({"Torchrun", "MPI", "SMP"})
 
 
 def _distributed(distribution: dict[str, Any]) -> Source | None:
-    """Torchrun / MPI / Torchrun(smp=SMP(...)) for the distribution dict, or UsageError."""
-    smdistributed = distribution.get("smdistributed", {})
-    if "dataparallel" in smdistributed:
-        raise UsageError(
-            "SDK v3 has no SMDDP option (smdistributed.dataparallel): ModelTrainer cannot "
-            "export this job",
-            hint="export --sdk v2, or use strategy torchrun (NCCL) for a v3 job",
-        )
-    for name in ("parameter_server", "multi_worker_mirrored_strategy"):
-        if distribution.get(name, {}).get("enabled"):
-            raise UsageError(
-                f"SDK v3 has no TensorFlow {name} distribution (ModelTrainer runs torchrun, "
-                "mpirun or one process)",
-                hint="export --sdk v2",
-            )
-    model_parallel = smdistributed.get("modelparallel")
-    if model_parallel is not None:
-        if "torch_distributed" not in distribution:
-            raise UsageError(
-                "SDK v3 has no SMP v1 (mpi + smdistributed.modelparallel pipeline)",
-                hint="export --sdk v2, or move to SMP v2 (distribution.smp.version: 2)",
-            )
-        smp = Source(_smp(model_parallel.get("parameters", {})))
-        return Source(call("Torchrun", {"smp": smp}, depth=2, raw=frozenset({"smp"})))
-    if distribution.get("torch_distributed", {}).get("enabled"):
-        return Source("Torchrun()")
-    mpi = distribution.get("mpi")
-    if mpi and mpi.get("enabled"):
-        return Source(call("MPI", _mpi_kwargs(mpi), depth=2))
-    return None
+    """Torchrun / MPI / Torchrun(smp=SMP(...)) for the distribution dict (its strategy's v3
+    piece), or UsageError naming what v3 cannot express."""
+    found = registry.owner_of(distribution).export_v3(distribution)
+    return None if found is None else Source(_v3_call(found, depth=2))
 
 
-def _smp(parameters: dict[str, Any]) -> str:
-    unknown = sorted(set(parameters) - SMP_FIELDS)
-    if unknown:
-        raise UsageError(
-            f"SDK v3's SMP takes no {', '.join(unknown)} "
-            f"(it accepts {', '.join(sorted(SMP_FIELDS))})",
-            hint="export --sdk v2 keeps every SMP parameter",
-        )
-    return call("SMP", parameters, depth=3) if parameters else "SMP()"
-
-
-def _mpi_kwargs(mpi: dict[str, Any]) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    if mpi.get("processes_per_host"):
-        kwargs["process_count_per_node"] = mpi["processes_per_host"]
-    if mpi.get("custom_mpi_options"):
-        kwargs["mpi_additional_options"] = str(mpi["custom_mpi_options"]).split()
-    return kwargs
+def _v3_call(found: V3Call, depth: int) -> str:
+    nested = {k: _v3_call(v, depth + 1) for k, v in found.kwargs.items() if isinstance(v, V3Call)}
+    return call(found.name, {**found.kwargs, **nested}, depth=depth, raw=frozenset(nested))
 
 
 def _trainer_kwargs(plan: Plan, distributed: Source | None) -> dict[str, Any]:

@@ -39,6 +39,8 @@ from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
 from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
 MAX_DEFAULT_HOSTS = 2
@@ -99,13 +101,13 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
             "run the script-mode equivalent: --set entry_point=train_xgboost.py",
         )
     cluster = _cluster(config, options)
+    strategy = registry.of(config)
+    strategy.check_local(config)
     launch = launchers.choose(
-        topology.topology(config).launcher,  # what plan.topology will say
-        config.distribution.strategy,
+        topology.placement(config).launcher,  # plan.topology's, before the plan exists
+        strategy.name,
         options.processes_per_host or _processes_per_host(config),
     )
-    if tf_config.applies(config):
-        tf_config.check_runnable_here(config.distribution.strategy)
     sources = channels.sources(loaded)
     names = [host.name for host in cluster]
     return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster)
@@ -122,7 +124,7 @@ def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
 
 def agents_needed(prepared: Prepared) -> int:
     """The torchrun agents this run starts early (one per host), or 0 for another launcher."""
-    return len(prepared.hosts) if prepared.launch.kind == "torchrun" else 0
+    return len(prepared.hosts) if prepared.launch.kind == TORCHRUN else 0
 
 
 @contextmanager
@@ -334,7 +336,7 @@ def _command(
     mpi_job: launchers.MpiJob | None,
 ) -> list[str] | None:
     """The launcher on the training group's hosts; one plain process on the other groups'."""
-    run_as = launch if position is not None else launchers.Launch("python", 1)
+    run_as = launch if position is not None else launchers.Launch(PYTHON, 1)
     node_rank, nodes = position if position is not None else (0, 1)
     return launchers.host_command(
         run_as,
@@ -356,7 +358,7 @@ def _mpi_job(
 ) -> launchers.MpiJob | None:
     """The ranks file mpi_rank.py reads (every host's folder and environment) and what the
     toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
-    if launch.kind != "mpirun":
+    if launch.kind != MPIRUN:
         return None
     ranks_file = trees[0].root.parent / "logs" / "mpi-ranks.json"
     hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
@@ -374,7 +376,7 @@ def _launcher_env(
 ) -> dict[str, str]:
     # The XGBoost entry point's tracker (a container default of 9099, TIME_WAIT after a run).
     env = {ports.TRACKER_PORT_VARIABLE: str(ports.free_port_pair())}
-    if hosts > 1 or launch.kind == "mpirun":
+    if hosts > 1 or launch.kind == MPIRUN:
         env |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
     if "OMP_NUM_THREADS" not in {**os.environ, **container_env}:
         # The emulated hosts share this machine's cores; without a cap every process would start

@@ -1,4 +1,5 @@
-"""The container's launcher per strategy, as one command per emulated host.
+"""The container's launcher, as one command per emulated host (the strategy says which:
+strategies/*.py, Strategy.local_launcher).
 
 - ``none`` (and XGBoost): ``python entry.py ARGS`` on every host, as the toolkit's ProcessRunner.
 - ``torchrun``, ``smddp``, ``smp`` v2: one ``torchrun`` per host with ``--nnodes/--node_rank`` and
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagelaunch.local import mpi
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN, XGBOOST
 
 LOOPBACK = "127.0.0.1"
 
@@ -42,22 +45,24 @@ class MpiJob:
 
 
 def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> Launch:
-    """The launcher for the planned topology (plan.topology.launcher)."""
-    if topology_launcher in {"python", "xgboost"}:
+    """The launch for the planned topology (plan.topology.launcher), as the strategy runs it here
+    (Strategy.local_launcher): python, torchrun, or mpirun when Open MPI runs here."""
+    launcher = registry.get(strategy).local_launcher(topology_launcher)
+    if launcher in {PYTHON, XGBOOST}:
         ignored = f"{strategy} runs one process per host; processes_per_host is ignored"
-        return Launch("python", 1, ignored if processes_per_host > 1 else None)
-    if topology_launcher == "mpirun" and strategy != "smddp":
+        return Launch(PYTHON, 1, ignored if processes_per_host > 1 else None)
+    if launcher == MPIRUN:
         mpirun = open_mpi()
         if mpirun is not None:
-            return Launch("mpirun", processes_per_host, mpirun=mpirun)
+            return Launch(MPIRUN, processes_per_host, mpirun=mpirun)
         return Launch(
-            "torchrun",
+            TORCHRUN,
             processes_per_host,
             f"{strategy}: Open MPI's mpirun cannot run here (the local extra installs it: "
             "pip install 'sagelaunch[local]'); running the torchrun equivalent instead "
             "(same ranks and world size, but not the container's MPI launch)",
         )
-    return Launch("torchrun", processes_per_host)
+    return Launch(TORCHRUN, processes_per_host)
 
 
 def open_mpi() -> str | None:
@@ -78,9 +83,9 @@ def host_command(
 ) -> list[str] | None:
     """The command host ``host_index`` runs in its code/ folder (None: it only waits)."""
     script = [entry_point, *args]
-    if launch.kind == "python":
+    if launch.kind == PYTHON:
         return python_program(entry_point, args)
-    if launch.kind == "mpirun":
+    if launch.kind == MPIRUN:
         if host_index != 0:
             return None
         assert launch.mpirun is not None and mpi_job is not None

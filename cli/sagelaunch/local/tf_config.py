@@ -21,14 +21,15 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from importlib import util
 from pathlib import Path
 from typing import Any
 
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.paths import shipped_source_dir
-from sagelaunch.errors import UsageError
 from sagelaunch.local import ports, supervisor
+from sagelaunch.strategies.multi_worker_mirrored import NAME as MULTI_WORKER_MIRRORED
+from sagelaunch.strategies.none import NAME as NONE
+from sagelaunch.strategies.parameter_server import NAME as PARAMETER_SERVER
 
 # The container's fixed ports (training.py).
 WORKER_PORT = 2222  # master and worker tasks under parameter servers
@@ -99,23 +100,6 @@ def applies(config: LaunchConfig) -> bool:
     return config.framework == "tensorflow"
 
 
-def check_runnable_here(strategy: str) -> None:
-    """Fail before planning on what this machine cannot run for a TensorFlow job."""
-    if strategy == "smddp":
-        raise UsageError(
-            "SMDDP for TensorFlow needs the smdistributed library of SageMaker's TensorFlow "
-            "2.3-2.11 GPU images; it does not run here",
-            "try the job locally with --set distribution.strategy=multi_worker_mirrored",
-        )
-    if strategy == "mpi" and util.find_spec("horovod") is None:
-        raise UsageError(
-            "the mpi strategy runs Horovod, which is not installed here (SageMaker's TensorFlow "
-            "GPU images ship it)",
-            "pip install horovod (built against this TensorFlow, with Open MPI), or try the job "
-            "locally with --set distribution.strategy=multi_worker_mirrored",
-        )
-
-
 def parameter_server_script() -> Path:
     """The container's parameter-server process, shipped with sagelaunch's entry points."""
     return shipped_source_dir("tensorflow") / "tf_parameter_server.py"
@@ -126,29 +110,29 @@ class TfCluster:
     """What each emulated host runs for a TensorFlow job: the worker's TF_CONFIG, and the
     parameter server's when the container starts one."""
 
-    mode: str  # parameter_server | multi_worker_mirrored | none
+    mode: str  # the strategy the container runs: parameter_server | multi_worker_mirrored | none
     addresses: Addresses
 
     @classmethod
     def for_job(cls, framework_params: dict[str, Any], hosts: list[str]) -> TfCluster:
         """The container's choice (training.train): parameter servers only with 2+ hosts."""
         if framework_params.get(PS_FLAG) and len(hosts) > 1:
-            return cls("parameter_server", Addresses.allocate(hosts, (WORKER_PORT, PS_PORT)))
+            return cls(PARAMETER_SERVER, Addresses.allocate(hosts, (WORKER_PORT, PS_PORT)))
         if framework_params.get(MWMS_FLAG):
-            return cls("multi_worker_mirrored", Addresses.allocate(hosts, (MWMS_PORT,)))
-        return cls("none", Addresses({}))
+            return cls(MULTI_WORKER_MIRRORED, Addresses.allocate(hosts, (MWMS_PORT,)))
+        return cls(NONE, Addresses({}))
 
     def worker_tf_config(self, hosts: list[str], current: str) -> str | None:
-        if self.mode == "parameter_server":
+        if self.mode == PARAMETER_SERVER:
             built = parameter_server_config(hosts, current, ps_task=False)
-        elif self.mode == "multi_worker_mirrored":
+        elif self.mode == MULTI_WORKER_MIRRORED:
             built = mwms_config(hosts, current)
         else:
             return None
         return json.dumps(self.addresses.translate(built))
 
     def ps_tf_config(self, hosts: list[str], current: str) -> str | None:
-        if self.mode != "parameter_server":
+        if self.mode != PARAMETER_SERVER:
             return None
         built = parameter_server_config(hosts, current, ps_task=True)
         return json.dumps(self.addresses.translate(built))

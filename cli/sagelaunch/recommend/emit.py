@@ -11,6 +11,7 @@ import textwrap
 from sagelaunch.recommend.layouts import Candidate
 from sagelaunch.recommend.planner import Recommendation
 from sagelaunch.recommend.workload import format_params
+from sagelaunch.strategies import smp, torchrun
 
 GPU_FRAMEWORK_VERSION = "2.2.0"  # torchrun on GPU and an SMP v2 image (2.0.1 ... 2.5.1)
 NATIVE_FRAMEWORK_VERSION = "2.8.0"  # train_pytorch.py's own TP / PP: fully_shard, pipelining
@@ -47,7 +48,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
 def _framework_version(chosen: Candidate) -> str:
     if chosen.device.kind == "trainium":
         return NEURON_FRAMEWORK_VERSION
-    return NATIVE_FRAMEWORK_VERSION if chosen.strategy == "torchrun" else GPU_FRAMEWORK_VERSION
+    return NATIVE_FRAMEWORK_VERSION if chosen.strategy == torchrun.NAME else GPU_FRAMEWORK_VERSION
 
 
 def _name(rec: Recommendation) -> str:
@@ -56,8 +57,8 @@ def _name(rec: Recommendation) -> str:
 
 
 def _distribution(chosen: Candidate) -> list[str]:
-    if chosen.strategy != "smp":
-        lines = ["distribution:", "  strategy: torchrun"]
+    if chosen.strategy != smp.NAME:
+        lines = ["distribution:", f"  strategy: {torchrun.NAME}"]
         if chosen.device.kind == "trainium":
             lines[:0] = _comment(_neuron_layout(chosen))
         return lines
@@ -67,7 +68,7 @@ def _distribution(chosen: Candidate) -> list[str]:
     )
     return [
         "distribution:",
-        "  strategy: smp",
+        f"  strategy: {smp.NAME}",
         "  smp:",
         "    version: 2",
         f"    parameters: {{{degrees}}}",
@@ -92,7 +93,7 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
     work, chosen = rec.workload, rec.chosen
     sharded = chosen.sharding.weights_over > 1 and chosen.strategy != "deepspeed"
-    fsdp = chosen.strategy in {"fsdp", "smp"} or sharded
+    fsdp = chosen.strategy in {"fsdp", smp.NAME} or sharded
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -107,7 +108,7 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
     if chosen.strategy == "deepspeed":  # DeepSpeed ZeRO replaces FSDP: plain ddp
         params += [("zero_stage", work.zero_stage), *_offloads(work.zero_offload)]
-    if chosen.strategy == "torchrun":  # the entry point's native TP / PP
+    if chosen.strategy == torchrun.NAME:  # the entry point's native TP / PP
         pp = chosen.sharding.pipeline_parallel
         params.append(("tensor_parallel_degree", chosen.tensor_parallel))
         if pp > 1:

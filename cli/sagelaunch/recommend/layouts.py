@@ -24,6 +24,7 @@ from sagelaunch.errors import UsageError
 from sagelaunch.recommend import steptime, zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Workload
+from sagelaunch.strategies import smp, torchrun
 
 HEADROOM = 0.90
 
@@ -221,14 +222,14 @@ def _gpu_layouts(dev: Device, count: int) -> Iterator[_Rung]:
             if count % group == 0:
                 shard, replicas = group * per_host, count // group
                 text = f"SMP v2 hybrid shard ({shard} GPUs per shard group, {replicas} replicas)"
-                yield _Rung("smp", "smp-hybrid", _sharded(shard), text, hybrid=True)
+                yield _Rung(smp.NAME, "smp-hybrid", _sharded(shard), text, hybrid=True)
     if count > 1:
         yield _Rung("fsdp", "fsdp", _sharded(world), f"FSDP full shard over {world} GPUs")
     if dev.smp_v2:
         for tp in (2, 4, 8):
             if tp <= per_host and per_host % tp == 0:
                 text = f"SMP v2 tensor parallel {tp}" + _over(world // tp, "shard")
-                yield _Rung("smp", f"smp-tp{tp}", _sharded(world // tp, tp), text)
+                yield _Rung(smp.NAME, f"smp-tp{tp}", _sharded(world // tp, tp), text)
     yield from _native_layouts(per_host, count)
 
 
@@ -238,11 +239,11 @@ def _native_layouts(per_host: int, count: int) -> Iterator[_Rung]:
     for tp in (2, 4, 8):
         if tp <= per_host and per_host % tp == 0:
             text = f"native tensor parallel {tp}" + _over(world // tp, "FSDP")
-            yield _Rung("torchrun", f"tp{tp}", _sharded(world // tp, tp), text)
+            yield _Rung(torchrun.NAME, f"tp{tp}", _sharded(world // tp, tp), text)
     if count > 1 and per_host > 1:
         pipeline = Sharding(tensor_parallel=per_host, pipeline_parallel=count)
         text = f"native pipeline {count} stages (one per instance) × tensor parallel {per_host}"
-        yield _Rung("torchrun", f"pp-tp{per_host}", pipeline, text)
+        yield _Rung(torchrun.NAME, f"pp-tp{per_host}", pipeline, text)
 
 
 def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:

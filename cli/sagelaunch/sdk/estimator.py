@@ -13,10 +13,10 @@ from typing import Any
 from sagelaunch.config.images import default_py_version, tool_known_image
 from sagelaunch.config.metrics import DEFAULT_METRICS
 from sagelaunch.config.model import Channel, LaunchConfig
-from sagelaunch.config.strategies import is_smp_v2, smddp_with_torchrun
 from sagelaunch.sdk import debugging, groups
 from sagelaunch.sdk.objects import call
 from sagelaunch.sdk.runtime import sagemaker
+from sagelaunch.strategies import registry
 
 PYTORCH = "sagemaker.pytorch.PyTorch"
 XGBOOST = "sagemaker.xgboost.XGBoost"
@@ -97,7 +97,7 @@ def _estimator_spec(
     if config.framework_version:  # with image_uri alone the PyTorch estimator needs neither
         kwargs["py_version"] = config.py_version or default_py_version(config)
     _set_image(kwargs, config, region)
-    distribution = pytorch_distribution(config)
+    distribution = registry.of(config).sdk_distribution(config)
     if distribution:
         kwargs["distribution"] = distribution
     return EstimatorSpec(PYTORCH, kwargs, inputs)
@@ -151,41 +151,6 @@ def _set_image(kwargs: dict[str, Any], config: LaunchConfig, region: str) -> Non
     image = config.image_uri or tool_known_image(config, region)
     if image:
         kwargs["image_uri"] = image
-
-
-def pytorch_distribution(config: LaunchConfig) -> dict[str, Any] | None:
-    """The `distribution=` dict for each strategy, as the SDK's PyTorch estimator takes it."""
-    dist = config.distribution
-    mpi_options = dist.custom_mpi_options
-    if dist.strategy == "torchrun":
-        return {"torch_distributed": {"enabled": True}}
-    if dist.strategy == "smddp":
-        result: dict[str, Any] = {
-            "smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": mpi_options}}
-        }
-        if smddp_with_torchrun(config):
-            result["torch_distributed"] = {"enabled": True}  # p5-class: torchrun + smddp backend
-        return result
-    if dist.strategy == "smp":
-        smp = dist.smp
-        model_parallel = {"enabled": True, "parameters": dict(smp.parameters) if smp else {}}
-        if is_smp_v2(config):
-            return {
-                "torch_distributed": {"enabled": True},
-                "smdistributed": {"modelparallel": model_parallel},
-            }
-        return {"smdistributed": {"modelparallel": model_parallel}, "mpi": _mpi(config)}
-    if dist.strategy == "mpi":
-        return {"mpi": _mpi(config)}
-    return None
-
-
-def _mpi(config: LaunchConfig) -> dict[str, Any]:
-    mpi: dict[str, Any] = {"enabled": True}
-    if config.distribution.processes_per_host:
-        mpi["processes_per_host"] = config.distribution.processes_per_host
-    mpi["custom_mpi_options"] = config.distribution.custom_mpi_options
-    return mpi
 
 
 def _channel(channel: Channel) -> ChannelSpec:

@@ -13,27 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.strategies import registry
 
 TENSORFLOW = "sagemaker.tensorflow.TensorFlow"
-
-
-def tensorflow_distribution(config: LaunchConfig) -> dict[str, Any] | None:
-    """The `distribution=` dict for each strategy, as the SDK's TensorFlow estimator takes it."""
-    dist = config.distribution
-    if dist.strategy == "parameter_server":
-        return {"parameter_server": {"enabled": True}}
-    if dist.strategy == "multi_worker_mirrored":
-        return {"multi_worker_mirrored_strategy": {"enabled": True}}
-    if dist.strategy == "smddp":
-        options = dist.custom_mpi_options
-        return {"smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": options}}}
-    if dist.strategy == "mpi":
-        mpi: dict[str, Any] = {"enabled": True}
-        if dist.processes_per_host:
-            mpi["processes_per_host"] = dist.processes_per_host
-        mpi["custom_mpi_options"] = dist.custom_mpi_options
-        return {"mpi": mpi}
-    return None  # none; torchrun and smp are refused by the rules before planning
 
 
 def tensorflow_kwargs(config: LaunchConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -43,7 +25,7 @@ def tensorflow_kwargs(config: LaunchConfig, kwargs: dict[str, Any]) -> dict[str,
     kwargs = dict(kwargs)
     if config.framework_version:  # with image_uri alone the estimator needs neither
         kwargs["py_version"] = config.py_version or default_py_version(config)
-    distribution = tensorflow_distribution(config)
+    distribution = registry.of(config).sdk_distribution(config)
     if distribution:
         kwargs["distribution"] = distribution
     if config.model_dir is not None:

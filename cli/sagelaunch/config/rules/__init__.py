@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import Problem
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import offered  # noqa: F401  (the rules' helper, shared)
 
 Rule = Callable[[LoadedConfig], Iterator[Problem]]
 RULES: dict[str, Rule] = {}
@@ -26,8 +28,14 @@ def rule(func: Rule) -> Rule:
 
 def check(loaded: LoadedConfig) -> list[Problem]:
     """Every rule's findings, errors and warnings, in file order."""
-    found = [problem for func in RULES.values() for problem in func(loaded)]
+    found = [problem for func in all_rules().values() for problem in func(loaded)]
     return sorted(found, key=lambda p: (p.line, p.col, p.path))
+
+
+def all_rules() -> dict[str, Rule]:
+    """The rules below and every registered strategy's own (strategies/*.py, Strategy.rules)."""
+    owned = {func.__name__: func for s in registry.strategies() for func in s.rules()}
+    return {**RULES, **owned}
 
 
 def error(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
@@ -36,10 +44,6 @@ def error(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
 
 def warning(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
     return loaded.problem(path, message, severity="warning")
-
-
-def offered(values: object) -> str:
-    return ", ".join(str(v) for v in values)  # type: ignore[attr-defined]
 
 
 # Registration happens on import; the modules below use `rule` from here.
@@ -51,3 +55,6 @@ from sagelaunch.config.rules import (  # noqa: E402, F401
     resources,
     tensorflow,
 )
+
+# The built-in strategies' rules, by name beside the others.
+RULES.update(all_rules())

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules import error, offered, rule, warning
-from sagelaunch.config.strategies import is_smp_v2
 from sagelaunch.errors import Problem
 from sagelaunch.local import source_archive
+from sagelaunch.strategies import registry, smp
+from sagelaunch.strategies.none import NoDistribution
 
 
 def check_region(loaded: LoadedConfig) -> str:
@@ -64,8 +65,8 @@ def sdk_resolves_image(loaded: LoadedConfig) -> Iterator[Problem]:
             config.framework_version,
             config.py_version or images.default_py_version(config),
             config.compute.instance_type,
-            smp_v2=is_smp_v2(config),
-            smdistributed=config.distribution.strategy in {"smddp", "smp"},
+            smp_v2=smp.is_v2(config),
+            smdistributed=registry.of(config).smdistributed,
         )
     except images.ImageUnavailable as exc:
         yield error(loaded, tuple(exc.field.split(".")), _image_message(loaded, exc.message))
@@ -80,7 +81,7 @@ def py_version_when_the_sdk_offers_several(loaded: LoadedConfig) -> Iterator[Pro
     config = loaded.config
     if config.framework not in {"pytorch", "tensorflow"} or config.py_version:
         return
-    if not config.framework_version or config.image_uri or is_smp_v2(config):
+    if not config.framework_version or config.image_uri or smp.is_v2(config):
         return
     table = sdk_data.training_config(config.framework)
     version = table.get("version_aliases", {}).get(config.framework_version)
@@ -177,7 +178,7 @@ def image_without_framework_version(loaded: LoadedConfig) -> Iterator[Problem]:
 def strategy_for_framework(loaded: LoadedConfig) -> Iterator[Problem]:
     """Advice: the SDK's XGBoost estimators silently drop a distribution."""
     config = loaded.config
-    if config.framework == "xgboost" and config.distribution.strategy != "none":
+    if config.framework == "xgboost" and not isinstance(config.distribution, NoDistribution):
         yield warning(
             loaded,
             ("distribution", "strategy"),

@@ -10,6 +10,7 @@ from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules import error, rule
 from sagelaunch.config.rules.resources import INSTANCE_TYPE
 from sagelaunch.errors import Problem
+from sagelaunch.strategies.none import NoDistribution
 
 
 def _group_names(loaded: LoadedConfig) -> list[str]:
@@ -64,7 +65,7 @@ def distribution_groups(loaded: LoadedConfig) -> Iterator[Problem]:
     elif named:
         if named[0] not in defined:
             yield error(loaded, where, f"no group {named[0]!r}; groups: {', '.join(defined)}")
-    elif len(defined) > 1 and config.distribution.strategy != "none":
+    elif len(defined) > 1 and not isinstance(config.distribution, NoDistribution):
         yield error(
             loaded,
             ("distribution", "strategy"),

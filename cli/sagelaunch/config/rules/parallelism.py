@@ -1,4 +1,5 @@
-"""Distribution rules: SMDDP, Trainium, torchrun and SageMaker model parallelism (v1 and v2)."""
+"""Distribution rules across strategies: Trainium, torch_distributed, the device mesh, DeepSpeed and
+DataParallel (each strategy's own rules live in its module, strategies/*.py)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,14 @@ from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules import error, offered, rule
 from sagelaunch.config.rules.frameworks import check_region
-from sagelaunch.config.strategies import smp_version, uses_torch_distributed
 from sagelaunch.errors import Problem
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.mpi import MpiDistribution
+from sagelaunch.strategies.none import NoDistribution
+from sagelaunch.strategies.torchrun import TorchrunDistribution
 
-_SMP_V1_CHOICES = {
-    "pipeline": ["simple", "interleaved", "_only_forward"],
-    "placement_strategy": ["spread", "cluster"],
-    "optimize": ["speed", "memory"],
-}
-_SMP_V1_POSITIVE = ("microbatches", "partitions", "active_microbatches")
-_SMP_V1_BOOLS = ("auto_partition", "contiguous", "load_partition", "horovod", "ddp")
+# The SDK's TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES (torch_distributed), or no distribution.
+_TRAINIUM = (NoDistribution, TorchrunDistribution)
 
 
 def _kind(config: LaunchConfig) -> str:
@@ -26,51 +25,11 @@ def _kind(config: LaunchConfig) -> str:
 
 
 @rule
-def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
-    (SMDDP docs, "Supported instance types"; p5-class with torchrun); the SDK does not check."""
-    config = loaded.config
-    if config.distribution.strategy != "smddp":
-        return
-    instances = facts.load("instances")
-    allowed = instances["smddp_supported"]
-    if config.framework == "pytorch":  # p5-class only with torchrun, which TensorFlow lacks
-        allowed = allowed + instances["smddp_with_torchrun"]
-    if config.compute.instance_type not in allowed:
-        yield error(
-            loaded,
-            ("compute", "instance_type"),
-            f"the SMDDP library supports only {offered(allowed)} (AWS SMDDP docs), not "
-            f"{config.compute.instance_type}; use strategy: torchrun for NCCL data parallelism",
-        )
-
-
-@rule
-def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The SDK refuses SMDDP for framework versions outside its SMDDP list unless image_uri is
-    given (fw_utils.SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS)."""
-    config = loaded.config
-    if config.distribution.strategy != "smddp" or config.image_uri:
-        return
-    if config.framework != "pytorch":
-        return  # TensorFlow: tensorflow_smddp_versions
-    if images.sdk_has_smddp_image(config) or images.tool_known_image(config, check_region(loaded)):
-        return
-    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["pytorch"]
-    yield error(
-        loaded,
-        ("framework_version",),
-        f"the SDK supports SMDDP for PyTorch {offered(supported)} and sagelaunch knows no SMDDP "
-        f"image for {config.framework_version}: set image_uri to an SMDDP-enabled image",
-    )
-
-
-@rule
 def trainium_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK allows only torch_distributed on Trainium (fw_utils
     TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES) and refuses other strategies."""
     config = loaded.config
-    if _kind(config) == "trainium" and config.distribution.strategy not in {"none", "torchrun"}:
+    if _kind(config) == "trainium" and not isinstance(config.distribution, _TRAINIUM):
         allowed = sdk_data.fw_constant("TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES")
         yield error(
             loaded,
@@ -86,7 +45,7 @@ def torchrun_instance_and_version(loaded: LoadedConfig) -> Iterator[Problem]:
     outside its lists (fw_utils TORCH_DISTRIBUTED_GPU_SUPPORTED_FRAMEWORK_VERSIONS and
     TRAINIUM_SUPPORTED_TORCH_DISTRIBUTED_FRAMEWORK_VERSIONS)."""
     config = loaded.config
-    if not uses_torch_distributed(config) or config.image_uri:
+    if not registry.uses_torch_distributed(config) or config.image_uri:
         return
     if images.tool_known_image(config, check_region(loaded)):
         return  # sagelaunch passes the image, and the SDK then skips its version lists
@@ -117,7 +76,7 @@ def torchrun_entry_point_is_python(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK (and the container's TorchDistributedRunner) run only Python scripts."""
     config = loaded.config
     entry_point = config.entry_point
-    if uses_torch_distributed(config) and entry_point and not entry_point.endswith(".py"):
+    if registry.uses_torch_distributed(config) and entry_point and not entry_point.endswith(".py"):
         yield error(
             loaded,
             ("entry_point",),
@@ -135,7 +94,7 @@ def mesh_degrees_divide_the_world(loaded: LoadedConfig) -> Iterator[Problem]:
 
     config = loaded.config
     hyperparameters = config.hyperparameters
-    if config.framework != "pytorch" or not uses_torch_distributed(config):
+    if config.framework != "pytorch" or not registry.uses_torch_distributed(config):
         return
     if not mesh.shapes_mesh(hyperparameters):
         return
@@ -147,72 +106,8 @@ def mesh_degrees_divide_the_world(loaded: LoadedConfig) -> Iterator[Problem]:
         yield error(loaded, ("hyperparameters",), problem)
 
 
-@rule
-def smp_v2_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The SMP v2 library supports only the instance types AWS lists (SMP v2 docs, "Supported
-    frameworks and AWS Regions"); the SDK does not check, and the job fails at tsm.init()."""
-    config = loaded.config
-    if smp_version(config) != 2:
-        return
-    supported = facts.load("instances")["smp_v2_supported"]
-    if config.compute.instance_type not in supported:
-        yield error(
-            loaded,
-            ("compute", "instance_type"),
-            f"the SMP v2 library supports only {offered(supported)} (AWS SMP v2 docs), not "
-            f"{config.compute.instance_type}; use strategy: torchrun with FSDP elsewhere",
-        )
-
-
-@rule
-def smp_v1_parameters(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The SDK validates SMP v1 parameters (fw_utils.validate_mp_config) and refuses SMP v1 on
-    p5 instances; the library needs partitions to divide the world size."""
-    config = loaded.config
-    if smp_version(config) != 1:
-        return
-    params = config.distribution.smp.parameters if config.distribution.smp else {}
-    at = ("distribution", "smp", "parameters")
-    yield from _smp_v1_values(loaded, params, at)
-    if "p5.48xlarge" in config.compute.instance_type:
-        yield error(
-            loaded,
-            ("compute", "instance_type"),
-            "the SDK refuses SMP v1 on p5 instances; use SMP v2 (smp.version: 2)",
-        )
-    partitions = params.get("partitions")
-    if "pipeline" in params and not partitions:
-        yield error(loaded, at, "pipeline parallelism needs partitions (number of stages)")
-    procs = config.distribution.processes_per_host or facts.accelerators_per_host(
-        config.compute.instance_type
-    )
-    world = procs * config.compute.instance_count
-    if isinstance(partitions, int) and partitions > 0 and world % partitions:
-        yield error(
-            loaded,
-            (*at, "partitions"),
-            f"partitions={partitions} must divide the world size {world} "
-            f"(processes_per_host {procs} x instance_count {config.compute.instance_count})",
-        )
-
-
-def _smp_v1_values(loaded: LoadedConfig, params: dict, at: tuple) -> Iterator[Problem]:
-    for key, choices in _SMP_V1_CHOICES.items():
-        if key in params and params[key] not in choices:
-            yield error(loaded, (*at, key), f"must be one of {', '.join(choices)} (the SDK checks)")
-    for key in _SMP_V1_POSITIVE:
-        value = params.get(key)
-        if key in params and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            yield error(loaded, (*at, key), "must be a positive integer (the SDK checks)")
-    for key in _SMP_V1_BOOLS:
-        if key in params and not isinstance(params[key], bool):
-            yield error(loaded, (*at, key), "must be true or false (the SDK checks)")
-    if params.get("ddp") and params.get("horovod"):
-        yield error(loaded, at, "ddp and horovod cannot both be enabled (the SDK checks)")
-
-
 _DEEPSPEED_KEYS = ("zero_stage", "deepspeed_config")
-_DEEPSPEED_STRATEGIES = ("torchrun", "mpi")
+_DEEPSPEED_STRATEGIES = (TorchrunDistribution, MpiDistribution)
 
 
 @rule
@@ -226,7 +121,11 @@ def deepspeed_needs_a_launcher(loaded: LoadedConfig) -> Iterator[Problem]:
     hyperparameters = config.hyperparameters or {}
     keys = [k for k in _DEEPSPEED_KEYS if hyperparameters.get(k) not in (None, 0, "0", "")]
     strategy = config.distribution.strategy
-    if config.framework != "pytorch" or not keys or strategy in _DEEPSPEED_STRATEGIES:
+    if (
+        config.framework != "pytorch"
+        or not keys
+        or isinstance(config.distribution, _DEEPSPEED_STRATEGIES)
+    ):
         return
     yield error(
         loaded,
@@ -248,7 +147,7 @@ def data_parallel_is_one_process(loaded: LoadedConfig) -> Iterator[Problem]:
         return
     strategy = config.distribution.strategy
     count = config.compute.instance_count
-    if count == 1 and strategy == "none":
+    if count == 1 and isinstance(config.distribution, NoDistribution):
         return
     where = f"{count} instances" if count > 1 else f"strategy {strategy}"
     yield error(

@@ -5,28 +5,36 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sagelaunch.config import facts, sdk_data
+from sagelaunch.config import sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import error, offered, rule, warning
+from sagelaunch.config.rules import error, offered, rule
 from sagelaunch.errors import Problem
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.mpi import MpiDistribution
+from sagelaunch.strategies.none import NoDistribution
 
-TENSORFLOW_STRATEGIES = ("none", "parameter_server", "multi_worker_mirrored", "mpi", "smddp")
-TENSORFLOW_ONLY = ("parameter_server", "multi_worker_mirrored")
 
-
-def _version(config: LaunchConfig) -> tuple[int, ...] | None:
+def version_of(config: LaunchConfig) -> tuple[int, ...] | None:
     """The framework version as numbers (an alias such as "2.9" compares like 2.9.0)."""
-    return _numbers(config.framework_version) if config.framework_version else None
+    return numbers(config.framework_version) if config.framework_version else None
 
 
-def _numbers(text: str) -> tuple[int, ...]:
+def numbers(text: str) -> tuple[int, ...]:
     numbers = tuple(int(n) for n in re.findall(r"\d+", text)[:3])
     return numbers + (0,) * (3 - len(numbers))
 
 
 def _is_tensorflow(config: LaunchConfig) -> bool:
     return config.framework == "tensorflow"
+
+
+def _runs(framework: str) -> list[str]:
+    """The strategies this framework's container runs: the default, then its own, then shared."""
+    runs = [s for s in registry.strategies() if framework in s.frameworks]
+    return [
+        s.name for s in sorted(runs, key=lambda s: (s.name != registry.DEFAULT, len(s.frameworks)))
+    ]
 
 
 @rule
@@ -36,13 +44,14 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     multi_worker_mirrored (the SDK's flags would be ignored and every host train alone)."""
     config = loaded.config
     strategy = config.distribution.strategy
-    if _is_tensorflow(config) and strategy not in TENSORFLOW_STRATEGIES:
+    runs = registry.of(config).frameworks
+    if _is_tensorflow(config) and "tensorflow" not in runs:
         yield error(
             loaded,
             ("distribution", "strategy"),
-            f"the TensorFlow container runs {offered(TENSORFLOW_STRATEGIES)}, not {strategy}",
+            f"the TensorFlow container runs {offered(_runs('tensorflow'))}, not {strategy}",
         )
-    if config.framework == "pytorch" and strategy in TENSORFLOW_ONLY:
+    if config.framework == "pytorch" and runs == {"tensorflow"}:
         yield error(
             loaded,
             ("distribution", "strategy"),
@@ -52,62 +61,14 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
 
 
 @rule
-def multi_worker_mirrored_version(loaded: LoadedConfig) -> Iterator[Problem]:
-    """MultiWorkerMirroredStrategy needs TensorFlow >= 2.9: older containers never build its
-    TF_CONFIG (the SDK's docs; data/tensorflow.json)."""
-    config = loaded.config
-    version = _version(config)
-    if config.distribution.strategy != "multi_worker_mirrored" or version is None:
-        return
-    floor = facts.load("tensorflow")["multi_worker_mirrored_min_version"]
-    if version < _numbers(floor):
-        yield error(
-            loaded,
-            ("framework_version",),
-            f"multi_worker_mirrored needs TensorFlow {floor} or later (older containers set no "
-            f"TF_CONFIG for it), not {config.framework_version}",
-        )
-
-
-@rule
-def tensorflow_smddp_versions(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The SMDDP library supports TensorFlow only in the versions the SDK lists
-    (fw_utils.SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS: 2.3 to 2.11; it dropped TF >= 2.12),
-    so an image_uri does not help either."""
-    config = loaded.config
-    if not _is_tensorflow(config) or config.distribution.strategy != "smddp":
-        return
-    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["tensorflow"]
-    if config.framework_version and config.framework_version not in supported:
-        yield error(
-            loaded,
-            ("framework_version",),
-            f"the SMDDP library supports TensorFlow {offered(supported)} only (the SDK's list), "
-            f"not {config.framework_version}; use strategy: multi_worker_mirrored or mpi",
-        )
-
-
-@rule
-def parameter_server_one_host(loaded: LoadedConfig) -> Iterator[Problem]:
-    """Advice: the container starts parameter servers only with more than one host
-    (training.py: `sagemaker_parameter_server_enabled and len(env.hosts) > 1`)."""
-    config = loaded.config
-    if config.distribution.strategy == "parameter_server" and config.compute.instance_count == 1:
-        yield warning(
-            loaded,
-            ("distribution", "strategy"),
-            "parameter_server with one instance starts no parameter server (the container "
-            "runs the script alone); set instance_count >= 2 or strategy: none",
-        )
-
-
-@rule
 def horovod_needs_mpi(loaded: LoadedConfig) -> Iterator[Problem]:
     """Horovod runs under mpirun, which the container starts only for the mpi strategy
     (sagemaker_mpi_enabled); the entry point's --horovod fails anywhere else."""
     config = loaded.config
     wanted = config.hyperparameters.get("horovod")
-    if wanted not in (None, False, "false", "False", 0) and config.distribution.strategy != "mpi":
+    if wanted not in (None, False, "false", "False", 0) and not isinstance(
+        config.distribution, MpiDistribution
+    ):
         yield error(
             loaded,
             ("hyperparameters", "horovod"),
@@ -121,13 +82,13 @@ def tensorflow_script_mode(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK v2 runs script mode only: for TensorFlow up to its _HIGHEST_LEGACY_MODE_ONLY_VERSION
     (1.10) the estimator raises unless image_uri is given (and legacy mode is gone)."""
     config = loaded.config
-    version = _version(config)
+    version = version_of(config)
     if not _is_tensorflow(config) or version is None or config.image_uri:
         return
     highest = sdk_data.version_constant(
         "tensorflow/estimator.py", "_HIGHEST_LEGACY_MODE_ONLY_VERSION"
     )
-    if version <= _numbers(highest):
+    if version <= numbers(highest):
         yield error(
             loaded,
             ("framework_version",),
@@ -182,9 +143,10 @@ def tensorflow_one_host_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     if not _is_tensorflow(config) or name not in _ONE_HOST_STRATEGIES:
         return
     strategy, count = config.distribution.strategy, config.compute.instance_count
-    if strategy == "none" and count == 1:
+    alone = isinstance(config.distribution, NoDistribution)
+    if alone and count == 1:
         return
-    where = f"strategy {strategy}" if strategy != "none" else f"{count} instances"
+    where = f"{count} instances" if alone else f"strategy {strategy}"
     yield error(
         loaded,
         ("hyperparameters", "strategy"),

@@ -1,0 +1,188 @@
+"""What every strategy provides: the capabilities the registry and the rest of sagelaunch call.
+
+A strategy is one subclass of `Strategy` in its own module, registered in registry.py. Every
+capability is abstract, so a strategy missing one cannot even be instantiated, and
+tests/strategies/test_capabilities.py lists them per registered strategy.
+
+Strategies see plain data only: a `LaunchConfig`, the request's hyperparameters, the estimator's
+``distribution`` dict. They never import the SDK or boto3 (the SDK adaptor asks them for the
+``distribution`` argument) and stay on the `validate` fast path.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from sagelaunch.strict import Strict
+
+if TYPE_CHECKING:
+    from sagelaunch.config.loader import LoadedConfig
+    from sagelaunch.config.model import LaunchConfig
+    from sagelaunch.errors import Problem
+
+    Rule = Callable[[LoadedConfig], Iterator[Problem]]
+
+# The container's launchers (plan.topology.launcher).
+PYTHON = "python"
+TORCHRUN = "torchrun"
+MPIRUN = "mpirun"
+XGBOOST = "xgboost"
+
+# What each registered strategy must provide (tests/strategies/test_capabilities.py).
+CAPABILITIES = (
+    "model",
+    "placement",
+    "sdk_distribution",
+    "local_launcher",
+    "check_local",
+    "imported",
+    "owns_distribution",
+    "export_v3",
+    "rules",
+)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Which launcher the container runs and how many processes it starts per host."""
+
+    launcher: str
+    processes_per_host: int
+
+
+@dataclass(frozen=True)
+class V3Call:
+    """A v3 `ModelTrainer` configuration object as data: ``Torchrun()``, ``MPI(...)``; nested
+    V3Call values are written as calls too (export/sdk_v3.py renders it)."""
+
+    name: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+class Strategy(ABC):
+    """One distributed-training strategy (``distribution.strategy`` in the config)."""
+
+    name: ClassVar[str]
+    # Frameworks whose SDK estimator takes this strategy's distribution.
+    frameworks: ClassVar[frozenset[str]]
+    # Order in which `import` and `export` ask strategies whether a request or a distribution
+    # dict is theirs: the more specific first, `none` (which takes everything) last.
+    priority: ClassVar[int]
+    # Whether the job runs the smdistributed libraries (the SDK picks their images).
+    smdistributed: ClassVar[bool] = False
+    # The hyperparameters the SDK writes for its distribution (`import` maps them back, so they
+    # never become user hyperparameters).
+    sdk_hyperparameters: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    @abstractmethod
+    def model(self) -> type[Strict]:
+        """The config model: the member of the ``distribution`` union for this strategy."""
+
+    @abstractmethod
+    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+        """The launcher and processes per host the container starts (plan.topology)."""
+
+    @abstractmethod
+    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+        """The SDK estimator's ``distribution=`` argument, or None to pass none."""
+
+    @abstractmethod
+    def local_launcher(self, planned: str) -> str:
+        """The launcher `sagelaunch local` runs for the planned one (plan.topology.launcher)."""
+
+    @abstractmethod
+    def check_local(self, config: LaunchConfig) -> None:
+        """Raise UsageError, before planning, for what `sagelaunch local` cannot run here."""
+
+    @abstractmethod
+    def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
+        """`sagelaunch import`: the config's ``distribution`` for a request whose (decoded)
+        hyperparameters this strategy's SDK distribution wrote, else None."""
+
+    @abstractmethod
+    def owns_distribution(self, distribution: dict[str, Any]) -> bool:
+        """Whether an estimator's ``distribution`` dict is this strategy's (export reads a plan)."""
+
+    @abstractmethod
+    def export_v3(self, distribution: dict[str, Any]) -> V3Call | None:
+        """The v3 ``distributed=`` object for this strategy's distribution dict, None for none;
+        raises UsageError naming what v3 cannot express."""
+
+    @abstractmethod
+    def rules(self) -> tuple[Rule, ...]:
+        """This strategy's own compatibility rules (config/rules runs them with the others)."""
+
+
+def offered(values: object) -> str:
+    return ", ".join(str(v) for v in values)  # type: ignore[attr-defined]
+
+
+MPI_HYPERPARAMETERS = frozenset(
+    {
+        "sagemaker_mpi_enabled",
+        "sagemaker_mpi_num_of_processes_per_host",
+        "sagemaker_mpi_custom_mpi_options",
+    }
+)
+TORCH_DISTRIBUTED_HYPERPARAMETER = "sagemaker_torch_distributed_enabled"
+
+
+def mpi_distribution(config: LaunchConfig) -> dict[str, Any]:
+    """The SDK's ``mpi`` section (strategy mpi, and SMP v1 under mpirun)."""
+    mpi: dict[str, Any] = {"enabled": True}
+    if config.distribution.processes_per_host:
+        mpi["processes_per_host"] = config.distribution.processes_per_host
+    mpi["custom_mpi_options"] = config.distribution.custom_mpi_options
+    return mpi
+
+
+def mpi_imported(hyperparameters: dict[str, Any]) -> dict[str, Any]:
+    """The mpirun keys back from the SDK's ``sagemaker_mpi_*`` hyperparameters."""
+    options = hyperparameters.get("sagemaker_mpi_custom_mpi_options", "")
+    return {
+        "processes_per_host": hyperparameters.get("sagemaker_mpi_num_of_processes_per_host"),
+        "custom_mpi_options": options or None,
+    }
+
+
+def mpi_enabled(hyperparameters: dict[str, Any]) -> bool:
+    return hyperparameters.get("sagemaker_mpi_enabled") is True
+
+
+def enabled(distribution: dict[str, Any], *keys: str) -> bool:
+    """Whether ``distribution[keys[0]]...[keys[-1]]["enabled"]`` is set."""
+    section: Any = distribution
+    for key in keys:
+        section = section.get(key) if isinstance(section, dict) else None
+    return isinstance(section, dict) and bool(section.get("enabled"))
+
+
+class DistributionSettings(Protocol):
+    """What code outside a strategy may read of any strategy's config: the mixins below give
+    every model these (the static type of ``LaunchConfig.distribution``)."""
+
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def processes_per_host(self) -> int | None: ...
+    @property
+    def custom_mpi_options(self) -> str: ...
+    @property
+    def smp(self) -> Any: ...
+
+
+class NoMpiSettings:
+    """Config mixin for strategies that start no mpirun: they read these as unset."""
+
+    processes_per_host: ClassVar[int | None] = None
+    custom_mpi_options: ClassVar[str] = ""
+
+
+class NoSmp:
+    """Config mixin for strategies other than smp: they read ``smp`` as unset."""
+
+    smp: ClassVar[Any] = None

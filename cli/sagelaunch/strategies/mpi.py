@@ -1,0 +1,90 @@
+"""``mpi``: Open MPI's mpirun on the first host starting every rank (Horovod-style and MPI
+scripts), as the toolkit's MasterRunner."""
+
+from __future__ import annotations
+
+from importlib import util
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+
+from sagelaunch.config.groups import DistributionGroups
+from sagelaunch.errors import UsageError
+from sagelaunch.strategies.base import (
+    MPI_HYPERPARAMETERS,
+    MPIRUN,
+    NoSmp,
+    Placement,
+    Strategy,
+    V3Call,
+    enabled,
+    mpi_distribution,
+    mpi_enabled,
+    mpi_imported,
+)
+from sagelaunch.strict import Strict
+
+if TYPE_CHECKING:
+    from sagelaunch.config.model import LaunchConfig
+
+NAME = "mpi"
+
+
+class MpiDistribution(NoSmp, DistributionGroups, Strict):
+    """mpirun on the first host starting every rank (Horovod-style and MPI scripts)."""
+
+    strategy: Literal["mpi"] = Field(description="mpi (Open MPI's mpirun).")
+    processes_per_host: int | None = Field(
+        None, ge=1, description="MPI processes per host (default: one per GPU)."
+    )
+    custom_mpi_options: str = Field("", description="Extra mpirun options.")
+
+
+class MpiStrategy(Strategy):
+    name = NAME
+    frameworks = frozenset({"pytorch", "tensorflow"})
+    priority = 30
+    sdk_hyperparameters = MPI_HYPERPARAMETERS
+
+    @property
+    def model(self) -> type[Strict]:
+        return MpiDistribution
+
+    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+        return Placement(MPIRUN, config.distribution.processes_per_host or accelerators_per_host)
+
+    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+        return {"mpi": mpi_distribution(config)}
+
+    def local_launcher(self, planned: str) -> str:
+        return planned  # mpirun: local/launchers.py finds Open MPI
+
+    def check_local(self, config: LaunchConfig) -> None:
+        """TensorFlow's mpi jobs run Horovod."""
+        if config.framework == "tensorflow" and util.find_spec("horovod") is None:
+            raise UsageError(
+                "the mpi strategy runs Horovod, which is not installed here (SageMaker's "
+                "TensorFlow GPU images ship it)",
+                "pip install horovod (built against this TensorFlow, with Open MPI), or try the "
+                "job locally with --set distribution.strategy=multi_worker_mirrored",
+            )
+
+    def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
+        if not mpi_enabled(hyperparameters):
+            return None
+        return {"strategy": self.name, **mpi_imported(hyperparameters)}
+
+    def owns_distribution(self, distribution: dict[str, Any]) -> bool:
+        return enabled(distribution, "mpi")
+
+    def export_v3(self, distribution: dict[str, Any]) -> V3Call | None:
+        mpi = distribution["mpi"]
+        kwargs: dict[str, Any] = {}
+        if mpi.get("processes_per_host"):
+            kwargs["process_count_per_node"] = mpi["processes_per_host"]
+        if mpi.get("custom_mpi_options"):
+            kwargs["mpi_additional_options"] = str(mpi["custom_mpi_options"]).split()
+        return V3Call("MPI", kwargs)
+
+    def rules(self) -> tuple[Any, ...]:
+        return ()

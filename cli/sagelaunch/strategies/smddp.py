@@ -1,0 +1,167 @@
+"""``smddp`` (smdistributed.dataparallel): mpirun, or on p5-class instances torchrun with the
+smddp backend (the SDK refuses smdistributed there without torch_distributed)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import Field
+
+from sagelaunch.config import facts, sdk_data
+from sagelaunch.config.groups import DistributionGroups
+from sagelaunch.errors import UsageError
+from sagelaunch.strategies.base import (
+    MPIRUN,
+    TORCH_DISTRIBUTED_HYPERPARAMETER,
+    TORCHRUN,
+    NoSmp,
+    Placement,
+    Strategy,
+    V3Call,
+    offered,
+)
+from sagelaunch.strict import Strict
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from sagelaunch.config.loader import LoadedConfig
+    from sagelaunch.config.model import LaunchConfig
+    from sagelaunch.errors import Problem
+    from sagelaunch.strategies.base import Rule
+
+NAME = "smddp"
+ENABLED = "sagemaker_distributed_dataparallel_enabled"
+OPTIONS = "sagemaker_distributed_dataparallel_custom_mpi_options"
+
+
+class SmddpDistribution(NoSmp, DistributionGroups, Strict):
+    """smdistributed.dataparallel (mpirun; on p5-class instances torchrun + the smddp backend)."""
+
+    strategy: Literal["smddp"] = Field(description="smddp (smdistributed.dataparallel).")
+    custom_mpi_options: str = Field("", description="Extra mpirun options for SMDDP.")
+    processes_per_host: ClassVar[int | None] = None
+
+
+def with_torchrun(config: LaunchConfig) -> bool:
+    """SMDDP on p5-class instances runs under torchrun (the SDK refuses smdistributed there
+    without torch_distributed)."""
+    instances = facts.load("instances")["smddp_with_torchrun"]
+    return config.framework == "pytorch" and config.compute.instance_type in instances
+
+
+def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
+    (SMDDP docs, "Supported instance types"; p5-class with torchrun); the SDK does not check."""
+    config = loaded.config
+    if not isinstance(config.distribution, SmddpDistribution):
+        return
+    instances = facts.load("instances")
+    allowed = instances["smddp_supported"]
+    if config.framework == "pytorch":  # p5-class only with torchrun, which TensorFlow lacks
+        allowed = allowed + instances["smddp_with_torchrun"]
+    if config.compute.instance_type not in allowed:
+        yield loaded.problem(
+            ("compute", "instance_type"),
+            f"the SMDDP library supports only {offered(allowed)} (AWS SMDDP docs), not "
+            f"{config.compute.instance_type}; use strategy: torchrun for NCCL data parallelism",
+        )
+
+
+def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The SDK refuses SMDDP for framework versions outside its SMDDP list unless image_uri is
+    given (fw_utils.SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS)."""
+    config = loaded.config
+    if not isinstance(config.distribution, SmddpDistribution) or config.image_uri:
+        return
+    if config.framework != "pytorch":
+        return  # TensorFlow: tensorflow_smddp_versions
+    from sagelaunch.config import images
+    from sagelaunch.config.rules.frameworks import check_region
+
+    if images.sdk_has_smddp_image(config) or images.tool_known_image(config, check_region(loaded)):
+        return
+    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["pytorch"]
+    yield loaded.problem(
+        ("framework_version",),
+        f"the SDK supports SMDDP for PyTorch {offered(supported)} and sagelaunch knows no SMDDP "
+        f"image for {config.framework_version}: set image_uri to an SMDDP-enabled image",
+    )
+
+
+def tensorflow_smddp_versions(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The SMDDP library supports TensorFlow only in the versions the SDK lists
+    (fw_utils.SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS: 2.3 to 2.11; it dropped TF >= 2.12),
+    so an image_uri does not help either."""
+    config = loaded.config
+    tensorflow = config.framework == "tensorflow"
+    if not tensorflow or not isinstance(config.distribution, SmddpDistribution):
+        return
+    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["tensorflow"]
+    if config.framework_version and config.framework_version not in supported:
+        yield loaded.problem(
+            ("framework_version",),
+            f"the SMDDP library supports TensorFlow {offered(supported)} only (the SDK's list), "
+            f"not {config.framework_version}; use strategy: multi_worker_mirrored or mpi",
+        )
+
+
+class SmddpStrategy(Strategy):
+    name = NAME
+    frameworks = frozenset({"pytorch", "tensorflow"})
+    priority = 20
+    smdistributed = True
+    sdk_hyperparameters = frozenset(
+        {ENABLED, OPTIONS, TORCH_DISTRIBUTED_HYPERPARAMETER}  # p5-class: torchrun too
+    )
+
+    @property
+    def model(self) -> type[Strict]:
+        return SmddpDistribution
+
+    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+        return Placement(TORCHRUN if with_torchrun(config) else MPIRUN, accelerators_per_host)
+
+    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+        options = config.distribution.custom_mpi_options
+        result: dict[str, Any] = {
+            "smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": options}}
+        }
+        if with_torchrun(config):
+            result["torch_distributed"] = {"enabled": True}  # p5-class: torchrun + smddp backend
+        return result
+
+    def local_launcher(self, planned: str) -> str:
+        """Locally one torchrun per host for the container's mpirun: SMDDP needs GPUs and EFA, so
+        the entry point picks its fallback backend and says so."""
+        return TORCHRUN if planned == MPIRUN else planned
+
+    def check_local(self, config: LaunchConfig) -> None:
+        if config.framework == "tensorflow":  # no fallback there
+            raise UsageError(
+                "SMDDP for TensorFlow needs the smdistributed library of SageMaker's TensorFlow "
+                "2.3-2.11 GPU images; it does not run here",
+                "try the job locally with --set distribution.strategy=multi_worker_mirrored",
+            )
+
+    def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
+        if hyperparameters.get(ENABLED) is not True:
+            return None
+        return {"strategy": self.name, "custom_mpi_options": hyperparameters.get(OPTIONS) or None}
+
+    def owns_distribution(self, distribution: dict[str, Any]) -> bool:
+        return "dataparallel" in distribution.get("smdistributed", {})
+
+    def export_v3(self, distribution: dict[str, Any]) -> V3Call | None:
+        raise UsageError(
+            "SDK v3 has no SMDDP option (smdistributed.dataparallel): ModelTrainer cannot "
+            "export this job",
+            hint="export --sdk v2, or use strategy torchrun (NCCL) for a v3 job",
+        )
+
+    def rules(self) -> tuple[Rule, ...]:
+        return (
+            smddp_instance_type,
+            smddp_image,
+            tensorflow_smddp_versions,
+        )

@@ -1,0 +1,165 @@
+"""A strategy is one module: a toy one, registered here and nowhere else, validates (its own rule
+included), plans (its SDK distribution in the request), imports back from that request, exports
+to SDK v3 and runs locally, through the real commands, with no edit anywhere else."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+import yaml
+from pydantic import Field
+
+from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.config.model import LaunchConfig
+from sagelaunch.errors import Problem
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import (
+    PYTHON,
+    NoMpiSettings,
+    NoSmp,
+    Placement,
+    Strategy,
+    V3Call,
+)
+from sagelaunch.strict import Strict
+
+# The toy's mark: on SageMaker an mpirun with this option; the request carries it back.
+MARK = "-x TOY_STRATEGY=1"
+
+
+class ToyDistribution(NoMpiSettings, NoSmp, Strict):
+    """The toy strategy's config keys."""
+
+    strategy: Literal["toy"] = Field(description="toy: a test's strategy.")
+
+
+def toy_on_two_hosts_at_most(loaded: LoadedConfig) -> Iterator[Problem]:
+    """The toy's own rule."""
+    config = loaded.config
+    if isinstance(config.distribution, ToyDistribution) and config.compute.instance_count > 2:
+        yield loaded.problem(("compute", "instance_count"), "toy runs on 2 hosts at most")
+
+
+class ToyStrategy(Strategy):
+    name = "toy"
+    frameworks = frozenset({"pytorch"})
+    priority = 1  # before mpi: its mpirun option is what tells it apart
+
+    @property
+    def model(self) -> type[Strict]:
+        return ToyDistribution
+
+    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+        return Placement(PYTHON, 1)
+
+    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+        return {"mpi": {"enabled": True, "custom_mpi_options": MARK}}
+
+    def local_launcher(self, planned: str) -> str:
+        return PYTHON
+
+    def check_local(self, config: LaunchConfig) -> None:
+        return None
+
+    def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
+        if hyperparameters.get("sagemaker_mpi_custom_mpi_options") == MARK:
+            return {"strategy": self.name}
+        return None
+
+    def owns_distribution(self, distribution: dict[str, Any]) -> bool:
+        return distribution.get("mpi", {}).get("custom_mpi_options") == MARK
+
+    def export_v3(self, distribution: dict[str, Any]) -> V3Call | None:
+        return V3Call("MPI", {"mpi_additional_options": MARK.split()})
+
+    def rules(self) -> tuple[Any, ...]:
+        return (toy_on_two_hosts_at_most,)
+
+
+SCRIPT = """\
+import json, os, sys
+print("toy ran with", sys.argv[1:])
+with open(os.path.join(os.environ["SM_MODEL_DIR"], "toy.json"), "w") as f:
+    json.dump({"hosts": json.loads(os.environ["SM_HOSTS"])}, f)
+"""
+
+
+@pytest.fixture
+def toy():
+    with registry.registered(ToyStrategy()) as strategy:
+        yield strategy
+
+
+@pytest.fixture
+def toy_config(tmp_path: Path) -> Path:
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "toy.py").write_text(SCRIPT)
+    config = {
+        "name": "toy-job",
+        "framework": "pytorch",
+        "entry_point": "toy.py",
+        "source_dir": "code",
+        "framework_version": "2.2.0",
+        "role": "arn:aws:iam::111122223333:role/SageMakerRole",
+        "region": "us-east-1",
+        "output_path": "s3://bucket/output/",
+        "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
+        "distribution": {"strategy": "toy"},
+        "hyperparameters": {"epochs": 1},
+    }
+    path = tmp_path / "toy.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def test_unregistered_the_toy_is_an_unknown_strategy(cli, toy_config):
+    result = cli("validate", toy_config)
+    assert result.exit_code == 2 and "strategy must be one of" in result.output
+
+
+def test_the_toy_validates_with_its_own_rule(cli, toy, toy_config):
+    assert cli("validate", toy_config).exit_code == 0
+    result = cli("validate", toy_config, "--set", "compute.instance_count=3")
+    assert result.exit_code == 2 and "toy runs on 2 hosts at most" in result.output
+
+
+def test_the_toy_plans_imports_back_and_exports(cli, toy, toy_config, tmp_path):
+    saved = tmp_path / "plan.json"
+    assert cli("plan", toy_config, "--out", saved, "--job-name", "j-1").exit_code == 0
+    plan = json.loads(saved.read_text())
+    assert (
+        json.loads(plan["request"]["HyperParameters"]["sagemaker_mpi_custom_mpi_options"]) == MARK
+    )
+    assert plan["topology"]["launcher"] == PYTHON and plan["topology"]["world_size"] == 2
+
+    imported = tmp_path / "imported.yaml"
+    result = cli("import", saved, "--out", imported, "--source-dir", tmp_path / "code")
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(imported.read_text())["distribution"] == {"strategy": "toy"}
+    replanned = json.loads(cli("plan", imported, "--job-name", "j-1", "-o", "json").stdout)
+    assert replanned["request"] == plan["request"]
+
+    script = tmp_path / "train_v3.py"
+    assert cli("export", toy_config, "--sdk", "v3", "--out", script).exit_code == 0
+    text = script.read_text()
+    compile(text, script.name, "exec")
+    assert "MPI(" in text and "-x" in text and "TOY_STRATEGY=1" in text
+
+
+def test_the_toy_runs_locally(cli, toy, toy_config, tmp_path):
+    workdir = tmp_path / "run"
+    result = cli("local", toy_config, "--workdir", workdir, "--keep")
+    assert result.exit_code == 0, result.output
+    assert "toy ran with" in result.output
+    assert "(python)" in result.output  # the toy's local launcher
+
+
+def test_unregistering_restores_the_config_model():
+    before = LaunchConfig.model_json_schema()
+    with registry.registered(ToyStrategy()):
+        assert "toy" in json.dumps(LaunchConfig.model_json_schema())
+    assert LaunchConfig.model_json_schema() == before and "toy" not in registry.names()
