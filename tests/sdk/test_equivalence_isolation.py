@@ -12,7 +12,7 @@ from sagemaker.tensorflow import TensorFlow
 
 from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
-from sagelaunch.sdk.plan import build_plan
+from sagelaunch.services.planning import build_plan
 from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
 from tests.sdk.test_equivalence import sdk_request  # noqa: F401  (the capture fixture)
 
