@@ -26,6 +26,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -136,6 +137,7 @@ def confine(spec: HostProcess, host: HostTree, run_dir: Path, sandbox: Sandbox) 
         *_devices(),
         *("--ro-bind", "/proc", "/proc"),
         *("--bind", str(tmp), "/tmp"),
+        *_under_tmp(spec.env),  # after /tmp, which hides the machine's
         *("--bind", str(run_dir), str(run_dir)),  # after /tmp: a run folder may be in it
         *_opt(host.root),
         *("--remount-ro", "/"),
@@ -153,6 +155,16 @@ def _inside(path: Path, root: Path) -> Path:
         return CONTAINER_ROOT / path.relative_to(root)
     except ValueError:
         return path
+
+
+def _under_tmp(env: dict[str, str]) -> list[str]:
+    """What the process needs from the machine's /tmp, read-only: the interpreter and the
+    folders its PATH and PYTHONPATH name there (a venv or software overlay under /tmp)."""
+    wanted = [sys.prefix, *env.get("PYTHONPATH", "").split(os.pathsep)]
+    wanted += env.get("PATH", "").split(os.pathsep)
+    tmp = Path("/tmp")
+    found = [Path(p) for p in wanted if p and Path(p).is_relative_to(tmp) and Path(p).is_dir()]
+    return [arg for path in dict.fromkeys(found) for arg in ("--ro-bind", str(path), str(path))]
 
 
 def _read_only_root() -> list[str]:
