@@ -193,7 +193,7 @@ def _mirror(folder: Path, skip: set[str]) -> list[str]:
 
 
 def _devices() -> list[str]:
-    args = ["--dev", "/dev", "--dev-bind", "/dev/shm", "/dev/shm"]
+    args = ["--dev", "/dev", "--dev-bind-try", "/dev/shm", "/dev/shm"]
     for pattern in DEVICES:
         for device in sorted(Path("/dev").glob(pattern)):
             args += ["--dev-bind-try", str(device), str(device)]
