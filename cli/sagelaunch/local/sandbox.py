@@ -136,10 +136,10 @@ def confine(spec: HostProcess, host: HostTree, run_dir: Path, sandbox: Sandbox) 
         *_read_only_root(),
         *_devices(),
         *("--ro-bind", "/proc", "/proc"),
+        *_opt(host.root),
         *("--bind", str(tmp), "/tmp"),
         *_under_tmp(spec.env),  # after /tmp, which hides the machine's
-        *("--bind", str(run_dir), str(run_dir)),  # after /tmp: a run folder may be in it
-        *_opt(host.root),
+        *("--bind", str(run_dir), str(run_dir)),  # last: a run folder may be in /tmp or /opt
         *("--remount-ro", "/"),
         *("--chdir", str(_inside(spec.cwd, host.root))),
         "--",
