@@ -18,6 +18,7 @@ BENCHES = [
     "bench_xgboost",
     "bench_local",
     "bench_requirements",
+    "bench_channels",
     "bench_submit",
     "bench_datafeed",
     "bench_recommend",
@@ -65,6 +66,9 @@ ROWS = [
     ("bench_local", "smoke_run.ratio", "local 20 steps / torchrun by hand", 1.15, "x"),
     ("bench_local", "ratio", "local 300 steps / torchrun by hand", 1.15, "x"),
     ("bench_requirements", "ratio", "local: cached requirements / none", 1.10, "x"),
+    # Context: each of 2 hosts' private copy of a 1 GB channel file (reflink where the fs can).
+    ("bench_channels", "real_copy_s", "1 GB channel, 2 host copies", None, "s"),
+    ("bench_channels", "sparse_copy_s", "  (sparse 1 GB file)", None, "s"),
     # Context, not a target: here the data host shares the ranks' cores (on SageMaker: its own).
     ("bench_datafeed", "offloaded_vs_on_ranks", "rank step: data offloaded / on ranks", None, "x"),
     # The whole size × layout × category table goes to stderr; these bound it.

@@ -160,3 +160,18 @@ def test_populate_from_s3_through_a_moto_server(moto_s3, tmp_path, make_config):
     assert (trees[1].channel("train") / "sub" / "x.csv").read_bytes() == b"train/sub/x.csv"
     assert _channel_files(trees[0], "all") == sorted(first + second)
     assert os.stat(trees[0].channel("all") / "part-0.csv").st_size == len("train/part-0.csv")
+
+
+def test_each_host_gets_a_private_copy_never_a_link(tmp_path):
+    original = tmp_path / "data" / "rows.csv"
+    original.parent.mkdir()
+    original.write_text("1,2\n")
+    copies = [tmp_path / host / "rows.csv" for host in ("algo-1", "algo-2")]
+    for copy in copies:
+        channels.private_copy(original, copy)
+    with copies[0].open("a") as handle:  # a script appending to its input file
+        handle.write("3,4\n")
+    assert original.read_text() == copies[1].read_text() == "1,2\n"
+    assert copies[0].read_text() == "1,2\n3,4\n"
+    assert original.stat().st_nlink == 1
+    assert original.stat().st_mtime == copies[1].stat().st_mtime  # copied with its times

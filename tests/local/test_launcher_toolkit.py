@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -73,12 +74,16 @@ def test_single_host_pytorch_has_master_addr_and_port_like_the_container(write_c
     assert "world 1" in (tmp_path / "run" / "logs" / "algo-1.log").read_text()
 
 
-# A tiny job that waits for a file the test writes, so two runs overlap for sure.
+# A tiny job that waits until the test opens a loopback port, so two runs overlap for sure (a
+# gate file would not do: in the sandbox each host has a private /tmp, as in the container).
 WAITER = """\
-import os, pathlib, time
-gate = pathlib.Path(os.environ["GATE"])
-while not gate.exists():
-    time.sleep(0.05)
+import os, socket, time
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", int(os.environ["GATE_PORT"])), timeout=5).close()
+        break
+    except OSError:
+        time.sleep(0.05)
 """
 
 
@@ -107,8 +112,9 @@ def test_workdir_holding_user_files_is_refused_and_left_alone(write_config, tmp_
 
 def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_path):
     config = _waiter_config(write_config)
-    gate = tmp_path / "gate"
-    env = clean_env(GATE=str(gate))
+    gate = socket.socket()
+    gate.bind(("127.0.0.1", 0))  # closed to the waiters until it listens
+    env = clean_env(GATE_PORT=str(gate.getsockname()[1]))
     command = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir"]
     first = subprocess.Popen(
         [*command, str(tmp_path / "run")],
@@ -133,9 +139,10 @@ def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_pa
             text=True,
         )
     finally:
-        gate.write_text("go")
+        gate.listen(8)
         out, err = first.communicate(timeout=120)
         other_out, other_err = other.communicate(timeout=120)
+        gate.close()
     assert first.returncode == 0, out[-2000:] + err[-2000:]
     assert second.returncode == 2
     assert f"pid {first.pid}" in second.stdout + second.stderr

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.local import sandbox
 from sagelaunch.local.artifacts import members
 from tests.conftest import ENTRYPOINTS
 from tests.local.conftest import (
@@ -23,6 +24,8 @@ from tests.local.conftest import (
     run_local,
 )
 from tests.local.data import write_dataset
+
+ISOLATED = sandbox.choose("auto").isolated  # each host's processes see their tree at /opt/ml
 
 HOSTS = ("algo-1", "algo-2")
 
@@ -113,7 +116,7 @@ FAILING = """\
 import os, sys, time
 from pathlib import Path
 
-pid_dir = Path(sys.argv[sys.argv.index("--pid_dir") + 1])
+pid_dir = Path(os.environ["SM_OUTPUT_DATA_DIR"])  # in the run folder: writable in a sandbox
 host = os.environ["SM_CURRENT_HOST"]
 (pid_dir / f"{host}-{os.getpid()}-{os.getppid()}").write_text("")
 if host == "algo-2":
@@ -127,14 +130,8 @@ time.sleep(120)
 
 @pytest.mark.slow
 def test_one_host_failing_stops_the_others(write_config, tmp_path):
-    pids = tmp_path / "pids"
-    pids.mkdir()
     config = write_config(
-        pytorch_config(
-            entry_point="fail.py",
-            source_dir="code",
-            hyperparameters={"pid_dir": str(pids)},
-        ),
+        pytorch_config(entry_point="fail.py", source_dir="code"),
         code={"fail.py": FAILING},
     )
     # algo-1 sleeps 120 s: the run ending within the 90 s timeout means it was cut short.
@@ -142,7 +139,8 @@ def test_one_host_failing_stops_the_others(write_config, tmp_path):
     assert done.returncode == 1, done.stderr[-3000:]
     assert "ValueError: boom on algo-2" in done.stderr
     assert "algo-2 failed" in done.stderr and "about to fail" in done.stderr
-    recorded = [int(p) for f in pids.iterdir() for p in f.name.split("-")[2:]]
+    pids = list((tmp_path / "run").glob("algo-*/output/data/algo-*"))
+    recorded = [int(p) for f in pids for p in f.name.split("-")[2:]]
     assert len(recorded) == 4  # two workers and their torchrun agents
     assert not [pid for pid in recorded if alive(pid)]
     assert (tmp_path / "run" / "algo-1").is_dir()  # kept for a look after a failure
@@ -195,7 +193,8 @@ def test_someone_elses_config_with_workdir_and_keep(write_config, tmp_path):
         assert read_json(host / "model/weights.json") == {"host": f"algo-{index}", "epochs": 1}
         for folder in ("output/data", "output/intermediate", "checkpoints", "input/data"):
             assert (host / folder).is_dir()
-        assert f"[algo-{index}] algo-{index} cwd={host / 'code'} note=hello world" in done.stderr
+        cwd = "/opt/ml/code" if ISOLATED else host / "code"  # as the script sees it (sandbox.py)
+        assert f"[algo-{index}] algo-{index} cwd={cwd} note=hello world" in done.stderr
     with tarfile.open(run / "model.tar.gz") as tar:
         assert json.load(tar.extractfile("weights.json"))["host"] == "algo-1"
 
@@ -208,11 +207,16 @@ def test_docker_without_docker_is_a_clear_usage_error(cli, make_config, monkeypa
     assert "drop --docker" in result.output
 
 
+def _pid_files(tmp_path: Path) -> list[Path]:
+    """What SLEEPER wrote in the run folder (the default one: .sagelaunch/runs/JOB)."""
+    return list(tmp_path.glob(".sagelaunch/runs/*/algo-*/output/data/algo-*"))
+
+
 SLEEPER = """\
 import os, sys, time
 from pathlib import Path
 
-pid_dir = Path(sys.argv[sys.argv.index("--pid_dir") + 1])
+pid_dir = Path(os.environ["SM_OUTPUT_DATA_DIR"])  # in the run folder: writable in a sandbox
 (pid_dir / f"{os.environ['SM_CURRENT_HOST']}-{os.getpid()}").write_text("")
 time.sleep(120)
 """
@@ -220,14 +224,9 @@ time.sleep(120)
 
 @pytest.mark.slow
 def test_ctrl_c_stops_every_host(write_config, tmp_path):
-    pids = tmp_path / "pids"
-    pids.mkdir()
     config = write_config(
         pytorch_config(
-            entry_point="sleep.py",
-            source_dir="code",
-            distribution={"strategy": "none"},
-            hyperparameters={"pid_dir": str(pids)},
+            entry_point="sleep.py", source_dir="code", distribution={"strategy": "none"}
         ),
         code={"sleep.py": SLEEPER},
     )
@@ -241,14 +240,14 @@ def test_ctrl_c_stops_every_host(write_config, tmp_path):
     )
     try:
         deadline = time.monotonic() + 60
-        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+        while len(_pid_files(tmp_path)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(list(pids.iterdir())) == 2, "the hosts did not start"
+        assert len(_pid_files(tmp_path)) == 2, "the hosts did not start"
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
     assert proc.returncode == 4, stderr[-2000:]
     assert "interrupted" in stderr
-    recorded = [int(f.name.split("-")[-1]) for f in pids.iterdir()]
+    recorded = [int(f.name.split("-")[-1]) for f in _pid_files(tmp_path)]
     assert not [pid for pid in recorded if alive(pid)]

@@ -136,7 +136,8 @@ def backup_step(backup: Path) -> int:
 
 @pytest.mark.slow
 def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uninterrupted):
-    checkpoints, workdir = tmp_path / "checkpoints", tmp_path / "run"
+    workdir = tmp_path / "run"
+    checkpoints = workdir / "checkpoints"  # a sandboxed host writes nowhere else; reruns keep it
     config = write_config(one_epoch_job("fit", checkpoints))
     backup = checkpoints / "backup"
     output = kill_once_backed_up(config, workdir, lambda: backup_step(backup))
@@ -161,7 +162,8 @@ def test_gradient_tape_loop_on_two_hosts_resumes_mid_epoch_after_a_worker_is_kil
     """MultiWorkerMirrored on 2 hosts of BATCH/2 samples each: one process's global batch. The
     second host's worker is killed; the chief, stuck in an all-reduce, is stopped by the run, and
     both hosts resume from the chief's checkpoints (one shared dir, as SageMaker's sync gives)."""
-    checkpoints, workdir = tmp_path / "checkpoints", tmp_path / "run"
+    workdir = tmp_path / "run"
+    checkpoints = workdir / "checkpoints"  # a sandboxed host writes nowhere else; reruns keep it
     config = write_config(one_epoch_job("custom", checkpoints, hosts=2))
     output = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(checkpoints), "algo-2")
     assert "CollectiveAllReduceStrategy: 2 replica(s)" in output

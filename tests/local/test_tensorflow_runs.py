@@ -50,9 +50,9 @@ def test_multi_worker_mirrored_on_two_hosts_equals_one_process(write_config, tmp
     """Gradients summed across the hosts: the same steps as one process on the global batch,
     also across a resume of both hosts from the chief's checkpoints (one shared dir, as
     SageMaker's checkpoint sync gives every host)."""
-    shared = {"log_every": 3, "batch_size": 16, "checkpoint_dir": str(tmp_path / "ckpt")}
+    workdir = tmp_path / "run"  # the shared dir in it: a sandboxed host writes nowhere else
+    shared = {"log_every": 3, "batch_size": 16, "checkpoint_dir": str(workdir / "ckpt")}
     first = tf_job("multi_worker_mirrored", max_steps=12, checkpoint_every=6, **shared)
-    workdir = tmp_path / "run"
     done = run_local(write_config(first), "--workdir", str(workdir), timeout=300)
     log = done.stdout + done.stderr  # hosts' lines go to stderr, prefixed [algo-N]
     assert done.returncode == 0, log[-3000:]
@@ -115,7 +115,9 @@ def newest_checkpoint(folder: Path) -> int:
 
 @pytest.mark.slow
 def test_parameter_servers_on_two_hosts_resume_after_the_chief_is_killed(write_config, tmp_path):
-    checkpoints = tmp_path / "checkpoints"  # outside the host trees, which a rerun replaces
+    # In the run folder (a sandboxed host writes nowhere else), outside the host trees, which a
+    # rerun replaces.
+    checkpoints = tmp_path / "run" / "checkpoints"
     job = tf_job(
         "parameter_server",
         max_steps=300,

@@ -1,10 +1,12 @@
 """The SM_* environment of a local run equals what the SageMaker training toolkit computes.
 
 For every host of a 2-host run, an entry point dumps the SM_* variables it received; the toolkit's
-own ``Environment().to_env_vars()`` then runs in a fresh subprocess with SAGEMAKER_BASE_DIR set
-to that host's tree (the toolkit reads it once, at import). The oracle sees the same machine (same
-CPUs, GPUs, Neuron tools, PATH) and the same container variables a framework image sets
-(SAGEMAKER_TRAINING_MODULE); TRAINING_JOB_NAME is unset in both. No other normalisation.
+own ``Environment().to_env_vars()`` then runs in a fresh subprocess that sees that host's tree
+where the host's processes saw it: in the host's sandbox at /opt/ml, the toolkit's own default
+(sandbox.py), else at its real path through SAGEMAKER_BASE_DIR (the toolkit reads it at import).
+The oracle sees the same machine (same CPUs, GPUs, Neuron tools, PATH) and the same container
+variables a framework image sets (SAGEMAKER_TRAINING_MODULE); TRAINING_JOB_NAME is unset in both.
+No other normalisation.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.local import sandbox
 from sagelaunch.local.environment import TRAINING_MODULES, user_args
+from sagelaunch.local.supervisor import HostProcess
+from sagelaunch.local.tree import HostTree
 from tests.local.conftest import clean_env, read_json, run_local
 
 DUMP_ENV = """\
@@ -37,12 +42,15 @@ json.dump(environment.Environment().to_env_vars(), open(sys.argv[1], "w"))
 
 
 def toolkit_env(tree: Path, framework: str, out: Path) -> dict[str, str]:
-    env = clean_env(
-        SAGEMAKER_BASE_DIR=str(tree), SAGEMAKER_TRAINING_MODULE=TRAINING_MODULES[framework]
-    )
+    """The toolkit's SM_* variables for ``tree``; ``out`` must be in the tree's run folder."""
+    isolation = sandbox.choose("auto")
+    base = {} if isolation.isolated else {"SAGEMAKER_BASE_DIR": str(tree)}
+    env = clean_env(SAGEMAKER_TRAINING_MODULE=TRAINING_MODULES[framework], **base)
+    oracle = HostProcess(tree.name, [sys.executable, "-c", ORACLE, str(out)], tree, env, out)
+    oracle = sandbox.confine(oracle, HostTree(tree.name, tree), tree.parent, isolation)
     subprocess.run(
-        [sys.executable, "-c", ORACLE, str(out)],
-        env=env,
+        oracle.argv,
+        env=oracle.env,
         check=True,
         timeout=60,
         capture_output=True,
@@ -85,7 +93,7 @@ def test_every_host_gets_the_toolkits_environment(write_config, tmp_path):
     for host in ("algo-1", "algo-2"):
         tree = tmp_path / "run" / host
         received = read_json(tree / "output" / "data" / "env.json")
-        expected = toolkit_env(tree, "pytorch", tmp_path / f"{host}-oracle.json")
+        expected = toolkit_env(tree, "pytorch", tmp_path / "run" / f"{host}-oracle.json")
         assert received["sm"] == expected, _diff(received["sm"], expected)
         assert received["other"] == {
             "TRAINING_JOB_NAME": None,

@@ -52,7 +52,9 @@ def local(
     """Run the job on this machine as the SageMaker container would.
 
     One /opt/ml-like tree per emulated host, the container's SM_* environment and launcher, logs
-    prefixed with the host name, model.tar.gz at the end."""
+    prefixed with the host name, model.tar.gz at the end. On Linux each host's processes run in a
+    sandbox (local.sandbox: auto) where /opt/ml is that host's tree and nothing outside the run
+    folder can be written; the header and the summary say which mode ran (namespace or off)."""
     from sagelaunch.services import local_run
 
     if docker:
@@ -106,6 +108,7 @@ def _summary(result: Result) -> None:
     for label, path in (("model", result.model_artifact), ("output", result.output_artifact)):
         if path:
             stdout.print(f"{label}: {path}", highlight=False)
+    stdout.print(f"sandbox: {result.sandbox}", highlight=False)
 
 
 def _exit_text(host: Any) -> str:

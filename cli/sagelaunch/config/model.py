@@ -255,6 +255,13 @@ class LocalRun(Strict):
         "not framework_version's); match: install framework_version's major.minor from the "
         "package index into a cached overlay (XGBoost, TensorFlow; not PyTorch).",
     )
+    sandbox: Literal["auto", "namespace", "off"] = Field(
+        "auto",
+        description="auto: each host's processes in a user + mount namespace where /opt/ml is "
+        "that host's tree and nothing outside the run folder is writable, where this machine "
+        "allows one (else as off, with a warning for literal /opt/ml paths); namespace: refuse "
+        "to run without one; off: no namespace, SM_* paths point into the run folder.",
+    )
 
 
 class LaunchConfig(Strict):

@@ -9,12 +9,16 @@ objects: AWS documents only "about 1/n of the objects" per host, so we take the 
 key and deal them out round-robin (file i goes to host i mod n). Every file lands on exactly one
 host, and hosts beyond the file count get none, as on SageMaker.
 
-Files are hard-linked into each host's tree where the file system allows it, else copied; the
-user's files are never modified, moved or deleted.
+Each host gets its own copy of every file (copy-on-write): a reflink where the file system has
+them (Btrfs, XFS, ...: instant, no space used until written), else ``copy_file_range`` (an
+in-kernel copy, which NFS and others do server-side), else a plain copy. Never a hard link: a
+script writing into its input folder changes only its host's copy, never the user's file nor
+another host's. The user's files are never modified, moved or deleted.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from collections.abc import Callable
@@ -139,17 +143,42 @@ def populate(
                 continue
             mine = share(files, taking.index(index), len(taking), source.sharded)
             for data_file in mine:
-                link_or_copy(origins[data_file.key], tree.channel(name) / data_file.key)
+                private_copy(origins[data_file.key], tree.channel(name) / data_file.key)
             counts[name].append(len(mine))
     return counts
 
 
-def link_or_copy(origin: Path, destination: Path) -> None:
+FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int), the reflink ioctl
+_COPY_CHUNK = 1 << 30
+
+
+def private_copy(origin: Path, destination: Path) -> None:
+    """``destination``, a copy of ``origin`` that shares nothing writable with it."""
     destination.parent.mkdir(parents=True, exist_ok=True)
+    with open(origin, "rb") as source, open(destination, "wb") as target:
+        if not _reflink(source.fileno(), target.fileno()):
+            _copy_range(source, target)
+    shutil.copystat(origin, destination)
+
+
+def _reflink(source: int, target: int) -> bool:
     try:
-        os.link(origin, destination)
-    except OSError:
-        shutil.copy2(origin, destination)
+        fcntl.ioctl(target, FICLONE, source)
+    except OSError:  # not Linux, not the same file system, or no reflinks there
+        return False
+    return True
+
+
+def _copy_range(source: Any, target: Any) -> None:
+    """copy_file_range until the end (the kernel copies, or clones where it can), else a copy."""
+    try:
+        while os.copy_file_range(source.fileno(), target.fileno(), _COPY_CHUNK):
+            pass
+    except (OSError, AttributeError):  # no copy_file_range here (macOS, old kernels, some fs)
+        source.seek(0)
+        target.seek(0)
+        target.truncate()
+        shutil.copyfileobj(source, target)
 
 
 class S3Store:

@@ -27,6 +27,7 @@ from sagelaunch.local import (
     model_dir,
     mpi,
     ports,
+    sandbox,
     software,
     supervisor,
     tf_config,
@@ -43,6 +44,8 @@ from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
+# What _clear removes besides algo-*.
+_RUN_FOLDERS = ("logs", ".cache", sandbox.SANDBOX_DIR, model_dir.SHARED)
 MAX_DEFAULT_HOSTS = 2
 
 
@@ -56,6 +59,7 @@ class Prepared:
     hosts: list[str]
     launch: launchers.Launch
     cluster: list[groups.LocalHost]  # every host's instance group (one group when homogeneous)
+    sandbox: sandbox.Sandbox  # the isolation the hosts' processes run in
 
 
 @dataclass
@@ -67,6 +71,7 @@ class Result:
     model_artifact: Path | None = None
     output_artifact: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    sandbox: str = sandbox.OFF  # namespace or off
 
     @property
     def failed(self) -> list[supervisor.HostOutcome]:
@@ -89,6 +94,8 @@ class Result:
             ],
             "model_artifact": str(self.model_artifact) if self.model_artifact else None,
             "output_artifact": str(self.output_artifact) if self.output_artifact else None,
+            "sandbox": self.sandbox,
+            "warnings": list(self.warnings),
         }
 
 
@@ -110,7 +117,8 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     )
     sources = channels.sources(loaded)
     names = [host.name for host in cluster]
-    return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster)
+    isolation = sandbox.choose(config.local.sandbox)
+    return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster, isolation)
 
 
 def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
@@ -123,8 +131,11 @@ def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
 
 
 def agents_needed(prepared: Prepared) -> int:
-    """The torchrun agents this run starts early (one per host), or 0 for another launcher."""
-    return len(prepared.hosts) if prepared.launch.kind == TORCHRUN else 0
+    """The torchrun agents this run starts early (one per host), or 0 for another launcher (or
+    in a sandbox: an agent already running cannot enter one)."""
+    if prepared.launch.kind != TORCHRUN or prepared.sandbox.isolated:
+        return 0
+    return len(prepared.hosts)
 
 
 @contextmanager
@@ -167,7 +178,7 @@ def run(
     _clear(workdir)
     local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
     plan = plan.model_copy(update={"request": local})
-    trees = _build_trees(workdir, prepared.cluster, plan.request, code)
+    trees = _build_trees(workdir, prepared, plan.request, code)
     _make_command_executable(trees, str(prepared.planned.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
     config = prepared.loaded.config
@@ -176,6 +187,7 @@ def run(
     )
     warnings += [launch.warning] if launch.warning else []
     warnings += filter(None, [model_dir.warning(prepared.planned.config)])
+    warnings += _hard_coded_paths(prepared, trees[0].code)
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
     counts = channels.populate(
@@ -186,6 +198,7 @@ def run(
         groups.receivers(plan.request, prepared.cluster),
     )
     _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
+    say(f"  sandbox: {prepared.sandbox.describe()}")
     for line in groups.describe(prepared.cluster, launch.kind):
         say(line)
     with software.on_path(overlays):
@@ -199,9 +212,13 @@ def run(
         stopped = _with_waiting(interrupted.outcomes, trees)
         raise _stopped_error(workdir, stopped, interrupted.forced) from None
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
-    result.warnings = warnings
+    result.warnings, result.sandbox = warnings, prepared.sandbox.mode
     if not result.failed:
         master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
+        empty = _empty_model_warning(master, trees)
+        if empty:
+            say(f"[yellow]warning:[/yellow] {empty}")
+            result.warnings.append(empty)
         _finish(result, master, keep=options.keep)
     lock.close()  # on an error the process's end releases it
     return result
@@ -226,15 +243,28 @@ def _stopped_error(
     )
 
 
+def _seen_trees(prepared: Prepared, trees: list[tree.HostTree]) -> list[tree.HostTree]:
+    """Each host's tree as its processes see it: /opt/ml in a sandbox. mpirun starts every rank
+    inside the first host's sandbox, so the other hosts' ranks keep their trees' real paths."""
+    return [
+        sandbox.visible(host, prepared.sandbox)
+        if prepared.launch.kind != MPIRUN or index == 0
+        else host
+        for index, host in enumerate(trees)
+    ]
+
+
 def _build_trees(
-    workdir: Path, cluster: list[groups.LocalHost], request: dict[str, Any], code: bytes | None
+    workdir: Path, prepared: Prepared, request: dict[str, Any], code: bytes | None
 ) -> list[tree.HostTree]:
+    cluster = prepared.cluster
     trees = [tree.HostTree(host.name, workdir / host.name) for host in cluster]
     receiving = groups.receivers(request, cluster)
-    for index, host in enumerate(trees):
+    hyperparameters = request.get("HyperParameters", {})
+    for index, (host, seen) in enumerate(zip(trees, _seen_trees(prepared, trees), strict=True)):
         tree.create(
             host,
-            hyperparameters=code_channel.on_host(request.get("HyperParameters", {}), host),
+            hyperparameters=code_channel.on_host(hyperparameters, seen),
             resources=groups.resource_config(cluster[index], cluster),
             channels=groups.host_channels(tree.input_data_config(request), receiving, index),
         )
@@ -283,8 +313,9 @@ def _host_processes(
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
     )
+    seen = _seen_trees(prepared, trees)
     envs, sm_names = [], []
-    for index, host in enumerate(trees):
+    for index, host in enumerate(seen):
         training_env = environment.training_environment(
             host,
             hyperparameters=code_channel.on_host(hyperparameters, host),
@@ -309,7 +340,12 @@ def _host_processes(
         )
     training = [i for i, h in enumerate(cluster) if h.trains]  # mpirun spans these hosts only
     mpi_job = _mpi_job(
-        launch, [trees[i] for i in training], [envs[i] for i in training], sm_names, framework
+        launch,
+        trees[0].root.parent / "logs" / "mpi-ranks.json",
+        [seen[i] for i in training],
+        [envs[i] for i in training],
+        sm_names,
+        framework,
     )
     specs = []
     for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
@@ -320,10 +356,14 @@ def _host_processes(
             continue
         log = host.root.parent / "logs" / f"{host.name}.log"
         waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
+        host_specs = []
         if tf_cluster is not None:
             env = tf_cluster.worker_environment(env, names, host.name)
-            specs.extend(tf_cluster.parameter_servers(env, names, host.name, host.code, log))
-        specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
+            host_specs += tf_cluster.parameter_servers(env, names, host.name, host.code, log)
+        host_specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
+        # The one place every host process gets its sandbox (the launcher's command included).
+        workdir = host.root.parent
+        specs += [sandbox.confine(spec, host, workdir, prepared.sandbox) for spec in host_specs]
     return specs
 
 
@@ -351,6 +391,7 @@ def _command(
 
 def _mpi_job(
     launch: launchers.Launch,
+    ranks_file: Path,
     trees: list[tree.HostTree],
     envs: list[dict[str, str]],
     sm_names: list[str],
@@ -360,7 +401,6 @@ def _mpi_job(
     toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
     if launch.kind != MPIRUN:
         return None
-    ranks_file = trees[0].root.parent / "logs" / "mpi-ranks.json"
     hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
     mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts)
     custom = str(framework.get("sagemaker_mpi_custom_mpi_options") or "")
@@ -401,6 +441,32 @@ def _with_waiting(
     return ordered
 
 
+def _hard_coded_paths(prepared: Prepared, code: Path) -> list[str]:
+    """Without a sandbox, the warning for literal /opt/ml paths in the run's copy of the code."""
+    if prepared.sandbox.isolated:
+        return []
+    source_dir = prepared.loaded.config.source_dir or "."
+    findings = sandbox.hard_coded_paths(
+        code, lambda script: str(Path(source_dir) / script.relative_to(code))
+    )
+    warning = sandbox.fallback_warning(findings, prepared.sandbox)
+    return [warning] if warning else []
+
+
+def _empty_model_warning(master: tree.HostTree, trees: list[tree.HostTree]) -> str | None:
+    """A successful run whose model folder is empty packs an empty model.tar.gz: say so."""
+    if any(master.model.iterdir()):
+        return None
+    elsewhere = [t.name for t in trees if t is not master and any(t.model.iterdir())]
+    also = (
+        f" ({', '.join(elsewhere)} wrote one: only {master.name}'s is packed)" if elsewhere else ""
+    )
+    return (
+        f"{master.name}'s model folder is empty, so model.tar.gz holds nothing{also}: the "
+        "script should save its model in SM_MODEL_DIR (/opt/ml/model in the container)"
+    )
+
+
 def _finish(result: Result, master: tree.HostTree, *, keep: bool) -> None:
     """model.tar.gz and output.tar.gz from the master host, then the trees go unless kept."""
     result.model_artifact = artifacts.pack(master.model, result.workdir / "model.tar.gz")
@@ -408,14 +474,14 @@ def _finish(result: Result, master: tree.HostTree, *, keep: bool) -> None:
     if not keep:
         for host in result.hosts:
             shutil.rmtree(result.workdir / host.host, ignore_errors=True)
-        shutil.rmtree(result.workdir / ".cache", ignore_errors=True)
+        for name in (".cache", sandbox.SANDBOX_DIR):
+            shutil.rmtree(result.workdir / name, ignore_errors=True)
 
 
 def _clear(workdir: Path) -> None:
     """Remove what an earlier run left in ``workdir`` (only the names a run creates)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    shared = workdir / model_dir.SHARED
-    for old in [*workdir.glob("algo-*"), workdir / "logs", workdir / ".cache", shared]:
+    for old in [*workdir.glob("algo-*"), *(workdir / name for name in _RUN_FOLDERS)]:
         if old.is_dir():
             shutil.rmtree(old)
     for name in ("model.tar.gz", "output.tar.gz"):

