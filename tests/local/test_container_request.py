@@ -61,13 +61,14 @@ def test_network_isolation_code_channel_and_module_dir_as_the_toolkit_computes(
         with tarfile.open(bundle) as tar:
             assert "dump_env.py" in tar.getnames()
         received = read_json(tree / "output" / "data" / "env.json")["sm"]
-        expected = toolkit_env(tree, "pytorch", tmp_path / f"{host}-oracle.json")
+        expected = toolkit_env(tree, "pytorch", tmp_path / "run" / f"{host}-oracle.json")
         assert received == expected, _diff(received, expected)
-        assert received["SM_MODULE_DIR"] == str(bundle)
+        # The bundle in the code channel, as the host's processes see it (/opt/ml in a sandbox).
+        assert received["SM_MODULE_DIR"].endswith("/input/data/code/sourcedir.tar.gz")
         assert json.loads(received["SM_CHANNELS"]) == ["code"]
         unpacked = tmp_path / f"{host}-unpacked"
         subprocess.run(
-            [sys.executable, "-c", TOOLKIT_UNPACK, received["SM_MODULE_DIR"], str(unpacked)],
+            [sys.executable, "-c", TOOLKIT_UNPACK, str(bundle), str(unpacked)],
             env=clean_env(SAGEMAKER_BASE_DIR=str(tree)),
             check=True,
             timeout=60,
@@ -103,7 +104,7 @@ def test_tensorflow_model_dir_is_one_run_folder_for_every_host(write_config, tmp
 
 @pytest.mark.slow
 def test_local_hyperparameters_model_dir_wins(write_config, tmp_path):
-    mine = tmp_path / "my-model-dir"
+    mine = tmp_path / "run" / "my-model-dir"  # in the run folder: writable in the sandbox too
     config = write_config(
         tf_echo(local={"hosts": 1, "hyperparameters": {"model_dir": str(mine)}}),
         code={"echo.py": ECHO_MODEL_DIR},

@@ -22,7 +22,8 @@ SLEEPER = """\
 import os, signal, subprocess, sys, time
 from pathlib import Path
 
-gate = Path(os.environ["GATE"])
+gate = Path(os.environ["GATE"])  # in the run folder: the one place a sandboxed script may write
+gate.mkdir(exist_ok=True)
 if (gate / "release").exists():
     sys.exit(0)
 host = os.environ["SM_CURRENT_HOST"]
@@ -84,8 +85,7 @@ python sleep.py "$@"
 
 
 def _sleeper_config(write_config, tmp_path, strategy: str, entry_point: str):
-    gate = tmp_path / "gate"
-    gate.mkdir()
+    gate = tmp_path / "run" / "gate"  # the script makes it
     config = write_config(
         pytorch_config(
             entry_point=entry_point,
