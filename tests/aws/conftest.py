@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sagelaunch.app import app
-from tests.aws.proxy import FaultProxy
+from tests.aws.proxy import FaultProxy, serve_list_service_quotas
 from tests.conftest import EXAMPLES
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -34,6 +34,7 @@ def model_cache(tmp_path_factory) -> str:
 def moto_url():
     from moto.server import ThreadedMotoServer
 
+    serve_list_service_quotas()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -101,7 +102,8 @@ def training_job(name: str):
 def saved_plan(tmp_path_factory) -> Path:
     """`plan smddp-p4d.yaml --out plan.json` once per session (the SDK runs once)."""
     out = tmp_path_factory.mktemp("plan") / "plan.json"
-    result = CliRunner().invoke(app, ["plan", str(SMDDP), "--out", str(out), "-o", "json"])
+    arguments = ["plan", str(SMDDP), "--out", str(out), "--no-check-quota", "-o", "json"]
+    result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 0, result.output
     return out
 

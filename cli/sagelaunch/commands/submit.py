@@ -48,11 +48,12 @@ def submit(
     check_quota: Annotated[
         bool,
         typer.Option(
-            "--check-quota",
+            "--check-quota/--no-check-quota",
             help="Before uploading, check the account's SageMaker quotas (Service Quotas) "
-            "against its running training jobs; exit 3 naming the quota the job would exceed.",
+            "against its running training jobs; exit 3 naming the quota the job would exceed. "
+            "--no-check-quota leaves it to CreateTrainingJob (a failover chain always checks).",
         ),
-    ] = False,
+    ] = True,
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
