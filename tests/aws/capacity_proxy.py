@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler
 
 from tests.aws.proxy import FaultProxy, _operation, _read_body
@@ -35,12 +36,14 @@ class CapacityProxy(FaultProxy):
         self.failing_code: set[str] = set()
         self.keep_running = False  # jobs run until the test ends them (moto ends them at once)
         self.spot_interruptions = 0  # a spot job is shown running, interrupted this many times
+        self.spot_created_ago_s = 0.0  # ... and created this long ago (waiting for capacity)
         super().__init__(upstream)
 
     def _interrupt(self, job) -> None:  # type: ignore[no-untyped-def]
         """A spot job still running after ``spot_interruptions`` interruptions, until stopped."""
         if job.training_job_status != "Completed":
             return
+        job.creation_time -= timedelta(seconds=self.spot_created_ago_s)
         now = job.creation_time
         interrupted = {"Status": "Interrupted", "StartTime": now, "StatusMessage": "spot"}
         job.training_job_status, job.secondary_status = "InProgress", "Interrupted"

@@ -128,3 +128,31 @@ def test_a_spot_job_interrupted_too_often_is_stopped_and_rerun_on_demand(cli, sc
     assert {j["CheckpointConfig"]["S3Uri"] for j in jobs} == {
         "s3://sagelaunch-examples/ckpt/gpt-spot/"
     }
+
+
+def test_a_spot_job_not_ended_after_the_duration_is_rerun_on_demand(cli, scarce):
+    """`fallback_after: 2h`: the spot job (interrupted once, created 3 hours ago) is stopped
+    at the first look and the chain reruns it on demand."""
+    scarce.spot_interruptions, scarce.spot_created_ago_s = 1, 3 * 3600
+    result = cli(
+        "submit", SPOT, "--set", "compute.spot.fallback_after=2h", "--wait",
+        "--idempotency-key", "spot-2", "-o", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    attempts = json.loads(result.stdout)["attempts"]
+    assert [a["status"] for a in attempts] == ["Stopped", "Completed"]
+    assert attempts[0]["ended_because"] == "spot: not ended 2h after it was created"
+    jobs = [described(a["job_name"]) for a in attempts]
+    assert [j.get("EnableManagedSpotTraining", False) for j in jobs] == [True, False]
+
+
+def test_fallback_after_is_interruptions_or_a_duration(cli):
+    from sagelaunch.config.loader import load
+
+    def spot(value: str):
+        return load(SPOT, [f"compute.spot.fallback_after={value}"]).config.compute.spot
+
+    assert spot("3").fallback_after.interruptions == 3
+    assert spot("90m").fallback_after.seconds == 5400
+    refused = cli("validate", SPOT, "--set", "compute.spot.fallback_after=soon")
+    assert refused.exit_code == 2 and "compute.spot.fallback_after" in refused.output

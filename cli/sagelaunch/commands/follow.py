@@ -59,26 +59,36 @@ def follow(
     with_logs: bool,
     host: str | None = None,
     as_json: bool = False,
-    stop_when: Callable[[dict[str, Any]], bool] | None = None,
+    stop_when: Callable[[dict[str, Any]], str | None] | None = None,
 ) -> dict[str, Any]:
     """Follow ``name`` until it ends or the timeout passes; returns its last description.
 
     Transitions go to stderr (under a spinner when no logs are streamed); with ``with_logs`` the
     logs of every host go to stdout between polls, and once more after the end for the tail
-    (``as_json``: as JSON lines). ``stop_when``: stop the job once it holds for a description
-    (a spot job interrupted too often), and follow it to Stopped."""
+    (``as_json``: as JSON lines). ``stop_when``: stop the job once it gives a reason for a
+    description (a spot job interrupted too often), and follow it to Stopped."""
     from sagelaunch.aws import jobs
     from sagelaunch.aws.logs import LogReader
     from sagelaunch.commands.job_view import print_events, transition_line
 
     reader = LogReader(aws.logs, name, host) if with_logs else None
+    last: dict[str, Any] = {}
+
+    def stop_if_due() -> None:
+        # Checked at each transition and each poll: a duration passes without a transition.
+        nonlocal stop_when
+        reason = stop_when(last) if stop_when is not None and last else None
+        if reason and last["TrainingJobStatus"] == "InProgress":
+            out.stderr.print(f"stopping {name}: {reason}; the chain goes on demand")
+            jobs.stop(aws.sagemaker, name)
+            stop_when = None
 
     def sleep(seconds: float) -> None:
         if reader is not None:
             print_events(reader.poll(), as_json)
+        stop_if_due()
         time.sleep(seconds)
 
-    last: dict[str, Any] = {}
     with out.stderr.status(f"waiting for {name}…", spinner="dots") as spinner:
         if reader is not None:
             spinner.stop()  # log lines and a live spinner would fight over the terminal
@@ -86,23 +96,10 @@ def follow(
             out.stderr.print(transition_line(transition), highlight=False)
             spinner.update(f"{name}: {transition.status} · {transition.secondary}")
             last = job
-            if (
-                stop_when is not None
-                and stop_when(job)
-                and job["TrainingJobStatus"] == "InProgress"
-            ):
-                out.stderr.print(f"stopping {name}: {stop_reason(job)}")
-                jobs.stop(aws.sagemaker, name)
-                stop_when = None
+            stop_if_due()
     if reader is not None:
         print_events(reader.poll(), as_json)
     return last
-
-
-def stop_reason(job: dict[str, Any]) -> str:
-    from sagelaunch.services.failover import interruptions
-
-    return f"spot interrupted {interruptions(job)} times; the chain goes on demand"
 
 
 def report_cost(job: dict[str, Any]) -> None:

@@ -110,7 +110,7 @@ def plan(
 
         render(shown)
         if alternatives:
-            render_alternatives(alternatives)
+            render_alternatives(alternatives, shown.region)
 
 
 def _check_quota(region: str, request: dict[str, Any], mode: bool | None) -> QuotaReport | None:

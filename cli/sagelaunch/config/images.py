@@ -108,6 +108,28 @@ def sdk_training_image(
     return TrainingImage(uri, config_name, version, table_version, py_version, processor)
 
 
+def training_image(config: LaunchConfig, region: str) -> str | None:
+    """The image a job of ``config`` in ``region`` runs, resolved offline as the plan would
+    (image_uri, else the tool-known image, else the SDK's table); None when none resolves."""
+    if config.image_uri or config.is_builtin_algorithm:
+        return config.image_uri  # a built-in algorithm's image comes from its own table
+    known = tool_known_image(config, region)
+    if known:
+        return known
+    try:
+        return sdk_training_image(
+            config.framework,
+            region,
+            config.framework_version,
+            config.py_version or default_py_version(config),
+            config.compute.instance_type,
+            smp_v2=is_smp_v2(config),
+            smdistributed=config.distribution.strategy in {"smddp", "smp"},
+        ).uri
+    except ImageUnavailable:
+        return None
+
+
 def sdk_table_name(framework: str, instance_type: str) -> str:
     """The SDK's image_uri_config table an image for ``framework`` on ``instance_type`` comes
     from (pytorch-neuron on Trainium), so `import` reads a version back from the right table."""

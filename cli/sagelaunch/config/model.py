@@ -83,15 +83,55 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def parse_fallback_after(value: object) -> object:
+    """A number is interruptions (3); a duration has a unit (90m, 2h, 1d)."""
+    if isinstance(value, str) and not value.strip().isdigit():
+        return {"seconds": parse_duration(value)}
+    if isinstance(value, int | str) and not isinstance(value, bool):
+        return {"interruptions": int(value)}
+    return value  # a dict (a dumped model): validated as one
+
+
+class FallbackAfter(Strict):
+    """When a spot job gives way to an on-demand rerun: interruptions, or time."""
+
+    interruptions: int | None = Field(None, ge=1, description="Spot interruptions.")
+    seconds: int | None = Field(None, ge=1, description="Seconds since the job was created.")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> FallbackAfter:
+        if (self.interruptions is None) == (self.seconds is None):
+            raise ValueError("give interruptions (a number) or a duration (e.g. 2h)")
+        return self
+
+    def __str__(self) -> str:
+        if self.interruptions is not None:
+            return f"{self.interruptions} interruptions"
+        return f"{self.seconds}s"
+
+
 class Spot(Strict):
     max_wait: Duration = Field(
         description="Longest the job may wait for spot capacity plus run (>= max_run)."
     )
-    fallback_after: int | None = Field(
+    fallback_after: Annotated[
+        FallbackAfter | None,
+        BeforeValidator(parse_fallback_after),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "string", "pattern": r"^(\d+d)?(\d+h)?(\d+m)?(\d+s)?$"},
+                    {"type": "null"},
+                ],
+                "description": "interruptions (3), or a duration (90m, 2h, 1d)",
+            }
+        ),
+    ] = Field(
         None,
-        ge=1,
-        description="`submit --wait`: after this many spot interruptions, stop the job and "
-        "resubmit it on demand (it resumes from checkpoint.s3_uri).",
+        description="`submit --wait`: after this many spot interruptions (a number), or this "
+        "long after the job was created without it ending (a duration: 90m, 2h), stop the job "
+        "and resubmit it on demand (it resumes from checkpoint.s3_uri).",
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-    from sagelaunch.config.model import Fallback
+    from sagelaunch.config.model import Fallback, FallbackAfter
 
 # The FailureReason prefixes of a job SageMaker could not find instances for.
 CAPACITY_REASONS = (
@@ -32,9 +33,9 @@ CAPACITY_REASONS = (
 )
 
 # Follows a job to its end: (clients, job name, stop_when) -> its final description, having
-# stopped the job once ``stop_when(description)`` held. The command passes one that shows
-# progress (and logs).
-StopWhen = Callable[[dict[str, Any]], bool]
+# stopped the job once ``stop_when(description)`` gave a reason. The command passes one that
+# shows progress (and logs).
+StopWhen = Callable[[dict[str, Any]], str | None]
 Watcher = Callable[["Clients", str, StopWhen | None], dict[str, Any]]
 
 
@@ -129,16 +130,37 @@ def fallbacks_of(target: Path, overrides: list[str] | None) -> list[Fallback]:
     return chain
 
 
+def spot_gave_way(limit: FallbackAfter, job: dict[str, Any]) -> str | None:
+    """Why a spot job gives way to the on-demand rerun (`compute.spot.fallback_after`), if it
+    does: interrupted that many times, or not ended that long after it was created."""
+    if limit.interruptions is not None:
+        count = interruptions(job)
+        return f"spot: interrupted {count} times" if count >= limit.interruptions else None
+    created = job.get("CreationTime")
+    if limit.seconds is None or not isinstance(created, datetime):
+        return None
+    age = datetime.now(created.tzinfo or timezone.utc) - created
+    if age.total_seconds() < limit.seconds:
+        return None
+    return f"spot: not ended {_duration(limit.seconds)} after it was created"
+
+
+def _duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    parts = [f"{hours}h" if hours else "", f"{rest // 60}m" if rest // 60 else ""]
+    return "".join(parts) + (f"{rest % 60}s" if rest % 60 else "") or "0s"
+
+
 def _spot_limit(target: Path, overrides: list[str]) -> StopWhen | None:
-    """Stop a spot job interrupted `compute.spot.fallback_after` times (the chain goes on
-    demand); None for an on-demand attempt or without the setting."""
+    """Stop a spot job that reached `compute.spot.fallback_after` (the chain goes on demand);
+    None for an on-demand attempt or without the setting."""
     from sagelaunch.config.loader import load
 
     spot = load(target, overrides).config.compute.spot
     if spot is None or spot.fallback_after is None:
         return None
     limit = spot.fallback_after
-    return lambda job: interruptions(job) >= limit
+    return lambda job: spot_gave_way(limit, job)
 
 
 def _run_attempt(
@@ -177,22 +199,27 @@ def _run_attempt(
     if is_capacity_failure(final):
         attempt.ended_because = f"capacity: {final.get('FailureReason')}"
         return False
-    if limit is not None and limit(final) and final["TrainingJobStatus"] != JobStatus.Completed:
-        attempt.ended_because = f"spot: interrupted {interruptions(final)} times"
+    gave_way = limit(final) if limit is not None else None
+    if gave_way and final["TrainingJobStatus"] != JobStatus.Completed:
+        attempt.ended_because = gave_way
         return False
     attempt.ended_because = final.get("FailureReason") or attempt.status
     return True
 
 
 def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[str, object]]:
-    """`plan`'s view of the chain: each alternative with its price (offline, no SDK)."""
+    """`plan`'s view of the chain: each alternative with its price and its region's image
+    (offline, no SDK: the image from the SDK's tables, as validate resolves it)."""
     from sagelaunch.config.cost import estimate
+    from sagelaunch.config.images import training_image
     from sagelaunch.config.loader import load
+    from sagelaunch.config.rules.frameworks import check_region
 
     rows: list[dict[str, object]] = []
     for number, alternative in enumerate(fallbacks_of(target, overrides), start=1):
         loaded = load(target, [*(overrides or []), *alternative.overrides()])
         cost = estimate(loaded.config)
         row = {"attempt": number, "alternative": describe_alternative(alternative)}
-        rows.append({**row, "region": loaded.config.region, **cost})
+        image = {"image": training_image(loaded.config, check_region(loaded))}
+        rows.append({**row, "region": loaded.config.region, **image, **cost})
     return rows

@@ -44,6 +44,7 @@ def offered(values: object) -> str:
 
 # Registration happens on import; the modules below use `rule` from here.
 from sagelaunch.config.rules import (  # noqa: E402, F401
+    capacity,
     debugging,
     frameworks,
     groups,
