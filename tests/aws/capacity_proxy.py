@@ -34,7 +34,9 @@ class CapacityProxy(FaultProxy):
         self.quotas = quotas
         self.no_capacity: set[str] = set()
         self.failing_code: set[str] = set()
-        self.keep_running = False  # jobs run until the test ends them (moto ends them at once)
+        self.keep_running = False  # jobs run until the test ends them (moto ends them at once):
+        # held InProgress when listed or described; a test ends one by setting its status and
+        # keep_running back
         self.spot_interruptions = 0  # a spot job is shown running, interrupted this many times
         self.spot_created_ago_s = 0.0  # ... and created this long ago (waiting for capacity)
         super().__init__(upstream)
@@ -68,7 +70,12 @@ class CapacityProxy(FaultProxy):
 
         if self.keep_running:
             for name in list(self.created_names):
-                training_job(name).training_job_status = "InProgress"
+                job = training_job(name)
+                scripted = job.resource_config.get("InstanceType") in (
+                    self.no_capacity | self.failing_code
+                )
+                if job.training_job_status == "Completed" and not scripted:  # moto's own end
+                    job.training_job_status = "InProgress"
 
     def end_as_scripted(self, body: bytes) -> None:
         """Fail the described job as its instance type's capacity (or code) says."""
@@ -87,6 +94,8 @@ class CapacityProxy(FaultProxy):
             job.failure_reason = (
                 CAPACITY_REASON if kind in self.no_capacity else "AlgorithmError: boom"
             )
+        elif job.training_job_status == "Completed" and self.keep_running:
+            job.training_job_status = "InProgress"
 
     def quota_page(self) -> bytes:
         listed = [

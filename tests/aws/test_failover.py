@@ -156,3 +156,108 @@ def test_fallback_after_is_interruptions_or_a_duration(cli):
     assert spot("90m").fallback_after.seconds == 5400
     refused = cli("validate", SPOT, "--set", "compute.spot.fallback_after=soon")
     assert refused.exit_code == 2 and "compute.spot.fallback_after" in refused.output
+
+
+def status_of(cli, name: str) -> dict:
+    result = cli("status", name, "-o", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_status_of_any_attempt_shows_the_chain_and_its_cost(cli, scarce):
+    from sagelaunch.config import facts
+    from tests.aws.conftest import training_job
+
+    scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
+    names = [a["job_name"] for a in json.loads(chain(cli).stdout)["attempts"]]
+    for name in names:  # moto bills nothing itself: 10 minutes each
+        training_job(name).billable_time_in_seconds = 600
+    views = [status_of(cli, name) for name in names]
+    assert all(view["attempts"] == views[0]["attempts"] for view in views)
+    attempts = views[0]["attempts"]
+    assert [a["job_name"] for a in attempts] == names
+    assert [a["ended_because"].split(":")[0] for a in attempts] == [
+        "capacity",
+        "capacity",
+        "Completed",
+    ]
+    assert [a["cluster"] for a in attempts] == [
+        "1 × ml.g5.2xlarge", "1 × ml.g5.12xlarge", "2 × ml.g5.48xlarge",
+    ]  # fmt: skip
+    assert [a["spot"] for a in attempts] == [True, True, False]
+    hourly = [facts.hourly_price(t) for t in ("ml.g5.2xlarge", "ml.g5.12xlarge", "ml.g5.48xlarge")]
+    expected = [round(h * n / 6, 2) for h, n in zip(hourly, (1, 1, 2), strict=True)]  # type: ignore[operator]
+    assert [a["cost_usd"] for a in attempts] == expected
+    assert views[0]["chain_cost_usd"] == round(sum(expected), 2)
+    table = cli("status", names[1]).stdout
+    assert "failover chain" in table and "capacity: CapacityError" in " ".join(table.split())
+
+
+def test_status_shows_quota_refusals_code_failures_and_spot_ends(cli, scarce):
+    scarce.quotas["ml.g5.2xlarge for spot training job usage"] = 0
+    scarce.failing_code = {"ml.g5.12xlarge"}
+    result = chain(cli, "ci-q")
+    assert result.exit_code == 1
+    name = json.loads(result.stdout)["attempts"][1]["job_name"]
+    attempts = status_of(cli, name)["attempts"]
+    assert attempts[0]["job_name"] is None and attempts[0]["ended_because"].startswith("quota:")
+    assert attempts[1]["ended_because"] == "code: AlgorithmError: boom"
+    assert len(attempts) == 2
+
+
+def test_status_of_a_spot_attempt_says_it_gave_way_to_on_demand(cli, scarce):
+    scarce.spot_interruptions = 2
+    result = cli(
+        "submit", SPOT, "--set", "compute.spot.fallback_after=2", "--wait",
+        "--idempotency-key", "spot-3", "-o", "json",
+    )  # fmt: skip
+    first = json.loads(result.stdout)["attempts"][0]["job_name"]
+    attempts = status_of(cli, first)["attempts"]
+    assert attempts[0]["ended_because"] == (
+        "spot: stopped after 2 interruptions, for the on-demand rerun"
+    )
+    assert attempts[1]["status"] == "Completed" and attempts[1]["spot"] is False
+
+
+def test_status_of_a_job_of_no_chain_has_no_attempts(cli, scarce):
+    job = json.loads(cli("submit", SPOT, "--idempotency-key", "solo", "-o", "json").stdout)
+    assert "attempts" not in status_of(cli, job["job_name"])
+
+
+def no_wait(cli, key: str) -> dict:
+    result = cli("submit", SPOT, "--set", CHAIN, "--idempotency-key", key, "-o", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_rerun_attaches_to_the_running_attempt_and_moves_on_only_after_it_ends(cli, scarce):
+    """`submit` without --wait: attempt 0 finds no capacity, attempt 1 runs; a retried CI step
+    attaches to attempt 1; once attempt 1 fails for capacity too, the next rerun starts 2."""
+    from tests.aws.conftest import training_job
+
+    scarce.no_capacity, scarce.keep_running = {"ml.g5.2xlarge"}, True
+    first = no_wait(cli, "ci-r")
+    assert [a["status"] for a in first["attempts"]] == ["Failed", "InProgress"]
+    again = no_wait(cli, "ci-r")
+    assert again["attempts"] == first["attempts"] and again["attached"]
+    assert scarce.created_names == [a["job_name"] for a in first["attempts"]]
+    scarce.no_capacity.add("ml.g5.12xlarge")
+    training_job(first["attempts"][1]["job_name"]).training_job_status = "Completed"
+    moved = no_wait(cli, "ci-r")
+    assert [a["status"] for a in moved["attempts"]] == ["Failed", "Failed", "InProgress"]
+    assert len(scarce.created_names) == 3 == len(set(scarce.created_names))
+
+
+def test_two_concurrent_reruns_without_wait_start_one_chain(scarce):
+    scarce.no_capacity, scarce.keep_running = {"ml.g5.2xlarge"}, True
+    command = [sys.executable, "-m", "sagelaunch", "submit", str(SPOT), "--set", CHAIN]
+    command += ["--idempotency-key", "ci-c", "-o", "json"]
+    runs = [
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    chains = [[a["job_name"] for a in json.loads(out)["attempts"]] for out, _ in outputs]
+    assert chains[0] == chains[1] and len(chains[0]) == 2
+    assert sorted(scarce.created_names) == sorted(chains[0])

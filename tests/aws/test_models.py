@@ -55,7 +55,7 @@ def test_every_s3_call_outside_botocore_is_kept():
     callers = [REPO / "cli" / "sagelaunch" / p for p in ("aws", "services")]
     sources = "".join(f.read_text() for d in callers for f in d.glob("*.py"))
     called = set(re.findall(r"s3\.(\w+)\(", sources)) | set(
-        re.findall(r'get_paginator\("(\w+)"\)', sources)
+        re.findall(r's3\.get_paginator\("(\w+)"\)', sources)
     )
     assert called >= {"head_object", "put_object", "get_object", "list_objects_v2"}
     assert called <= {xform_name(op) for op in models.OPERATIONS["s3"]} | {"get_paginator"}

@@ -6,6 +6,7 @@ or stable JSON with `--output json` for CI.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -43,16 +44,24 @@ def status(
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """Show a job: status, secondary status, failure reason, timings, transitions."""
+    """Show a job: status, secondary status, failure reason, timings, transitions.
+
+    A job of a failover chain (compute.fallback) also shows every attempt of its chain, why each
+    ended, and what the chain cost."""
     from sagelaunch.aws import jobs
     from sagelaunch.commands.job_view import job_summary, render_status
+    from sagelaunch.services.attempts import chain_cost, read_chain
 
     aws = connect(ctx, region)
     description = jobs.describe(aws.sagemaker, job)
     if description is None:
         _tuning_status(aws, job, output)
         return
-    show(job_summary(description, console_url(aws.region, job)), output, render_status)
+    summary = job_summary(description, console_url(aws.region, job))
+    chain = read_chain(aws, description)
+    if chain is not None:
+        summary |= {"attempts": [asdict(a) for a in chain], "chain_cost_usd": chain_cost(chain)}
+    show(summary, output, render_status)
 
 
 def wait(

@@ -72,10 +72,11 @@ def submit(
             "building the request with the SageMaker SDK (offline)…"
         ),
     }
-    fallbacks = failover.fallbacks_of(target, overrides) if wait or logs else []
+    fallbacks = failover.fallbacks_of(target, overrides)
     if fallbacks:
+        waiting = timeout_s, logs, wait or logs
         _submit_chain(
-            target, overrides, idempotency_key, region, fallbacks, options, output, timeout_s, logs
+            target, overrides, idempotency_key, region, fallbacks, options, output, waiting
         )
         return
     result, aws = deliver(
@@ -101,13 +102,19 @@ def _submit_chain(
     fallbacks: list[Fallback],
     options: dict[str, Any],
     output: OutputFormat,
-    timeout_s: float | None,
-    logs: bool,
+    waiting: tuple[float | None, bool, bool],
 ) -> None:
-    """`submit --wait` of a config with `compute.fallback`: the failover chain."""
+    """`submit` of a config with `compute.fallback`: the failover chain. Without --wait it
+    attaches to the attempt that runs now, or starts the next one when the last ended for
+    lack of capacity (a rerun moves the chain on); with --wait it follows each to its end."""
+    from sagelaunch.aws import jobs
     from sagelaunch.services import failover
 
+    timeout_s, logs, wait = waiting
+
     def watch(aws: Clients, name: str, stop_when: StopWhen | None) -> dict[str, Any]:
+        if not wait:
+            return jobs.describe(aws.sagemaker, name) or {"TrainingJobStatus": "InProgress"}
         out.stderr.print(f"following [bold]{name}[/bold]…")
         return follow(aws, name, timeout_s, with_logs=logs, stop_when=stop_when)
 
@@ -122,7 +129,8 @@ def _submit_chain(
         report_cost(chain.final)
         if chain.cost_usd is not None and len(chain.attempts) > 1:
             out.stderr.print(f"chain cost  ${chain.cost_usd:,.2f} (all attempts)")
-    conclude(chain.final, timeout_s)
+    if wait:
+        conclude(chain.final, timeout_s)
 
 
 def _report_attempts(attempts: list[Attempt]) -> None:

@@ -19,18 +19,12 @@ from typing import TYPE_CHECKING, Any
 from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
-from sagelaunch.statuses import JobStatus
+from sagelaunch.services.attempts import chain_cost, ended_because, interruptions, link
+from sagelaunch.statuses import TERMINAL
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
     from sagelaunch.config.model import Fallback, FallbackAfter
-
-# The FailureReason prefixes of a job SageMaker could not find instances for.
-CAPACITY_REASONS = (
-    "CapacityError",
-    "InsufficientCapacityError",
-    "Unable to provision requested ML compute capacity",
-)
 
 # Follows a job to its end: (clients, job name, stop_when) -> its final description, having
 # stopped the job once ``stop_when(description)`` gave a reason. The command passes one that
@@ -59,25 +53,12 @@ class Chain:
     final: dict[str, Any] | None = None  # the description of the job the chain ended with
     last: submit.Submission | None = None  # the submission of that job
     refusal: QuotaExceeded | None = None  # the last quota refusal, when no job ran at all
+    made: tuple[Clients, str] | None = None  # the clients and ARN of the last attempt's job
 
     @property
     def cost_usd(self) -> float | None:
         """What the chain's jobs cost together (None while one of them has an unknown price)."""
-        costs = [a.cost_usd for a in self.attempts if a.job_name]
-        return None if None in costs else round(sum(c or 0.0 for c in costs), 2)
-
-
-def is_capacity_failure(job: dict[str, Any]) -> bool:
-    """The job failed because SageMaker had no instances for it, not because of the code."""
-    reason = job.get("FailureReason") or ""
-    return job.get("TrainingJobStatus") == JobStatus.Failed and any(
-        marker in reason for marker in CAPACITY_REASONS
-    )
-
-
-def interruptions(job: dict[str, Any]) -> int:
-    """How many times managed spot took the job's instances away (SecondaryStatus Interrupted)."""
-    return sum(t.get("Status") == "Interrupted" for t in job.get("SecondaryStatusTransitions", []))
+        return chain_cost(self.attempts)
 
 
 def describe_alternative(alternative: Fallback | None) -> str:
@@ -174,7 +155,7 @@ def _run_attempt(
     watch: Watcher,
     deliver_options: dict[str, Any],
 ) -> bool:
-    """One attempt; True when the chain ends with it."""
+    """One attempt; True when the chain ends with it (for now: a job still running)."""
     sets = [*(overrides or []), *(alternative.overrides() if alternative else [])]
     where = (alternative.region if alternative else None) or region
     attempt_key = f"{key}/attempt-{attempt.number}" if key else None
@@ -189,6 +170,7 @@ def _run_attempt(
         chain.refusal = exc
         return False
     attempt.region, attempt.job_name = aws.region, result.job_name
+    _link(chain, aws, result.arn, attempt.number)
     limit = _spot_limit(target, sets)
     chain.final = final = watch(aws, result.job_name, limit)
     chain.last = result
@@ -196,15 +178,21 @@ def _run_attempt(
     attempt.checkpoint_s3_uri = final.get("CheckpointConfig", {}).get("S3Uri")
     cost = job_cost(final)
     attempt.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
-    if is_capacity_failure(final):
-        attempt.ended_because = f"capacity: {final.get('FailureReason')}"
-        return False
-    gave_way = limit(final) if limit is not None else None
-    if gave_way and final["TrainingJobStatus"] != JobStatus.Completed:
-        attempt.ended_because = gave_way
-        return False
-    attempt.ended_because = final.get("FailureReason") or attempt.status
-    return True
+    if final["TrainingJobStatus"] not in TERMINAL:
+        return True  # running (submit without --wait, or the wait timed out)
+    attempt.ended_because = ended_because(final, limit(final) if limit else None)
+    return not attempt.ended_because.startswith(("capacity:", "spot:"))
+
+
+def _link(chain: Chain, aws: Clients, arn: str, number: int) -> None:
+    """Tag the attempt's job with its place in the chain (services.attempts), for `status`."""
+    refused: list[int] = []
+    for earlier in reversed(chain.attempts[:number]):  # those since the last job made
+        if earlier.job_name is not None:
+            break
+        refused.insert(0, earlier.number)
+    link(aws, arn, number, chain.made, refused)
+    chain.made = (aws, arn)
 
 
 def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[str, object]]:
