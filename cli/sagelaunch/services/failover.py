@@ -24,7 +24,7 @@ from sagelaunch.statuses import TERMINAL
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-    from sagelaunch.config.model import Fallback, FallbackAfter
+    from sagelaunch.config.model import Compute, Fallback, FallbackAfter
 
 # Follows a job to its end: (clients, job name, stop_when) -> its final description, having
 # stopped the job once ``stop_when(description)`` gave a reason. The command passes one that
@@ -102,9 +102,14 @@ def fallbacks_of(target: Path, overrides: list[str] | None) -> list[Fallback]:
     if target.suffix == ".json":
         return []
     from sagelaunch.config.loader import load
+
+    return chain_of(load(target, overrides).config.compute)
+
+
+def chain_of(compute: Compute) -> list[Fallback]:
+    """`compute.fallback`, and with `compute.spot.fallback_after` an on-demand rerun last."""
     from sagelaunch.config.model import Fallback
 
-    compute = load(target, overrides).config.compute
     chain = list(compute.fallback)
     if compute.spot and compute.spot.fallback_after and not any(f.on_demand for f in chain):
         chain.append(Fallback(on_demand=True))

@@ -99,12 +99,20 @@ def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
 def require_room(aws: Clients, request: dict[str, Any]) -> QuotaReport:
     """Raise QuotaExceeded (exit 3) naming each quota the job would exceed."""
     report = check(aws, request)
-    if report.short:
-        raise QuotaExceeded(
-            "not enough quota for this job: " + "; ".join(str(use) for use in report.short),
-            hint=_increase_hint(report.short[0].name),
-        )
+    refusal = refusal_of(report)
+    if refusal is not None:
+        raise refusal
     return report
+
+
+def refusal_of(report: QuotaReport) -> QuotaExceeded | None:
+    """The error naming each quota the job would exceed, or None when it fits."""
+    if not report.short:
+        return None
+    return QuotaExceeded(
+        "not enough quota for this job: " + "; ".join(str(use) for use in report.short),
+        hint=_increase_hint(report.short[0].name),
+    )
 
 
 def _increase_hint(name: str) -> str:
