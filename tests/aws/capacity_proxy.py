@@ -148,3 +148,21 @@ class CapacityProxy(FaultProxy):
             do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
 
         return Handler
+
+
+def twice_at_once(*args: str) -> list[dict]:
+    """Run `sagelaunch ARGS -o json` in two processes at once (two retries of one CI step);
+    both must succeed; their JSON outputs."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    command = [sys.executable, "-m", "sagelaunch", *args, "-o", "json"]
+    runs = [
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    return [json.loads(out) for out, _ in outputs]

@@ -84,6 +84,20 @@ def proxy(moto, monkeypatch):
     fault_proxy.stop()
 
 
+@pytest.fixture
+def scarce(moto, monkeypatch):
+    """The scarce-GPU account (tests/aws/capacity_proxy.py) in front of moto: it lists the
+    total-instances quota only, until a test adds quotas or takes capacity away."""
+    from sagelaunch.aws.quotas import TOTAL_INSTANCES
+    from tests.aws.capacity_proxy import CapacityProxy
+
+    capacity_proxy = CapacityProxy(moto, quotas={TOTAL_INSTANCES: 20}).start()
+    capacity_proxy.unique_creates = True  # a second create of one name is refused, as AWS does
+    monkeypatch.setenv("AWS_ENDPOINT_URL", capacity_proxy.url)
+    yield capacity_proxy
+    capacity_proxy.stop()
+
+
 def boto_client(service: str):
     """A plain boto3 client for the test's own checks (reads AWS_ENDPOINT_URL like ours do)."""
     import boto3

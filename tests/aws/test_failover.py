@@ -5,15 +5,12 @@ CapacityError, quotas come from Service Quotas' answer."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from sagelaunch.aws.quotas import TOTAL_INSTANCES
-from tests.aws.capacity_proxy import CapacityProxy
+from tests.aws.capacity_proxy import twice_at_once
 from tests.aws.conftest import boto_client
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.integration
 
@@ -24,17 +21,16 @@ CHAIN = (
 )
 
 
-@pytest.fixture
-def scarce(moto, monkeypatch):
-    proxy = CapacityProxy(moto, quotas={TOTAL_INSTANCES: 20}).start()
-    proxy.unique_creates = True  # a second create of one name is refused, as AWS does
-    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
-    yield proxy
-    proxy.stop()
-
-
 def chain(cli, key: str = "ci-7"):
     return cli("submit", SPOT, "--set", CHAIN, "--wait", "--idempotency-key", key, "-o", "json")
+
+
+def spot_chain(cli, fallback_after: str, key: str) -> list[dict]:
+    """`submit --wait` of the spot example with `compute.spot.fallback_after`: its attempts."""
+    setting = f"compute.spot.fallback_after={fallback_after}"
+    result = cli("submit", SPOT, "--set", setting, "--wait", "--idempotency-key", key, "-o", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["attempts"]
 
 
 def described(name: str) -> dict:
@@ -99,27 +95,17 @@ def test_a_quota_refusal_moves_on_before_any_job(cli, scarce):
 def test_two_concurrent_reruns_create_each_attempt_once(scarce, moto):
     """Two CI retries of one step at once (two processes): one chain of three jobs."""
     scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
-    command = [sys.executable, "-m", "sagelaunch", "submit", str(SPOT), "--set", CHAIN]
-    command += ["--wait", "--idempotency-key", "ci-9", "-o", "json"]
-    runs = [
-        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(2)
-    ]
-    outputs = [run.communicate(timeout=120) for run in runs]
-    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
-    chains = [[a["job_name"] for a in json.loads(out)["attempts"]] for out, _ in outputs]
+    outputs = twice_at_once(
+        "submit", str(SPOT), "--set", CHAIN, "--wait", "--idempotency-key", "ci-9"
+    )
+    chains = [[a["job_name"] for a in out["attempts"]] for out in outputs]
     assert chains[0] == chains[1] and len(set(chains[0])) == 3
     assert sorted(scarce.created_names) == sorted(chains[0])  # each job created once
 
 
 def test_a_spot_job_interrupted_too_often_is_stopped_and_rerun_on_demand(cli, scarce):
     scarce.spot_interruptions = 2
-    result = cli(
-        "submit", SPOT, "--set", "compute.spot.fallback_after=2", "--wait",
-        "--idempotency-key", "spot-1", "-o", "json",
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    attempts = json.loads(result.stdout)["attempts"]
+    attempts = spot_chain(cli, "2", "spot-1")
     assert [a["status"] for a in attempts] == ["Stopped", "Completed"]
     assert attempts[0]["ended_because"] == "spot: interrupted 2 times"
     assert scarce.requests["sagemaker:StopTrainingJob"] == 1
@@ -134,12 +120,7 @@ def test_a_spot_job_not_ended_after_the_duration_is_rerun_on_demand(cli, scarce)
     """`fallback_after: 2h`: the spot job (interrupted once, created 3 hours ago) is stopped
     at the first look and the chain reruns it on demand."""
     scarce.spot_interruptions, scarce.spot_created_ago_s = 1, 3 * 3600
-    result = cli(
-        "submit", SPOT, "--set", "compute.spot.fallback_after=2h", "--wait",
-        "--idempotency-key", "spot-2", "-o", "json",
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    attempts = json.loads(result.stdout)["attempts"]
+    attempts = spot_chain(cli, "2h", "spot-2")
     assert [a["status"] for a in attempts] == ["Stopped", "Completed"]
     assert attempts[0]["ended_because"] == "spot: not ended 2h after it was created"
     jobs = [described(a["job_name"]) for a in attempts]
@@ -207,11 +188,7 @@ def test_status_shows_quota_refusals_code_failures_and_spot_ends(cli, scarce):
 
 def test_status_of_a_spot_attempt_says_it_gave_way_to_on_demand(cli, scarce):
     scarce.spot_interruptions = 2
-    result = cli(
-        "submit", SPOT, "--set", "compute.spot.fallback_after=2", "--wait",
-        "--idempotency-key", "spot-3", "-o", "json",
-    )  # fmt: skip
-    first = json.loads(result.stdout)["attempts"][0]["job_name"]
+    first = spot_chain(cli, "2", "spot-3")[0]["job_name"]
     attempts = status_of(cli, first)["attempts"]
     assert attempts[0]["ended_because"] == (
         "spot: stopped after 2 interruptions, for the on-demand rerun"
@@ -250,14 +227,7 @@ def test_a_rerun_attaches_to_the_running_attempt_and_moves_on_only_after_it_ends
 
 def test_two_concurrent_reruns_without_wait_start_one_chain(scarce):
     scarce.no_capacity, scarce.keep_running = {"ml.g5.2xlarge"}, True
-    command = [sys.executable, "-m", "sagelaunch", "submit", str(SPOT), "--set", CHAIN]
-    command += ["--idempotency-key", "ci-c", "-o", "json"]
-    runs = [
-        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(2)
-    ]
-    outputs = [run.communicate(timeout=120) for run in runs]
-    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
-    chains = [[a["job_name"] for a in json.loads(out)["attempts"]] for out, _ in outputs]
+    outputs = twice_at_once("submit", str(SPOT), "--set", CHAIN, "--idempotency-key", "ci-c")
+    chains = [[a["job_name"] for a in out["attempts"]] for out in outputs]
     assert chains[0] == chains[1] and len(chains[0]) == 2
     assert sorted(scarce.created_names) == sorted(chains[0])

@@ -10,24 +10,14 @@ from collections import Counter
 import pytest
 import yaml
 
-from sagelaunch.aws.quotas import TOTAL_INSTANCES
 from sagelaunch.config import facts
-from tests.aws.capacity_proxy import CapacityProxy
+from tests.aws.capacity_proxy import twice_at_once
 from tests.aws.conftest import boto_client, training_job
 from tests.aws.test_sweep import CONFIG
 
 pytestmark = pytest.mark.integration
 
 CHAIN = {**CONFIG["compute"], "fallback": [{"instance_type": "ml.g5.2xlarge"}]}
-
-
-@pytest.fixture
-def scarce(moto, monkeypatch):
-    proxy = CapacityProxy(moto, quotas={TOTAL_INSTANCES: 20}).start()
-    proxy.unique_creates = True  # a second create of one name is refused, as AWS does
-    monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.url)
-    yield proxy
-    proxy.stop()
 
 
 @pytest.fixture
@@ -108,20 +98,8 @@ def test_a_trials_code_failure_does_not_fail_over(cli, scarce, chain_sweep):
 
 
 def test_two_concurrent_reruns_walk_each_trials_chain_once(scarce, chain_sweep):
-    import subprocess
-    import sys
-
-    from tests.conftest import REPO
-
     scarce.no_capacity = {"ml.g5.xlarge"}
-    command = [sys.executable, "-m", "sagelaunch", "sweep", str(chain_sweep), "--wait"]
-    command += ["--idempotency-key", "sf-5", "-o", "json"]
-    runs = [
-        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        for _ in range(2)
-    ]
-    outputs = [run.communicate(timeout=300) for run in runs]
-    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
-    names = [[t["job_name"] for t in json.loads(out)["trials"]] for out, _ in outputs]
+    outputs = twice_at_once("sweep", str(chain_sweep), "--wait", "--idempotency-key", "sf-5")
+    names = [[t["job_name"] for t in out["trials"]] for out in outputs]
     assert names[0] == names[1]
     assert len(scarce.created_names) == 8 == len(set(scarce.created_names))
