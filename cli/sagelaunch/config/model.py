@@ -8,6 +8,7 @@ instance × version) lives in rules.py, where each rule has a name, a test and a
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -83,31 +84,35 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def parse_fallback_after(value: object) -> object:
-    """A number is interruptions (3); a duration has a unit (90m, 2h, 1d)."""
-    if isinstance(value, str) and not value.strip().isdigit():
-        return {"seconds": parse_duration(value)}
-    if isinstance(value, int | str) and not isinstance(value, bool):
-        return {"interruptions": int(value)}
-    return value  # a dict (a dumped model): validated as one
+@dataclass(frozen=True)
+class FallbackAfter:
+    """When a spot job gives way to an on-demand rerun: after ``interruptions`` spot
+    interruptions, or ``seconds`` after the job was created. One value in YAML: a number or a
+    duration (so the config reference lists one key)."""
 
-
-class FallbackAfter(Strict):
-    """When a spot job gives way to an on-demand rerun: interruptions, or time."""
-
-    interruptions: int | None = Field(None, ge=1, description="Spot interruptions.")
-    seconds: int | None = Field(None, ge=1, description="Seconds since the job was created.")
-
-    @model_validator(mode="after")
-    def _one_of(self) -> FallbackAfter:
-        if (self.interruptions is None) == (self.seconds is None):
-            raise ValueError("give interruptions (a number) or a duration (e.g. 2h)")
-        return self
+    interruptions: int | None = None
+    seconds: int | None = None
 
     def __str__(self) -> str:
         if self.interruptions is not None:
             return f"{self.interruptions} interruptions"
         return f"{self.seconds}s"
+
+
+def parse_fallback_after(value: object) -> object:
+    """A number is interruptions (3); a duration has a unit (90m, 2h, 1d)."""
+    if value is None or isinstance(value, FallbackAfter):
+        return value
+    if isinstance(value, dict):  # a dumped config
+        value = value.get("interruptions") or f"{value.get('seconds')}s"
+    if isinstance(value, str) and not value.strip().isdigit():
+        seconds = parse_duration(value)
+        if not isinstance(seconds, int) or seconds < 1:
+            raise ValueError("a duration of at least 1s, e.g. 90m or 2h")
+        return FallbackAfter(seconds=seconds)
+    if isinstance(value, int | str) and not isinstance(value, bool) and int(value) >= 1:
+        return FallbackAfter(interruptions=int(value))
+    raise ValueError("a number of interruptions (>= 1), or a duration such as 90m or 2h")
 
 
 class Spot(Strict):
