@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler
 
 from tests.aws.proxy import FaultProxy, _operation, _read_body
@@ -33,14 +34,18 @@ class CapacityProxy(FaultProxy):
         self.quotas = quotas
         self.no_capacity: set[str] = set()
         self.failing_code: set[str] = set()
-        self.keep_running = False  # jobs run until the test ends them (moto ends them at once)
+        self.keep_running = False  # jobs run until the test ends them (moto ends them at once):
+        # held InProgress when listed or described; a test ends one by setting its status and
+        # keep_running back
         self.spot_interruptions = 0  # a spot job is shown running, interrupted this many times
+        self.spot_created_ago_s = 0.0  # ... and created this long ago (waiting for capacity)
         super().__init__(upstream)
 
     def _interrupt(self, job) -> None:  # type: ignore[no-untyped-def]
         """A spot job still running after ``spot_interruptions`` interruptions, until stopped."""
         if job.training_job_status != "Completed":
             return
+        job.creation_time -= timedelta(seconds=self.spot_created_ago_s)
         now = job.creation_time
         interrupted = {"Status": "Interrupted", "StartTime": now, "StatusMessage": "spot"}
         job.training_job_status, job.secondary_status = "InProgress", "Interrupted"
@@ -65,7 +70,12 @@ class CapacityProxy(FaultProxy):
 
         if self.keep_running:
             for name in list(self.created_names):
-                training_job(name).training_job_status = "InProgress"
+                job = training_job(name)
+                scripted = job.resource_config.get("InstanceType") in (
+                    self.no_capacity | self.failing_code
+                )
+                if job.training_job_status == "Completed" and not scripted:  # moto's own end
+                    job.training_job_status = "InProgress"
 
     def end_as_scripted(self, body: bytes) -> None:
         """Fail the described job as its instance type's capacity (or code) says."""
@@ -84,6 +94,8 @@ class CapacityProxy(FaultProxy):
             job.failure_reason = (
                 CAPACITY_REASON if kind in self.no_capacity else "AlgorithmError: boom"
             )
+        elif job.training_job_status == "Completed" and self.keep_running:
+            job.training_job_status = "InProgress"
 
     def quota_page(self) -> bytes:
         listed = [
@@ -136,3 +148,21 @@ class CapacityProxy(FaultProxy):
             do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
 
         return Handler
+
+
+def twice_at_once(*args: str) -> list[dict]:
+    """Run `sagelaunch ARGS -o json` in two processes at once (two retries of one CI step);
+    both must succeed; their JSON outputs."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    command = [sys.executable, "-m", "sagelaunch", *args, "-o", "json"]
+    runs = [
+        subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    return [json.loads(out) for out, _ in outputs]

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sagelaunch.app import app
-from tests.aws.proxy import FaultProxy
+from tests.aws.proxy import FaultProxy, serve_list_service_quotas
 from tests.conftest import EXAMPLES
 
 ACCOUNT = "123456789012"  # moto's default account
@@ -34,6 +34,7 @@ def model_cache(tmp_path_factory) -> str:
 def moto_url():
     from moto.server import ThreadedMotoServer
 
+    serve_list_service_quotas()
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -83,6 +84,20 @@ def proxy(moto, monkeypatch):
     fault_proxy.stop()
 
 
+@pytest.fixture
+def scarce(moto, monkeypatch):
+    """The scarce-GPU account (tests/aws/capacity_proxy.py) in front of moto: it lists the
+    total-instances quota only, until a test adds quotas or takes capacity away."""
+    from sagelaunch.aws.quotas import TOTAL_INSTANCES
+    from tests.aws.capacity_proxy import CapacityProxy
+
+    capacity_proxy = CapacityProxy(moto, quotas={TOTAL_INSTANCES: 20}).start()
+    capacity_proxy.unique_creates = True  # a second create of one name is refused, as AWS does
+    monkeypatch.setenv("AWS_ENDPOINT_URL", capacity_proxy.url)
+    yield capacity_proxy
+    capacity_proxy.stop()
+
+
 def boto_client(service: str):
     """A plain boto3 client for the test's own checks (reads AWS_ENDPOINT_URL like ours do)."""
     import boto3
@@ -101,7 +116,8 @@ def training_job(name: str):
 def saved_plan(tmp_path_factory) -> Path:
     """`plan smddp-p4d.yaml --out plan.json` once per session (the SDK runs once)."""
     out = tmp_path_factory.mktemp("plan") / "plan.json"
-    result = CliRunner().invoke(app, ["plan", str(SMDDP), "--out", str(out), "-o", "json"])
+    arguments = ["plan", str(SMDDP), "--out", str(out), "--no-check-quota", "-o", "json"]
+    result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 0, result.output
     return out
 

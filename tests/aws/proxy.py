@@ -256,3 +256,17 @@ def _operation(method: str, path: str, headers) -> str:
         verb = {"GET": "Get", "PUT": "Put", "HEAD": "Head", "DELETE": "Delete", "POST": "Post"}
         return f"s3:{verb.get(method, method)}{noun}"
     return f"{service}:{method}"
+
+
+def serve_list_service_quotas() -> None:
+    """moto's Service Quotas backend lacks ListServiceQuotas (its server answers 500, which
+    botocore retries); `submit` reads it before every create. This account lists no SageMaker
+    quota ("If the applied quota value is not available for a quota, the quota is not
+    retrieved", says the API reference): nothing to check against.
+    (tests/aws/capacity_proxy.py plays accounts that list some.)"""
+    from moto.servicequotas.responses import ServiceQuotasResponse
+
+    def list_service_quotas(self) -> str:
+        return json.dumps({"Quotas": []})
+
+    ServiceQuotasResponse.list_service_quotas = list_service_quotas  # type: ignore[attr-defined]

@@ -276,7 +276,8 @@ def test_a_retried_create_that_already_exists_attaches(cli, moto, plan_copy, cod
             **{field: request[field] for field in COMPARED if field in request},
         },
     )
-    aws = Clients(REGION, sagemaker=client, s3=boto_client("s3"))
+    quotas = {"service-quotas": boto_client("service-quotas")}  # moto's: none listed
+    aws = Clients(REGION, sagemaker=client, s3=boto_client("s3"), **quotas)
     with stubber:
         result = cli("submit", plan_copy, "--idempotency-key", "lost-answer", "-o", "json", obj=aws)
     assert result.exit_code == 0, result.output

@@ -46,7 +46,8 @@ def structure(shape, seen=None) -> dict:
 
 
 def test_every_sagemaker_call_in_aws_jobs_is_kept():
-    called = {c for f in CALLERS for c in re.findall(r"sagemaker\.(\w+)\(", f.read_text())}
+    # Called, or handed to a pager (`newest(sagemaker.list_training_jobs, ...)`).
+    called = {c for f in CALLERS for c in re.findall(r"sagemaker\.(\w+)[(,]", f.read_text())}
     assert called, "the pattern no longer finds the calls"
     assert called == {xform_name(op) for op in models.OPERATIONS["sagemaker"]}
 

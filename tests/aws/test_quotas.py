@@ -1,6 +1,6 @@
-"""`submit --check-quota` against moto's server, with the account's applied quotas answered by
-the proxy (moto does not serve ListServiceQuotas): a job the quotas cannot hold is refused
-before anything is uploaded, naming the quota."""
+"""The quota pre-flight (on by default) against moto's server, with the account's applied quotas
+answered by the proxy: a job the quotas cannot hold is refused before anything is uploaded,
+naming the quota; plan checks when credentials are configured."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def running_p4d_job(proxy: CapacityProxy, name: str, count: int) -> None:
 
 def test_a_job_over_the_quota_is_refused_before_upload(cli, quota_proxy):
     running_p4d_job(quota_proxy, "someone-elses-job", 1)
-    result = cli("submit", SMDDP, "--check-quota", "--idempotency-key", "q1")
+    result = cli("submit", SMDDP, "--idempotency-key", "q1")
     assert result.exit_code == 3, result.output
     assert f"{P4D}: quota 2, in use 1, this job asks 2" in " ".join(result.output.split())
     assert "request-service-quota-increase" in result.output
@@ -56,7 +56,7 @@ def test_a_job_over_the_quota_is_refused_before_upload(cli, quota_proxy):
 def test_a_job_within_the_quota_is_created(cli, quota_proxy):
     running_p4d_job(quota_proxy, "ended-soon", 1)
     training_job("ended-soon").training_job_status = "Completed"  # holds nothing any more
-    job = submitted(cli("submit", SMDDP, "--check-quota", "--idempotency-key", "q2", "-o", "json"))
+    job = submitted(cli("submit", SMDDP, "--idempotency-key", "q2", "-o", "json"))
     assert quota_proxy.requests["servicequotas:ListServiceQuotas"] == 1
     assert quota_proxy.created_names == [job["job_name"]]
 
@@ -75,9 +75,13 @@ def test_a_rerun_attaches_without_checking_again(cli, quota_proxy):
     assert quota_proxy.created_names == [first["job_name"]]
 
 
-def test_without_the_flag_no_quota_is_read(cli, quota_proxy):
-    submitted(cli("submit", SMDDP, "--idempotency-key", "q4", "-o", "json"))
+def test_no_check_quota_reads_no_quota(cli, quota_proxy):
+    running_p4d_job(quota_proxy, "holds-one", 1)
+    job = submitted(
+        cli("submit", SMDDP, "--no-check-quota", "--idempotency-key", "q4", "-o", "json")
+    )
     assert quota_proxy.requests["servicequotas:ListServiceQuotas"] == 0
+    assert quota_proxy.created_names == [job["job_name"]]  # CreateTrainingJob has the last word
 
 
 def test_a_sweep_holds_the_trials_the_quota_cannot_take(cli, quota_proxy, tmp_path):
@@ -92,7 +96,7 @@ def test_a_sweep_holds_the_trials_the_quota_cannot_take(cli, quota_proxy, tmp_pa
     config = {**CONFIG, "sweep": {**CONFIG["sweep"], "max_parallel": 4}}
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    result = cli("sweep", path, "--check-quota", "--idempotency-key", "s1", "-o", "json")
+    result = cli("sweep", path, "--idempotency-key", "s1", "-o", "json")
     assert result.exit_code == 0, result.output
     trials = json.loads(result.stdout)["trials"]
     created = [t for t in trials if t["status"] != "Queued"]
@@ -104,10 +108,26 @@ def test_a_sweep_holds_the_trials_the_quota_cannot_take(cli, quota_proxy, tmp_pa
     assert len(quota_proxy.created_names) == len(created)
 
 
-def test_plan_checks_quotas_only_when_asked(cli, quota_proxy):
+def test_plan_with_credentials_warns_of_a_short_quota(cli, quota_proxy):
     running_p4d_job(quota_proxy, "holds-one", 1)
-    assert cli("plan", SMDDP, "-o", "json").exit_code == 0
-    assert quota_proxy.total() == 0  # plan stays offline by default
+    result = cli("plan", SMDDP, "-o", "json")
+    assert result.exit_code == 0, result.output
+    quota = json.loads(result.stdout)["quota"]
+    assert quota["checked"] and quota["note"] is None
+    p4d = next(q for q in quota["quotas"] if q["name"] == P4D)
+    assert (p4d["quota"], p4d["in_use"], p4d["asks"], p4d["fits"]) == (2, 1, 2, False)
+    assert "submit would refuse this job now" in result.stderr
+    assert cli("plan", SMDDP, "--strict", "-o", "json").exit_code == 2
+
+
+def test_plan_check_quota_requires_room(cli, quota_proxy):
+    running_p4d_job(quota_proxy, "holds-one", 1)
     result = cli("plan", SMDDP, "--check-quota", "-o", "json")
     assert result.exit_code == 3
     assert f"{P4D}: quota 2, in use 1, this job asks 2" in " ".join(result.output.split())
+
+
+def test_plan_no_check_quota_stays_offline(cli, quota_proxy):
+    result = cli("plan", SMDDP, "--no-check-quota", "-o", "json")
+    assert result.exit_code == 0 and "quota" not in json.loads(result.stdout)
+    assert quota_proxy.total() == 0

@@ -74,11 +74,14 @@ def test_same_plan_file_twice_is_one_job(cli, moto, plan_copy):
 
 
 def test_requests_per_submit_counted_at_the_proxy(cli, proxy, plan_copy):
-    """First submit: HeadObject + PutObject + CreateTrainingJob (no describe: the bundle was
-    missing, so the job cannot exist). Resubmit: HeadObject + DescribeTrainingJob (attach)."""
+    """First submit: HeadObject + the quota pre-flight (ListServiceQuotas: this account lists
+    none, so no job is listed) + PutObject + CreateTrainingJob (no describe: the bundle was
+    missing, so the job cannot exist). Resubmit: HeadObject + DescribeTrainingJob (attach, no
+    pre-flight). --no-check-quota: what the SDK's fit() sends, nothing more."""
     submitted(cli("submit", plan_copy, "-o", "json"))
     assert dict(proxy.requests) == {
         "s3:HeadObject": 1,
+        "servicequotas:ListServiceQuotas": 1,
         "s3:PutObject": 1,
         "sagemaker:CreateTrainingJob": 1,
     }
@@ -86,7 +89,9 @@ def test_requests_per_submit_counted_at_the_proxy(cli, proxy, plan_copy):
     submitted(cli("submit", plan_copy, "-o", "json"))
     assert dict(proxy.requests) == {"s3:HeadObject": 1, "sagemaker:DescribeTrainingJob": 1}
     proxy.reset()
-    fresh = submitted(cli("submit", plan_copy, "--idempotency-key", "new", "-o", "json"))
+    fresh = submitted(
+        cli("submit", plan_copy, "--idempotency-key", "new", "--no-check-quota", "-o", "json")
+    )
     assert dict(proxy.requests) == {
         "s3:HeadObject": 1,
         "sagemaker:DescribeTrainingJob": 1,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from tests.aws.proxy import FaultProxy
+from tests.aws.proxy import FaultProxy, serve_list_service_quotas
 from tests.bench.timing import wall
 from tests.conftest import ENTRYPOINTS, EXAMPLES, REPO
 
@@ -35,6 +35,7 @@ def run() -> dict:
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    serve_list_service_quotas()  # submit's quota pre-flight reads it
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()

@@ -58,3 +58,40 @@ def test_plan_shows_each_alternative_with_its_price(cli):
 def test_a_plan_without_a_chain_has_no_alternatives_key(cli):
     result = cli("plan", SMDDP, "-o", "json")
     assert result.exit_code == 0 and "alternatives" not in json.loads(result.stdout)
+
+
+def test_an_alternative_in_another_region_with_this_regions_buckets_is_flagged(cli):
+    result = validate(cli, "[{instance_type: ml.p5.48xlarge}, {region: us-west-2}]")
+    assert result.exit_code == 0, result.output
+    warnings = json.loads(result.stdout)[0]["warnings"]
+    flagged = [w for w in warnings if w["path"] == "compute.fallback[1].region"]
+    assert len(flagged) == 1
+    message = flagged[0]["message"]
+    assert "inputs.train" in message and "output_path" in message
+    assert "S3DataSource" in message  # the service fact it relies on
+    same_region = validate(cli, "[{region: us-east-1}]")
+    assert "fallback[0].region" not in same_region.stdout
+
+
+def test_plan_shows_the_image_of_the_alternatives_region(cli):
+    """The SDK is the oracle: the image it resolves for the main config planned in us-west-2."""
+    chain = "[{instance_type: ml.p5.48xlarge, instance_count: 1}, {region: us-west-2}]"
+    result = cli(
+        "plan", SMDDP, "--set", f"compute.fallback={chain}", "--no-check-quota", "-o", "json"
+    )
+    rows = json.loads(result.stdout)["alternatives"]
+    west = cli("plan", SMDDP, "--set", "region=us-west-2", "--no-check-quota", "-o", "json")
+    sdk_image = json.loads(west.stdout)["request"]["AlgorithmSpecification"]["TrainingImage"]
+    assert rows[1]["image"] == sdk_image and ".us-west-2." in sdk_image
+    table = cli("plan", SMDDP, "--set", f"compute.fallback={chain}", "--no-check-quota")
+    assert f"attempt 2 image  {sdk_image}" in table.stdout
+
+
+def test_a_fallback_duration_past_max_wait_is_flagged(cli):
+    spot = EXAMPLES / "spot-checkpoint.yaml"
+    result = cli("validate", spot, "--set", "compute.spot.fallback_after=40h", "-o", "json")
+    assert result.exit_code == 0
+    paths = [w["path"] for w in json.loads(result.stdout)[0]["warnings"]]
+    assert "compute.spot.fallback_after" in paths
+    quiet = cli("validate", spot, "--set", "compute.spot.fallback_after=2h", "-o", "json")
+    assert "fallback_after" not in quiet.stdout

@@ -203,6 +203,19 @@ CASES = {
 }
 CASES |= TF_CASES
 CASES |= HETERO_CASES
+SPOT = {"instance_type": "ml.g5.2xlarge", "max_run": "24h"}
+CASES |= {
+    "fallback_region_buckets": (
+        {"compute": {"fallback": [{"region": "us-west-2"}]}},
+        "keeps the config's S3 locations (output_path) in buckets of us-east-1",
+        {"compute": {"fallback": [{"region": "us-east-1"}, {"instance_type": "ml.g5.4xlarge"}]}},
+    ),
+    "fallback_after_before_max_wait": (
+        {"compute": {**SPOT, "spot": {"max_wait": "30h", "fallback_after": "30h"}}},
+        "is not before max_wait",
+        {"compute": {**SPOT, "spot": {"max_wait": "30h", "fallback_after": "2h"}}},
+    ),
+}
 
 # What real users' SDK setups (from public examples) must get through validate: no errors.
 ACCEPTED_AS_THE_SDK_DOES = {

@@ -40,6 +40,8 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/aws-credentials")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent/aws-config")
     yield
     assert attempts == [], f"plan reached for the network: {attempts}"
 
@@ -49,6 +51,20 @@ def test_plan_is_offline_without_credentials(cli, no_network, config):
     result = cli("plan", EXAMPLES / f"{config}.yaml", "--output", "json")
     assert result.exit_code == 0, result.output
     assert not [w for w in json.loads(result.stdout)["warnings"] if "Request exception" in w]
+
+
+def test_without_credentials_plan_says_in_one_line_that_quotas_were_not_checked(cli, no_network):
+    as_json = cli("plan", SMDDP, "--output", "json", "--job-name", "bert-smddp-1")
+    assert as_json.exit_code == 0, as_json.output
+    quota = json.loads(as_json.stdout)["quota"]
+    assert (quota["checked"], quota["quotas"]) == (False, [])
+    assert quota["note"].startswith("quotas not checked: no AWS credentials configured")
+    table = cli("plan", SMDDP, "--job-name", "bert-smddp-1")
+    assert table.exit_code == 0
+    notes = [line for line in table.stderr.splitlines() if "quotas not checked" in line]
+    assert len(notes) == 1 and "quota" not in table.stdout.lower()
+    offline = cli("plan", SMDDP, "--no-check-quota", "--output", "json")
+    assert "quota" not in json.loads(offline.stdout) and "quotas" not in offline.stderr
 
 
 def test_json_has_the_spec_keys(cli):

@@ -10,7 +10,13 @@ from typing import Any
 from botocore.exceptions import ClientError
 from botocore.exceptions import ConnectionError as BotoConnectionError
 
-from sagelaunch.aws.errors import is_already_exists, translated, unless_not_found
+from sagelaunch.aws.errors import (
+    DENIED,
+    error_code,
+    is_already_exists,
+    translated,
+    unless_not_found,
+)
 from sagelaunch.errors import AwsError
 from sagelaunch.job_events import Transition
 from sagelaunch.statuses import TERMINAL
@@ -170,3 +176,16 @@ def tags(sagemaker: Any, arn: str) -> list[dict[str, str]]:
         if not page.get("NextToken"):
             return found
         query["NextToken"] = page["NextToken"]
+
+
+@translated
+def add_tags(sagemaker: Any, arn: str, tags: dict[str, str]) -> bool:
+    """AddTags (idempotent: a tag of the same key is overwritten); False when the credentials
+    may not tag (the caller carries on without)."""
+    try:
+        sagemaker.add_tags(ResourceArn=arn, Tags=[{"Key": k, "Value": v} for k, v in tags.items()])
+    except ClientError as exc:
+        if error_code(exc) in DENIED:
+            return False
+        raise
+    return True

@@ -28,7 +28,8 @@ OPERATIONS = {
         "DescribeTrainingJob",
         "ListTrainingJobs",
         "StopTrainingJob",
-        "ListTags",  # import: DescribeTrainingJob does not return a job's tags
+        "ListTags",  # import, status: DescribeTrainingJob does not return a job's tags
+        "AddTags",  # services.attempts: a failover chain's links between its jobs
         # aws.tuning: `tune`, and tuning jobs in status / list / stop
         "CreateHyperParameterTuningJob",
         "DescribeHyperParameterTuningJob",

@@ -80,12 +80,14 @@ CONNECT_TIMEOUT_S = 10
 READ_TIMEOUT_S = 60
 
 
-def client_config() -> Config:
-    """Retries and timeouts for every client sagelaunch creates."""
+def client_config(max_attempts: int | None = None) -> Config:
+    """Retries and timeouts for every client sagelaunch creates (``max_attempts``: fewer, for
+    a look that may fail without harm, e.g. plan's quota check on a laptop gone offline)."""
+    attempts = max_attempts or int(os.environ.get("AWS_MAX_ATTEMPTS") or DEFAULT_MAX_ATTEMPTS)
     return Config(
         retries={
             "mode": os.environ.get("AWS_RETRY_MODE") or "adaptive",  # type: ignore[typeddict-item]
-            "total_max_attempts": int(os.environ.get("AWS_MAX_ATTEMPTS") or DEFAULT_MAX_ATTEMPTS),
+            "total_max_attempts": attempts,
         },
         connect_timeout=CONNECT_TIMEOUT_S,
         read_timeout=READ_TIMEOUT_S,
@@ -101,17 +103,24 @@ class Clients:
     """
 
     def __init__(
-        self, region: str, session: botocore.session.Session | None = None, **prebuilt: Any
+        self,
+        region: str,
+        session: botocore.session.Session | None = None,
+        max_attempts: int | None = None,
+        **prebuilt: Any,
     ) -> None:
         self.region = region
         self._session = session
+        self._max_attempts = max_attempts
         self._clients: dict[str, Any] = dict(prebuilt)
 
     def client(self, service: str) -> Any:
         if service not in self._clients:
             if self._session is None:
                 raise SagelaunchError(f"no {service} client was given and no session to make one")
-            self._clients[service] = _create_client(self._session, service, self.region)
+            self._clients[service] = _create_client(
+                self._session, service, self.region, self._max_attempts
+            )
         return self._clients[service]
 
     @property
@@ -127,7 +136,9 @@ class Clients:
         return self.client("logs")
 
 
-def clients(region: str | None, profile: str | None = None) -> Clients:
+def clients(
+    region: str | None, profile: str | None = None, max_attempts: int | None = None
+) -> Clients:
     """Clients for ``region`` (default: $AWS_REGION, $AWS_DEFAULT_REGION, the profile's) with
     botocore's credential chain (``profile`` or $AWS_PROFILE, env, SSO, instance roles).
     $AWS_ENDPOINT_URL and $AWS_ENDPOINT_URL_<SERVICE> are honoured as boto3 honours them.
@@ -147,7 +158,7 @@ def clients(region: str | None, profile: str | None = None) -> Clients:
         )
     session.register_component("data_loader", _loader(session.get_config_variable("data_path")))
     _quiet_botocore_logging()
-    return Clients(region, session)
+    return Clients(region, session, max_attempts)
 
 
 @functools.cache
@@ -159,11 +170,14 @@ def _loader(data_path: str | None) -> botocore.loaders.Loader:
     return trimmed_loader(data_path)
 
 
-def _create_client(session: botocore.session.Session, service: str, region: str) -> Any:
+def _create_client(
+    session: botocore.session.Session, service: str, region: str, max_attempts: int | None
+) -> Any:
     from sagelaunch.aws.errors import translate
 
+    config = client_config(max_attempts)
     try:
-        return session.create_client(service, region_name=region, config=client_config())
+        return session.create_client(service, region_name=region, config=config)
     except BotoCoreError as exc:
         raise translate(exc) from None
 

@@ -111,6 +111,21 @@ def render_status(summary: dict[str, Any]) -> None:
     stdout.print(grid)
     if summary["transitions"]:
         stdout.print(_transitions(summary["transitions"]))
+    if summary.get("attempts"):
+        _attempts(summary["attempts"], summary.get("chain_cost_usd"))
+
+
+def _attempts(attempts: list[dict[str, Any]], total: float | None) -> None:
+    """The failover chain the job belongs to: each attempt, and why it ended (lines, not a
+    table: reasons are long, and CI logs are narrow)."""
+    cost = "unknown" if total is None else f"${total:,.2f}"
+    stdout.print(f"[bold]failover chain[/bold]  {len(attempts)} attempts, cost {cost}")
+    for a in attempts:
+        where = f"{a['cluster']}{' spot' if a['spot'] else ''}, {a['region']}"
+        job = f"{a['job_name']} ({where})  {a['status']}" if a["job_name"] else "no job"
+        price = "" if a["cost_usd"] is None else f"  ${a['cost_usd']:,.2f}"
+        stdout.print(f"  attempt {a['number']}  {job}{price}", highlight=False)
+        stdout.print(f"    {a['ended_because'] or 'running'}", highlight=False)
 
 
 def cost_line(cost: dict[str, Any]) -> str:

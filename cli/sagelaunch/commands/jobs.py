@@ -6,6 +6,7 @@ and renders a table, or stable JSON with `--output json` for CI.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -41,17 +42,26 @@ def status(
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """Show a job: status, secondary status, failure reason, timings, transitions."""
+    """Show a job: status, secondary status, failure reason, timings, transitions.
+
+    A job of a failover chain (compute.fallback) also shows every attempt of its chain, why each
+    ended, and what the chain cost."""
     from sagelaunch.commands.job_view import job_summary, render_status
     from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
+    from sagelaunch.services.attempts import chain_cost, read_chain
     from sagelaunch.services.follow import TUNING
     from sagelaunch.services.jobs import find
 
-    found = find(connect(ctx.obj, region), job)
+    aws = connect(ctx.obj, region)
+    found = find(aws, job)
     if found.kind is TUNING:
         show(tuning_summary(found.description, found.console_url), output, render_tuning)
         return
-    show(job_summary(found.description, found.console_url), output, render_status)
+    summary = job_summary(found.description, found.console_url)
+    chain = read_chain(aws, found.description)
+    if chain is not None:
+        summary |= {"attempts": [asdict(a) for a in chain], "chain_cost_usd": chain_cost(chain)}
+    show(summary, output, render_status)
 
 
 def wait(

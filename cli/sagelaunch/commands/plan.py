@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from sagelaunch.errors import SagelaunchError, UsageError
 from sagelaunch.output import RegionOption, SetOption, print_json, stderr, stdout
+
+if TYPE_CHECKING:
+    from sagelaunch.services.quota_check import QuotaReport
 
 
 class PlanFormat(str, Enum):
@@ -23,7 +26,9 @@ OUTPUT_HELP = (
     "estimator (the SDK class and its kwargs), request (CreateTrainingJob parameters as sent), "
     "cost (instance_type, instance_count, hourly_usd, max_usd, spot, prices_as_of), topology "
     "(hosts, processes_per_host, world_size, launcher), upload (the code bundle: files, bytes, "
-    "sha256, s3_uri; null for built-in algorithms) and warnings (source, message, file/line)."
+    "sha256, s3_uri; null for built-in algorithms), warnings (source, message, file/line) and "
+    "quota (checked, note, quotas: name, quota, in_use, asks, fits; absent with "
+    "--no-check-quota)."
 )
 
 
@@ -45,13 +50,16 @@ def plan(
         bool, typer.Option("--strict", help="Treat warnings as errors (exit 2), e.g. in CI.")
     ] = False,
     check_quota: Annotated[
-        bool,
+        bool | None,
         typer.Option(
-            "--check-quota",
-            help="Also read the account's SageMaker quotas and running jobs (needs credentials; "
-            "plan is otherwise offline); exit 3 when the job would exceed one.",
+            "--check-quota/--no-check-quota",
+            help="Read the account's SageMaker quotas and running jobs. Default: when AWS "
+            "credentials are configured (a short quota is a warning; without credentials, a "
+            "note says it was not checked). --check-quota requires it (exit 3 when the job "
+            "would exceed a quota); --no-check-quota stays offline.",
+            show_default=False,
         ),
-    ] = False,
+    ] = None,
 ) -> None:
     """Show exactly what submit would send: estimator, request, cost, topology, upload.
 
@@ -77,8 +85,12 @@ def plan(
             f"{len(result.warnings)} warning(s) and --strict: nothing planned",
             hint="fix them, or drop --strict to accept them",
         )
-    if check_quota:
-        _check_quota(result.region, result.request)
+    quota = _check_quota(result.region, result.request, check_quota)
+    if strict and quota is not None and quota.short:
+        raise SagelaunchError(
+            "a quota would refuse this job and --strict: nothing planned",
+            hint="request an increase (see the warning), or use --no-check-quota",
+        )
     if out:
         from sagelaunch import plan_file
 
@@ -87,6 +99,8 @@ def plan(
     shown = result.redacted()  # secret-looking environment values: the display only
     alternatives = alternative_costs(config, overrides)
     as_data = {**shown.as_json(), **({"alternatives": alternatives} if alternatives else {})}
+    if quota is not None:
+        as_data["quota"] = quota.as_json()
     if output is PlanFormat.json:
         print_json(as_data)
     elif output is PlanFormat.yaml:
@@ -96,19 +110,31 @@ def plan(
 
         render(shown)
         if alternatives:
-            render_alternatives(alternatives)
+            render_alternatives(alternatives, shown.region)
 
 
-def _check_quota(region: str, request: dict[str, Any]) -> None:
-    """The quota pre-flight of submit, reported on stderr (exit 3 when the job would not fit)."""
-    from sagelaunch.services.clients import connect
-    from sagelaunch.services.quota_check import require_room
+def _check_quota(region: str, request: dict[str, Any], mode: bool | None) -> QuotaReport | None:
+    """The quota pre-flight of submit, reported on stderr: required (exit 3 when the job would
+    not fit), off (None), or by default when credentials are configured (else a note)."""
+    from sagelaunch.services import quota_check
 
-    report = require_room(connect(None, region), request)
-    if not report.checked:
-        stderr.print("[yellow]warning:[/yellow] quotas not checked: Service Quotas access denied")
+    if mode is False:
+        return None
+    if mode:
+        from sagelaunch.services.clients import connect
+
+        report = quota_check.require_room(connect(None, region), request)
+    else:
+        report = quota_check.check_if_possible(region, request)
+    if report.note:
+        stderr.print(f"[dim]note:[/dim] {report.note}", highlight=False)
     for use in report.uses:
         stderr.print(f"quota  {use}", highlight=False)
+    for use in report.short:
+        stderr.print(
+            f"[yellow]warning:[/yellow] submit would refuse this job now: {use}", highlight=False
+        )
+    return report
 
 
 def _folder_error(folder: Path) -> UsageError:

@@ -177,8 +177,9 @@ def _upload(upload: Upload | None) -> None:
     )
 
 
-def render_alternatives(rows: list[dict[str, Any]]) -> None:
-    """The failover chain after the main plan: each alternative and its price."""
+def render_alternatives(rows: list[dict[str, Any]], main_region: str) -> None:
+    """The failover chain after the main plan: each alternative and its price, and the image
+    of each alternative in another region (each region's registry serves its own)."""
     table = Table(title="failover chain (compute.fallback)", title_justify="left")
     for column in ("attempt", "cluster", "region", "market", "$/h", "at most"):
         table.add_column(column)
@@ -194,3 +195,7 @@ def render_alternatives(rows: list[dict[str, Any]]) -> None:
             ceiling,
         )
     stdout.print(table)
+    for row in rows:
+        if row["region"] and row["region"] != main_region:
+            image = row["image"] or "none resolves: set image_uri"
+            stdout.print(f"  attempt {row['attempt']} image  {image}", highlight=False)

@@ -41,11 +41,12 @@ def submit(
     check_quota: Annotated[
         bool,
         typer.Option(
-            "--check-quota",
+            "--check-quota/--no-check-quota",
             help="Before uploading, check the account's SageMaker quotas (Service Quotas) "
-            "against its running training jobs; exit 3 naming the quota the job would exceed.",
+            "against its running training jobs; exit 3 naming the quota the job would exceed. "
+            "--no-check-quota leaves it to CreateTrainingJob (a failover chain always checks).",
         ),
-    ] = False,
+    ] = True,
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
@@ -66,10 +67,11 @@ def submit(
             "building the request with the SageMaker SDK (offline)…"
         ),
     }
-    fallbacks = failover.fallbacks_of(target, overrides) if wait or logs else []
+    fallbacks = failover.fallbacks_of(target, overrides)
     if fallbacks:
+        waiting = timeout_s, logs, wait or logs
         _submit_chain(
-            target, overrides, idempotency_key, region, fallbacks, options, output, timeout_s, logs
+            target, overrides, idempotency_key, region, fallbacks, options, output, waiting
         )
         return
     result, aws = deliver(
@@ -96,16 +98,19 @@ def _submit_chain(
     fallbacks: list[Fallback],
     options: dict[str, Any],
     output: OutputFormat,
-    timeout_s: float | None,
-    logs: bool,
+    waiting: tuple[float | None, bool, bool],
 ) -> None:
-    """`submit --wait` of a config with `compute.fallback`: the failover chain."""
+    """`submit` of a config with `compute.fallback`: the failover chain. Without --wait it
+    attaches to the attempt that runs now, or starts the next one when the last ended for
+    lack of capacity (a rerun moves the chain on); with --wait it follows each to its end."""
     from sagelaunch.services import failover
     from sagelaunch.services.follow import conclude
 
-    with shown(str(target), with_logs=logs, announce=True) as observer:
-        following = failover.Following(timeout_s, observer)
+    timeout_s, logs, wait = waiting
+    with shown(str(target), with_logs=logs, announce=wait) as observer:
+        following = failover.Following(timeout_s, observer, wait=wait)
         chain = failover.run(target, overrides, key, region, fallbacks, following, **options)
+
     assert chain.last is not None and chain.final is not None  # run raises when none ran
     if output is OutputFormat.json:
         attempts = [asdict(a) for a in chain.attempts]
@@ -116,7 +121,8 @@ def _submit_chain(
         report_cost(chain.final)
         if chain.cost_usd is not None and len(chain.attempts) > 1:
             out.stderr.print(f"chain cost  ${chain.cost_usd:,.2f} (all attempts)")
-    conclude(chain.final, timeout_s)
+    if wait:
+        conclude(chain.final, timeout_s)
 
 
 def _report_attempts(attempts: list[Attempt]) -> None:

@@ -45,11 +45,12 @@ def sweep(
     check_quota: Annotated[
         bool,
         typer.Option(
-            "--check-quota",
+            "--check-quota/--no-check-quota",
             help="Hold trials the account's SageMaker quotas cannot take now (Service Quotas "
-            "against the running training jobs) instead of learning it from refused creates.",
+            "against the running training jobs) instead of learning it from refused creates; "
+            "--no-check-quota learns it from the creates.",
         ),
-    ] = False,
+    ] = True,
     wait: Annotated[
         bool,
         typer.Option(

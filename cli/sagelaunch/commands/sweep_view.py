@@ -82,7 +82,7 @@ def results_table(result: SweepResult, final: bool = False) -> Table:
     table.add_column("job", overflow="fold", ratio=1)  # long names fold; the rest stays whole
     for column in ("status", "elapsed", "objective"):
         table.add_column(column, no_wrap=True)
-    billed = any(trial.cost_usd is not None for trial in result.trials)
+    billed = any(trial.chain_cost_usd is not None for trial in result.trials)
     if billed:
         table.add_column("cost", no_wrap=True, justify="right")
     best = result.best if final else None
@@ -96,7 +96,7 @@ def results_table(result: SweepResult, final: bool = False) -> Table:
             _status(trial),
             "" if trial.elapsed_s is None else f"{trial.elapsed_s:.0f}s",
             "" if value is None else f"{value:.6g}",
-            *([_usd(trial.cost_usd)] if billed else []),
+            *([_usd(trial.chain_cost_usd)] if billed else []),  # failover attempts included
         )
     captions = [f"★ best: trial {best.index} ({best.job_name})"] if best is not None else []
     if billed:
@@ -119,6 +119,8 @@ def _status(trial: TrialState) -> Text:
     text = Text(trial.status, style=STYLE.get(trial.status, "dim"))
     if trial.attached:
         text.append(" (attached)", style="dim")
+    if trial.attempt:
+        text.append(f" · failover attempt {trial.attempt}", style="yellow")
     if trial.note:
         text.append(f" · {trial.note}", style="yellow")
     return text

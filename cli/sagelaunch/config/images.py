@@ -16,7 +16,7 @@ from typing import Any
 
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.strategies import smp
+from sagelaunch.strategies import registry, smp
 from sagelaunch.strategies.smddp import SmddpDistribution
 
 DEFAULT_REGION = "us-east-1"
@@ -107,6 +107,28 @@ def sdk_training_image(
     )
     table_version = config.get("version_aliases", {}).get(version, version)
     return TrainingImage(uri, config_name, version, table_version, py_version, processor)
+
+
+def training_image(config: LaunchConfig, region: str) -> str | None:
+    """The image a job of ``config`` in ``region`` runs, resolved offline as the plan would
+    (image_uri, else the tool-known image, else the SDK's table); None when none resolves."""
+    if config.image_uri or config.is_builtin_algorithm:
+        return config.image_uri  # a built-in algorithm's image comes from its own table
+    known = tool_known_image(config, region)
+    if known:
+        return known
+    try:
+        return sdk_training_image(
+            config.framework,
+            region,
+            config.framework_version,
+            config.py_version or default_py_version(config),
+            config.compute.instance_type,
+            smp_v2=smp.is_v2(config),
+            smdistributed=registry.of(config).smdistributed,
+        ).uri
+    except ImageUnavailable:
+        return None
 
 
 def sdk_table_name(framework: str, instance_type: str) -> str:

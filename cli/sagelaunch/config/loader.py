@@ -66,8 +66,7 @@ def load(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
 def load_document(path: Path, overrides: list[str] | None = None) -> Document:
     """The merged document (extends, then --set), not yet validated: what sweeps vary."""
     doc = _resolve_extends(path, chain=())
-    for override in overrides or []:
-        _apply_override(doc, override)
+    apply_overrides(doc, overrides or [])
     return doc
 
 
@@ -129,6 +128,12 @@ def _replaced(path: KeyPath, over: Any) -> bool:
 
 
 # --- --set ---------------------------------------------------------------------------------------
+
+
+def apply_overrides(doc: Document, overrides: list[str]) -> None:
+    """Apply `--set key.path=value` overrides to ``doc``, in order."""
+    for override in overrides:
+        _apply_override(doc, override)
 
 
 def _apply_override(doc: Document, override: str) -> None:

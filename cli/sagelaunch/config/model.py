@@ -8,6 +8,7 @@ instance × version) lives in rules.py, where each rule has a name, a test and a
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import (
@@ -76,15 +77,59 @@ _DATA_DISTRIBUTIONS = {
 }
 
 
+@dataclass(frozen=True)
+class FallbackAfter:
+    """When a spot job gives way to an on-demand rerun: after ``interruptions`` spot
+    interruptions, or ``seconds`` after the job was created. One value in YAML: a number or a
+    duration (so the config reference lists one key)."""
+
+    interruptions: int | None = None
+    seconds: int | None = None
+
+    def __str__(self) -> str:
+        if self.interruptions is not None:
+            return f"{self.interruptions} interruptions"
+        return f"{self.seconds}s"
+
+
+def parse_fallback_after(value: object) -> object:
+    """A number is interruptions (3); a duration has a unit (90m, 2h, 1d)."""
+    if value is None or isinstance(value, FallbackAfter):
+        return value
+    if isinstance(value, dict):  # a dumped config
+        value = value.get("interruptions") or f"{value.get('seconds')}s"
+    if isinstance(value, str) and not value.strip().isdigit():
+        seconds = parse_duration(value)
+        if not isinstance(seconds, int) or seconds < 1:
+            raise ValueError("a duration of at least 1s, e.g. 90m or 2h")
+        return FallbackAfter(seconds=seconds)
+    if isinstance(value, int | str) and not isinstance(value, bool) and int(value) >= 1:
+        return FallbackAfter(interruptions=int(value))
+    raise ValueError("a number of interruptions (>= 1), or a duration such as 90m or 2h")
+
+
 class Spot(Strict):
     max_wait: Duration = Field(
         description="Longest the job may wait for spot capacity plus run (>= max_run)."
     )
-    fallback_after: int | None = Field(
+    fallback_after: Annotated[
+        FallbackAfter | None,
+        BeforeValidator(parse_fallback_after),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "string", "pattern": r"^(\d+d)?(\d+h)?(\d+m)?(\d+s)?$"},
+                    {"type": "null"},
+                ],
+                "description": "interruptions (3), or a duration (90m, 2h, 1d)",
+            }
+        ),
+    ] = Field(
         None,
-        ge=1,
-        description="`submit --wait`: after this many spot interruptions, stop the job and "
-        "resubmit it on demand (it resumes from checkpoint.s3_uri).",
+        description="`submit --wait`: after this many spot interruptions (a number), or this "
+        "long after the job was created without it ending (a duration: 90m, 2h), stop the job "
+        "and resubmit it on demand (it resumes from checkpoint.s3_uri).",
     )
 
 

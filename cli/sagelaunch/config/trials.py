@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sagelaunch.config.loader import LoadedConfig, assign, from_document, load_document
+from sagelaunch.config.loader import (
+    LoadedConfig,
+    apply_overrides,
+    assign,
+    from_document,
+    load_document,
+)
 from sagelaunch.config.sweep import Sweep, sweep_value_path
 from sagelaunch.config.yamlsource import Document
 from sagelaunch.errors import ConfigError, Problem, UsageError
@@ -110,6 +116,14 @@ def _trial(
         raise ConfigError(errors)
     warnings = [p for p in found if p.severity != "error"]
     return Trial(index, parameters, loaded, warnings)
+
+
+def with_overrides(trial: Trial, overrides: list[str]) -> LoadedConfig:
+    """The trial's config with `--set` style ``overrides`` on top (a failover alternative)."""
+    doc = trial.loaded.document
+    doc = Document(copy.deepcopy(doc.data), doc.label, dict(doc.positions))
+    apply_overrides(doc, overrides)
+    return from_document(trial.loaded.path, doc)
 
 
 def _in_trial(problem: Problem, label: str) -> Problem:

@@ -11,25 +11,20 @@ alternatives keep the config's `checkpoint.s3_uri`, so an attempt resumes where 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
-from sagelaunch.services.follow import Ending, Observer, StopWhen, follow
-from sagelaunch.statuses import INTERRUPTED, JobStatus
+from sagelaunch.services.attempts import chain_cost, ended_because, interruptions, link
+from sagelaunch.services.follow import TRAINING, Ending, Observer, StopWhen, ending, follow
+from sagelaunch.statuses import TERMINAL, JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-    from sagelaunch.config.model import Fallback
-
-# The FailureReason prefixes of a job SageMaker could not find instances for.
-CAPACITY_REASONS = (
-    "CapacityError",
-    "InsufficientCapacityError",
-    "Unable to provision requested ML compute capacity",
-)
+    from sagelaunch.config.model import Compute, Fallback, FallbackAfter
 
 
 @dataclass
@@ -48,12 +43,20 @@ class Attempt:
 
 @dataclass(frozen=True)
 class Following:
-    """How each attempt's job is followed: for how long, and what the caller is shown."""
+    """How each attempt's job is followed: for how long, what the caller is shown, and whether
+    at all (submit without --wait only looks where the attempt stands)."""
 
     timeout_s: float | None
     observer: Observer
+    wait: bool = True
 
     def follow(self, aws: Clients, name: str, stop_when: StopWhen | None) -> Ending:
+        if not self.wait:
+            job = TRAINING.api.describe(aws.sagemaker, name) or {
+                "TrainingJobName": name,
+                "TrainingJobStatus": JobStatus.InProgress,
+            }
+            return ending(TRAINING, job)
         return follow(aws, name, self.timeout_s, self.observer, stop_when=stop_when)
 
 
@@ -63,25 +66,12 @@ class Chain:
     final: Ending | None = None  # how the job the chain ended with ended
     last: submit.Submission | None = None  # the submission of that job
     refusal: QuotaExceeded | None = None  # the last quota refusal, when no job ran at all
+    made: tuple[Clients, str] | None = None  # the clients and ARN of the last attempt's job
 
     @property
     def cost_usd(self) -> float | None:
         """What the chain's jobs cost together (None while one of them has an unknown price)."""
-        costs = [a.cost_usd for a in self.attempts if a.job_name]
-        return None if None in costs else round(sum(c or 0.0 for c in costs), 2)
-
-
-def is_capacity_failure(job: dict[str, Any]) -> bool:
-    """The job failed because SageMaker had no instances for it, not because of the code."""
-    reason = job.get("FailureReason") or ""
-    return job.get("TrainingJobStatus") == JobStatus.Failed and any(
-        marker in reason for marker in CAPACITY_REASONS
-    )
-
-
-def interruptions(job: dict[str, Any]) -> int:
-    """How many times managed spot took the job's instances away (SecondaryStatus Interrupted)."""
-    return sum(t.get("Status") == INTERRUPTED for t in job.get("SecondaryStatusTransitions", []))
+        return chain_cost(self.attempts)
 
 
 def describe_alternative(alternative: Fallback | None) -> str:
@@ -105,7 +95,7 @@ def run(
     **deliver_options: Any,
 ) -> Chain:
     """Walk the chain: each attempt planned, quota-checked, submitted (or attached) and
-    followed to its end; move on only when capacity or quota was missing."""
+    watched to its end; move on only when capacity or quota was missing."""
     chain = Chain()
     for number, alternative in enumerate([None, *fallbacks]):
         attempt = Attempt(number, describe_alternative(alternative), region or "")
@@ -125,25 +115,51 @@ def fallbacks_of(target: Path, overrides: list[str] | None) -> list[Fallback]:
     if target.suffix == ".json":
         return []
     from sagelaunch.config.loader import load
+
+    return chain_of(load(target, overrides).config.compute)
+
+
+def chain_of(compute: Compute) -> list[Fallback]:
+    """`compute.fallback`, and with `compute.spot.fallback_after` an on-demand rerun last."""
     from sagelaunch.config.model import Fallback
 
-    compute = load(target, overrides).config.compute
     chain = list(compute.fallback)
     if compute.spot and compute.spot.fallback_after and not any(f.on_demand for f in chain):
         chain.append(Fallback(on_demand=True))
     return chain
 
 
+def spot_gave_way(limit: FallbackAfter, job: dict[str, Any]) -> str | None:
+    """Why a spot job gives way to the on-demand rerun (`compute.spot.fallback_after`), if it
+    does: interrupted that many times, or not ended that long after it was created."""
+    if limit.interruptions is not None:
+        count = interruptions(job)
+        return f"spot: interrupted {count} times" if count >= limit.interruptions else None
+    created = job.get("CreationTime")
+    if limit.seconds is None or not isinstance(created, datetime):
+        return None
+    age = datetime.now(created.tzinfo or timezone.utc) - created
+    if age.total_seconds() < limit.seconds:
+        return None
+    return f"spot: not ended {_duration(limit.seconds)} after it was created"
+
+
+def _duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    parts = [f"{hours}h" if hours else "", f"{rest // 60}m" if rest // 60 else ""]
+    return "".join(parts) + (f"{rest % 60}s" if rest % 60 else "") or "0s"
+
+
 def _spot_limit(target: Path, overrides: list[str]) -> StopWhen | None:
-    """Stop a spot job interrupted `compute.spot.fallback_after` times (the chain goes on
-    demand); None for an on-demand attempt or without the setting."""
+    """Stop a spot job that reached `compute.spot.fallback_after` (the chain goes on demand);
+    None for an on-demand attempt or without the setting."""
     from sagelaunch.config.loader import load
 
     spot = load(target, overrides).config.compute.spot
     if spot is None or spot.fallback_after is None:
         return None
     limit = spot.fallback_after
-    return lambda job: interruptions(job) >= limit
+    return lambda job: spot_gave_way(limit, job)
 
 
 def _run_attempt(
@@ -157,7 +173,7 @@ def _run_attempt(
     following: Following,
     deliver_options: dict[str, Any],
 ) -> bool:
-    """One attempt; True when the chain ends with it."""
+    """One attempt; True when the chain ends with it (for now: a job still running)."""
     sets = [*(overrides or []), *(alternative.overrides() if alternative else [])]
     where = (alternative.region if alternative else None) or region
     attempt_key = f"{key}/attempt-{attempt.number}" if key else None
@@ -172,6 +188,7 @@ def _run_attempt(
         chain.refusal = exc
         return False
     attempt.region, attempt.job_name = aws.region, result.job_name
+    _link(chain, aws, result.arn, attempt.number)
     limit = _spot_limit(target, sets)
     chain.final = end = following.follow(aws, result.job_name, limit)
     chain.last = result
@@ -180,25 +197,36 @@ def _run_attempt(
     attempt.checkpoint_s3_uri = final.get("CheckpointConfig", {}).get("S3Uri")
     cost = job_cost(final)
     attempt.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
-    if is_capacity_failure(final):
-        attempt.ended_because = f"capacity: {final.get('FailureReason')}"
-        return False
-    if limit is not None and limit(final) and final["TrainingJobStatus"] != JobStatus.Completed:
-        attempt.ended_because = f"spot: interrupted {interruptions(final)} times"
-        return False
-    attempt.ended_because = final.get("FailureReason") or attempt.status
-    return True
+    if final["TrainingJobStatus"] not in TERMINAL:
+        return True  # running (submit without --wait, or the wait timed out)
+    attempt.ended_because = ended_because(final, limit(final) if limit else None)
+    return not attempt.ended_because.startswith(("capacity:", "spot:"))
+
+
+def _link(chain: Chain, aws: Clients, arn: str, number: int) -> None:
+    """Tag the attempt's job with its place in the chain (services.attempts), for `status`."""
+    refused: list[int] = []
+    for earlier in reversed(chain.attempts[:number]):  # those since the last job made
+        if earlier.job_name is not None:
+            break
+        refused.insert(0, earlier.number)
+    link(aws, arn, number, chain.made, refused)
+    chain.made = (aws, arn)
 
 
 def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[str, object]]:
-    """`plan`'s view of the chain: each alternative with its price (offline, no SDK)."""
+    """`plan`'s view of the chain: each alternative with its price and its region's image
+    (offline, no SDK: the image from the SDK's tables, as validate resolves it)."""
     from sagelaunch.config.cost import estimate
+    from sagelaunch.config.images import training_image
     from sagelaunch.config.loader import load
+    from sagelaunch.config.rules.frameworks import check_region
 
     rows: list[dict[str, object]] = []
     for number, alternative in enumerate(fallbacks_of(target, overrides), start=1):
         loaded = load(target, [*(overrides or []), *alternative.overrides()])
         cost = estimate(loaded.config)
         row = {"attempt": number, "alternative": describe_alternative(alternative)}
-        rows.append({**row, "region": loaded.config.region, **cost.as_json()})
+        image = {"image": training_image(loaded.config, check_region(loaded))}
+        rows.append({**row, "region": loaded.config.region, **image, **cost.as_json()})
     return rows

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
     from sagelaunch.services.sweep_results import SweepResult
 
-StopWhen = Callable[[dict[str, Any]], bool]
+# Why a running job should be stopped now (a spot job past `fallback_after`), or None.
+StopWhen = Callable[[dict[str, Any]], str | None]
 
 
 @dataclass(frozen=True)
@@ -104,19 +105,27 @@ def follow(
     observer.on_start(name)
     reader = _log_reader(aws, name, host) if observer.on_logs is not None else None
 
+    last: dict[str, Any] = {}
+
+    def stop_if_due() -> None:
+        # At each transition and each poll: a duration passes without a transition.
+        nonlocal stop_when
+        reason = stop_when(last) if stop_when is not None and last else None
+        if reason and last[kind.status_key] == JobStatus.InProgress:
+            observer.on_stop(f"{reason}; the chain goes on demand")
+            kind.api.stop(aws.sagemaker, name)
+            stop_when = None
+
     def sleep(seconds: float) -> None:
         if reader is not None and observer.on_logs is not None:
             observer.on_logs(reader.poll())
+        stop_if_due()
         time.sleep(seconds)
 
-    last: dict[str, Any] = {}
     for transition, job in kind.api.watch(aws.sagemaker, name, timeout_s, sleep=sleep):
         observer.on_change(transition)
         last = job
-        if stop_when is not None and stop_when(job) and transition.status == JobStatus.InProgress:
-            observer.on_stop(stop_reason(job))
-            kind.api.stop(aws.sagemaker, name)
-            stop_when = None
+        stop_if_due()
     if reader is not None and observer.on_logs is not None:
         observer.on_logs(reader.poll())
     return ending(kind, last)
@@ -144,12 +153,6 @@ def _log_reader(aws: Clients, name: str, host: str | None) -> Any:
     from sagelaunch.aws.logs import LogReader
 
     return LogReader(aws.logs, name, host)
-
-
-def stop_reason(job: dict[str, Any]) -> str:
-    from sagelaunch.services.failover import interruptions
-
-    return f"spot interrupted {interruptions(job)} times; the chain goes on demand"
 
 
 def conclude(end: Ending, timeout_s: float | None) -> None:

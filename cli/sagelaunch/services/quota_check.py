@@ -3,10 +3,12 @@ SageMaker quotas cannot hold now (the create would fail with ResourceLimitExceed
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.errors import QuotaExceeded
+from sagelaunch.errors import QuotaExceeded, SagelaunchError
 
 if TYPE_CHECKING:
     from sagelaunch.aws.quotas import QuotaUse
@@ -20,9 +22,65 @@ class QuotaReport:
     checked: bool
     uses: list[QuotaUse] = field(default_factory=list)
 
+    note: str | None = None  # why nothing was checked (plan without credentials, ...)
+
     @property
     def short(self) -> list[QuotaUse]:
         return [use for use in self.uses if not use.fits]
+
+    @property
+    def never_fits(self) -> bool:
+        """A quota is below what the job asks on its own: no running job's end will make room."""
+        return any(use.asks > use.quota for use in self.uses)
+
+    def as_json(self) -> dict[str, object]:
+        """`plan --output json`'s "quota"."""
+        return {
+            "checked": self.checked,
+            "note": self.note,
+            "quotas": [{**asdict(use), "fits": use.fits} for use in self.uses],
+        }
+
+
+# Where botocore finds credentials without asking the network (instance roles need IMDS).
+CREDENTIAL_VARIABLES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_PROFILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+)
+
+
+def credentials_configured() -> bool:
+    """Whether this machine has AWS credentials configured (environment, or the shared files),
+    told without importing botocore: `plan` stays offline and quick when there are none."""
+    if any(os.environ.get(name) for name in CREDENTIAL_VARIABLES):
+        return True
+    files = (
+        os.environ.get("AWS_SHARED_CREDENTIALS_FILE") or "~/.aws/credentials",
+        os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config",
+    )
+    return any(Path(name).expanduser().is_file() for name in files)
+
+
+def check_if_possible(region: str, request: dict[str, Any]) -> QuotaReport:
+    """`plan`'s pre-flight: checked when credentials are configured, else a note saying why
+    not; an AWS error (offline, denied, expired) is a note too, since plan works offline."""
+    if not credentials_configured():
+        return QuotaReport(checked=False, note=NO_CREDENTIALS)
+    from sagelaunch.aws.session import clients
+
+    try:
+        return check(clients(region, max_attempts=2), request)
+    except SagelaunchError as exc:
+        return QuotaReport(checked=False, note=f"quotas not checked: {exc.message}")
+
+
+NO_CREDENTIALS = (
+    "quotas not checked: no AWS credentials configured (plan works offline; with credentials "
+    "it also checks the account's SageMaker quotas, as submit does)"
+)
 
 
 def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
@@ -31,7 +89,7 @@ def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
 
     applied = quotas.applied_quotas(aws.client("service-quotas"), quotas.quota_names(request))
     if applied is None:
-        return QuotaReport(checked=False)
+        return QuotaReport(checked=False, note="quotas not checked: Service Quotas access denied")
     if not applied:
         return QuotaReport(checked=True)
     used = quotas.instances_in_use(aws.sagemaker)
@@ -41,12 +99,20 @@ def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
 def require_room(aws: Clients, request: dict[str, Any]) -> QuotaReport:
     """Raise QuotaExceeded (exit 3) naming each quota the job would exceed."""
     report = check(aws, request)
-    if report.short:
-        raise QuotaExceeded(
-            "not enough quota for this job: " + "; ".join(str(use) for use in report.short),
-            hint=_increase_hint(report.short[0].name),
-        )
+    refusal = refusal_of(report)
+    if refusal is not None:
+        raise refusal
     return report
+
+
+def refusal_of(report: QuotaReport) -> QuotaExceeded | None:
+    """The error naming each quota the job would exceed, or None when it fits."""
+    if not report.short:
+        return None
+    return QuotaExceeded(
+        "not enough quota for this job: " + "; ".join(str(use) for use in report.short),
+        hint=_increase_hint(report.short[0].name),
+    )
 
 
 def _increase_hint(name: str) -> str:

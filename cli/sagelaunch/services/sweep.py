@@ -52,6 +52,7 @@ class TrialPlan:
     trial: Trial
     plan: Plan
     bundle: bytes | None
+    code: bundles.Bundle | None = None  # what `bundle` came from (a failover attempt reuses it)
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def plan_trials(
             cache_dir=cache_dir,
         )
         name = trial_job_name(spec.base.config.name, sweep_key, trial, plan.request)
-        planned.append(TrialPlan(trial, plan.renamed(name), code.data if code else None))
+        planned.append(TrialPlan(trial, plan.renamed(name), code.data if code else None, code))
     return PlannedSweep(spec, sweep_key, key is not None, planned)
 
 
@@ -146,6 +147,8 @@ class Scheduler:
     check_quota: bool = False  # hold trials the account's quotas cannot take (services.quota_check)
 
     def __post_init__(self) -> None:
+        self.plans = list(self.sweep.trials)  # each trial's current failover attempt
+        self.arns: dict[int, str] = {}  # the ARN of each trial's current job (chains only)
         self.result = SweepResult(
             self.sweep.name,
             self.sweep.key if self.sweep.key_given else None,
@@ -156,7 +159,7 @@ class Scheduler:
 
     @property
     def trials(self) -> list[TrialPlan]:
-        return self.sweep.trials
+        return self.plans
 
     def run(self, wait: bool) -> SweepResult:
         self._upload()
@@ -207,51 +210,125 @@ class Scheduler:
     def _attach_existing(self) -> None:
         from sagelaunch.aws import jobs
 
-        for trial, state in zip(self.trials, self.result.trials, strict=True):
+        for index, state in enumerate(self.result.trials):
             existing = jobs.describe(self.aws.sagemaker, state.job_name)
             if existing is not None:
-                self._attach(trial, state, existing)
+                self._attach(index, existing)
 
-    def _attach(self, trial: TrialPlan, state: TrialState, existing: dict[str, Any]) -> None:
+    def _attach(self, index: int, existing: dict[str, Any]) -> None:
+        """Follow the trial's existing job; one that found no capacity moves the trial on."""
         from sagelaunch.services.submit import require_same_job
 
-        require_same_job(trial.plan.request, existing)
+        state = self.result.trials[index]
+        require_same_job(self.plans[index].plan.request, existing)
         state.attached = True
+        self.arns[index] = existing["TrainingJobArn"]
         _update(state, existing)
+        self._after_end(index, existing)
+
+    def _after_end(self, index: int, job: dict[str, Any]) -> None:
+        from sagelaunch.services.attempts import ended_because, is_capacity_failure
+
+        if is_capacity_failure(job):
+            self._fail_over(index, ended_because(job))
+
+    def _fail_over(self, index: int, why: str) -> bool:
+        """Move trial ``index`` to its next failover attempt (a rerun attaches to it, if made);
+        False when its chain has no more."""
+        from sagelaunch.services.sweep_failover import next_attempt
+
+        state = self.result.trials[index]
+        found = next_attempt(self.sweep, self.sweep.trials[index], state.attempt)
+        if found is None:
+            return False
+        made = state.job_name if state.status != QUEUED else None
+        state.earlier.append(
+            {"number": state.attempt, "job_name": made, "ended_because": why}
+            | {"cost_usd": state.cost_usd}
+        )
+        state.earlier += found.passed_over
+        self.say(f"trial {state.index}: {why}; attempt {found.number} is next")
+        self.plans[index] = found.plan
+        self._reset(state, found.number, found.plan.plan.job_name)  # same code, same bundle
+        if self.sweep.key_given:
+            from sagelaunch.aws import jobs
+
+            existing = jobs.describe(self.aws.sagemaker, state.job_name)
+            if existing is not None:
+                self._attach(index, existing)
+        return True
+
+    @staticmethod
+    def _reset(state: TrialState, attempt: int, job_name: str) -> None:
+        state.attempt, state.job_name, state.status = attempt, job_name, QUEUED
+        state.attached, state.failure_reason, state.note = False, None, ""
+        state.metrics, state.elapsed_s, state.cost_usd = {}, None, None
 
     def _fill(self) -> None:
-        from sagelaunch.aws import jobs
-
-        for trial, state in zip(self.trials, self.result.trials, strict=True):
+        for index, state in enumerate(self.result.trials):
             if sum(s.active for s in self.result.trials) >= self.max_parallel:
                 return
-            if state.status != QUEUED:
-                continue
-            refusal = self._quota_refusal(trial)
-            if refusal is not None:
+            if state.status == QUEUED and not self._start(index):
+                return
+
+    def _start(self, index: int) -> bool:
+        """Quota-check and create the trial's job, moving down its chain while a quota can
+        never hold an attempt; False when it stays queued for quota (stop filling)."""
+        state = self.result.trials[index]
+        while state.status == QUEUED:
+            refusal, never = self._quota_refusal(self.plans[index])
+            if refusal is None:
+                return self._create(index)
+            if not (never and self._fail_over(index, f"quota: {refusal}")):
                 self._queued_by_quota(state, refusal)
-                return
-            try:
-                _, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
-            except QuotaExceeded as exc:
-                self._queued_by_quota(state, exc)
-                return
-            if existing is not None:
-                self._attach(trial, state, existing)  # a concurrent rerun created it first
-            else:
-                state.status, state.note = JobStatus.InProgress.value, ""
+                return False
+        return True  # a rerun attached to an attempt it had already made
 
-    def _quota_refusal(self, trial: TrialPlan) -> QuotaExceeded | None:
-        """With check_quota: why the account's quotas cannot take this trial now, if so."""
-        if not self.check_quota:
-            return None
-        from sagelaunch.services.quota_check import require_room
+    def _create(self, index: int) -> bool:
+        """Create the trial's job (or attach to the one a concurrent rerun made); False when
+        a quota refused it (it stays queued)."""
+        from sagelaunch.aws import jobs
 
+        state, trial = self.result.trials[index], self.plans[index]
         try:
-            require_room(self.aws, trial.plan.request)
+            arn, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
         except QuotaExceeded as exc:
-            return exc
-        return None
+            self._queued_by_quota(state, exc)
+            return False
+        if existing is not None:
+            self._attach(index, existing)  # a concurrent rerun created it first
+        else:
+            state.status, state.note = JobStatus.InProgress.value, ""
+            self._link(index, arn)
+        return True
+
+    def _link(self, index: int, arn: str) -> None:
+        """Tag a chain's new job with its place in the trial's chain (services.attempts)."""
+        from sagelaunch.services.attempts import link
+        from sagelaunch.services.sweep_failover import has_chain
+
+        if not has_chain(self.sweep.trials[index]):
+            return
+        state = self.result.trials[index]
+        refused: list[int] = []
+        for entry in reversed(state.earlier):  # those since the trial's last job
+            if entry["job_name"]:
+                break
+            if entry["ended_because"].startswith("quota:"):
+                refused.insert(0, entry["number"])
+        previous = (self.aws, self.arns[index]) if index in self.arns else None
+        link(self.aws, arn, state.attempt, previous, refused)
+        self.arns[index] = arn
+
+    def _quota_refusal(self, trial: TrialPlan) -> tuple[QuotaExceeded | None, bool]:
+        """With check_quota: why the account's quotas cannot take this trial now, if so, and
+        whether they never can (a quota below what the trial asks on its own)."""
+        if not self.check_quota:
+            return None, False
+        from sagelaunch.services.quota_check import check, refusal_of
+
+        report = check(self.aws, trial.plan.request)
+        return refusal_of(report), report.never_fits
 
     def _queued_by_quota(self, state: TrialState, exc: QuotaExceeded) -> None:
         self.blocked = True
@@ -267,7 +344,7 @@ class Scheduler:
         from sagelaunch.aws import jobs
 
         changed = False
-        for state in self.result.trials:
+        for index, state in enumerate(self.result.trials):
             if not state.active:
                 continue
             job = jobs.describe(self.aws.sagemaker, state.job_name)
@@ -279,6 +356,7 @@ class Scheduler:
                 changed = True
                 if state.done:
                     self.blocked = False  # a slot (and its quota) came free
+                    self._after_end(index, job)
         return changed
 
 

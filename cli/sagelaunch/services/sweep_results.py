@@ -37,6 +37,16 @@ class TrialState:
     cost_usd: float | None = None  # billable seconds × the dated price (config.cost.job_cost)
     note: str = ""  # why it waits (quota), shown in the live table
     workdir: str | None = None  # local sweeps: the trial's run folder
+    # the failover attempts before the current job: number, job_name, ended_because, cost_usd
+    earlier: list[dict[str, Any]] = field(default_factory=list)
+    attempt: int = 0  # the failover attempt the current job is (0: the trial's own config)
+
+    @property
+    def chain_cost_usd(self) -> float | None:
+        """What the trial's jobs cost, earlier attempts included (None: none billed yet)."""
+        costs = [a["cost_usd"] for a in self.earlier if a["cost_usd"] is not None]
+        costs += [self.cost_usd] if self.cost_usd is not None else []
+        return round(sum(costs), 2) if costs else None
 
     @property
     def done(self) -> bool:
@@ -103,7 +113,7 @@ class SweepResult:
     @property
     def cost_usd(self) -> float | None:
         """What the sweep's billed trials cost so far (None: none billed yet)."""
-        costs = [t.cost_usd for t in self.trials if t.cost_usd is not None]
+        costs = [t.chain_cost_usd for t in self.trials if t.chain_cost_usd is not None]
         return round(sum(costs), 2) if costs else None
 
     def _trial_json(self, trial: TrialState) -> dict[str, Any]:
@@ -119,6 +129,11 @@ class SweepResult:
             "failure_reason": trial.failure_reason,
             "cost_usd": trial.cost_usd,
             "workdir": trial.workdir,
+            **(
+                {"attempt": trial.attempt, "earlier_attempts": trial.earlier}
+                if trial.earlier
+                else {}
+            ),
         }
 
 

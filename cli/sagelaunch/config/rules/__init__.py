@@ -48,6 +48,7 @@ def warning(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
 
 # Registration happens on import; the modules below use `rule` from here.
 from sagelaunch.config.rules import (  # noqa: E402, F401
+    capacity,
     debugging,
     frameworks,
     groups,
