@@ -160,3 +160,26 @@ def test_sm_variables_are_the_containers_literal_paths_in_a_sandbox(user_tree, t
         assert where == "/opt/ml/model /opt/ml/input/data/train /opt/ml/code"
     else:
         assert where.startswith(f"{workdir / 'algo-1' / 'model'} ")
+
+
+def test_where_no_sandbox_can_be_made_literal_paths_stop_the_run_with_file_and_line(user_tree):
+    """`auto` on a machine without user namespaces (macOS, a locked-down kernel): the scan
+    refuses before anything starts; only `local.sandbox: off`, chosen, makes it a warning."""
+    import dataclasses
+
+    from sagelaunch.config.loader import load
+    from sagelaunch.errors import UsageError
+    from sagelaunch.local import job
+    from sagelaunch.local.options import Options
+
+    script = "import os\nMODEL = '/opt/ml/model'\n"
+    config = _write_job(user_tree, script, hosts=1)
+    prepared = job.prepare(load(config), Options())
+    unavailable = sandbox.Sandbox(sandbox.OFF, reason="no bwrap")
+    code = config.parent / "code"
+    with pytest.raises(UsageError, match=r"code/train\.py:2") as refused:
+        job._hard_coded_paths(dataclasses.replace(prepared, sandbox=unavailable), code)
+    assert "SM_MODEL_DIR" in str(refused.value) and "--docker" in str(refused.value)
+    chosen = sandbox.choose("off")
+    [warning] = job._hard_coded_paths(dataclasses.replace(prepared, sandbox=chosen), code)
+    assert "code/train.py:2" in warning

@@ -442,15 +442,19 @@ def _with_waiting(
 
 
 def _hard_coded_paths(prepared: Prepared, code: Path) -> list[str]:
-    """Without a sandbox, the warning for literal /opt/ml paths in the run's copy of the code."""
+    """Without a sandbox, literal /opt/ml paths in the run's copy of the code stop the run
+    before it starts (they would miss the run's files, or write outside it); with
+    `local.sandbox: off` chosen in the config, they are a warning."""
     if prepared.sandbox.isolated:
         return []
     source_dir = prepared.loaded.config.source_dir or "."
     findings = sandbox.hard_coded_paths(
         code, lambda script: str(Path(source_dir) / script.relative_to(code))
     )
-    warning = sandbox.fallback_warning(findings, prepared.sandbox)
-    return [warning] if warning else []
+    message = sandbox.fallback_warning(findings, prepared.sandbox)
+    if message and not prepared.sandbox.chosen:
+        raise UsageError(message, hint="set local.sandbox: off to run anyway (then a warning)")
+    return [message] if message else []
 
 
 def _empty_model_warning(master: tree.HostTree, trees: list[tree.HostTree]) -> str | None:

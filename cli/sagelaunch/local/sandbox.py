@@ -52,6 +52,7 @@ class Sandbox:
     mode: str
     bwrap: str | None = None
     reason: str = ""
+    chosen: bool = False  # off because the config says so (not because none can be made here)
 
     @property
     def isolated(self) -> bool:
@@ -66,7 +67,7 @@ class Sandbox:
 def choose(setting: str) -> Sandbox:
     """The sandbox for ``local.sandbox`` (auto | namespace | off), detected once per process."""
     if setting == OFF:
-        return Sandbox(OFF, reason="local.sandbox: off")
+        return Sandbox(OFF, reason="local.sandbox: off", chosen=True)
     bwrap, why_not = _working_bwrap()
     if bwrap is not None:
         return Sandbox(NAMESPACE, bwrap)
