@@ -21,7 +21,11 @@ import yaml
 from tests.conftest import ENTRYPOINTS
 
 # Variables a launcher or a real job would set; runs start without them.
-_FOREIGN = re.compile(r"^(SM_.*|TRAINING_JOB_NAME|RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)$")
+# SAGEMAKER_BASE_DIR: importing the training toolkit where /opt/ml does not exist sets it in
+# the importing process (a test worker); no job of ours may inherit it.
+_FOREIGN = re.compile(
+    r"^(SM_.*|SAGEMAKER_BASE_DIR|TRAINING_JOB_NAME|RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)$"
+)
 
 # A GPT small enough that a step takes milliseconds on one CPU core.
 TINY_GPT = {
