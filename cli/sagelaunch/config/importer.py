@@ -253,6 +253,8 @@ def _compute(request: dict[str, Any]) -> dict[str, Any]:
         compute["keep_alive"] = resources["KeepAlivePeriodInSeconds"]
     if request.get("EnableManagedSpotTraining"):
         compute["spot"] = {"max_wait": stopping.get("MaxWaitTimeInSeconds", compute["max_run"])}
+    elif "MaxWaitTimeInSeconds" in stopping:  # the SDK sends max_wait without spot too
+        compute["max_wait"] = stopping["MaxWaitTimeInSeconds"]
     retries = (request.get("RetryStrategy") or {}).get("MaximumRetryAttempts")
     if retries:
         compute["retries"] = retries

@@ -148,6 +148,11 @@ class Compute(Strict):
         0, description="Warm-pool keep-alive in seconds (0 = off, <= 3600)."
     )
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
+    max_wait: Duration | None = Field(
+        None,
+        description="On demand (no spot): StoppingCondition.MaxWaitTimeInSeconds, as the SDK "
+        "sends max_wait without use_spot_instances; with spot, set spot.max_wait instead.",
+    )
     retries: int = Field(
         0, ge=0, le=30, description="RetryStrategy.MaximumRetryAttempts (0 = no retries)."
     )

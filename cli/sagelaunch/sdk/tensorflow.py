@@ -33,7 +33,11 @@ def tensorflow_distribution(config: LaunchConfig) -> dict[str, Any] | None:
             mpi["processes_per_host"] = dist.processes_per_host
         mpi["custom_mpi_options"] = dist.custom_mpi_options
         return {"mpi": mpi}
-    return None  # none; torchrun and smp are refused by the rules before planning
+    if dist.strategy == "smp":  # v1 (v2 is refused by the rules): the same dict as PyTorch's
+        from sagelaunch.sdk.estimator import pytorch_distribution
+
+        return pytorch_distribution(config)
+    return None  # none; torchrun is refused by the rules before planning
 
 
 def tensorflow_kwargs(config: LaunchConfig, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import error, offered, rule
+from sagelaunch.config.rules import error, offered, rule, warning
 from sagelaunch.config.rules.frameworks import check_region
 from sagelaunch.config.strategies import smp_version, uses_torch_distributed
 from sagelaunch.errors import Problem
@@ -28,7 +28,10 @@ def _kind(config: LaunchConfig) -> str:
 @rule
 def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
-    (SMDDP docs, "Supported instance types"; p5-class with torchrun); the SDK does not check."""
+    (SMDDP docs, "Supported instance types"; p5-class with torchrun). Advice, not a refusal: the
+    SDK sends the job anyway (its `pytorchddp` distribution is the same request) and the
+    container's launcher checks no instance type, so a script that uses NCCL, not the SMDDP
+    backend, runs (public examples do, on ml.p3.16xlarge and ml.g5.12xlarge)."""
     config = loaded.config
     if config.distribution.strategy != "smddp":
         return
@@ -37,11 +40,12 @@ def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     if config.framework == "pytorch":  # p5-class only with torchrun, which TensorFlow lacks
         allowed = allowed + instances["smddp_with_torchrun"]
     if config.compute.instance_type not in allowed:
-        yield error(
+        yield warning(
             loaded,
             ("compute", "instance_type"),
             f"the SMDDP library supports only {offered(allowed)} (AWS SMDDP docs), not "
-            f"{config.compute.instance_type}; use strategy: torchrun for NCCL data parallelism",
+            f"{config.compute.instance_type}: a script that uses its backend fails there; use "
+            "strategy: torchrun for NCCL data parallelism",
         )
 
 

@@ -9,9 +9,10 @@ from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules import error, offered, rule, warning
+from sagelaunch.config.strategies import smp_version
 from sagelaunch.errors import Problem
 
-TENSORFLOW_STRATEGIES = ("none", "parameter_server", "multi_worker_mirrored", "mpi", "smddp")
+TENSORFLOW_STRATEGIES = ("none", "parameter_server", "multi_worker_mirrored", "mpi", "smddp", "smp")
 TENSORFLOW_ONLY = ("parameter_server", "multi_worker_mirrored")
 
 
@@ -31,9 +32,11 @@ def _is_tensorflow(config: LaunchConfig) -> bool:
 
 @rule
 def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The TensorFlow container runs parameter servers, MWMS, mpirun or SMDDP (its training.py);
-    torchrun and SMP are PyTorch's. The PyTorch container has no runner for parameter_server or
-    multi_worker_mirrored (the SDK's flags would be ignored and every host train alone)."""
+    """The TensorFlow container runs parameter servers, MWMS, mpirun (SMP v1's launcher too: the
+    SDK's TensorFlow estimator takes smdistributed.modelparallel with mpi) or SMDDP (its
+    training.py); torchrun and SMP v2 are PyTorch's. The PyTorch container has no runner for
+    parameter_server or multi_worker_mirrored (the SDK's flags would be ignored and every host
+    train alone)."""
     config = loaded.config
     strategy = config.distribution.strategy
     if _is_tensorflow(config) and strategy not in TENSORFLOW_STRATEGIES:
@@ -41,6 +44,12 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
             loaded,
             ("distribution", "strategy"),
             f"the TensorFlow container runs {offered(TENSORFLOW_STRATEGIES)}, not {strategy}",
+        )
+    if _is_tensorflow(config) and smp_version(config) == 2:
+        yield error(
+            loaded,
+            ("distribution", "smp", "version"),
+            "SMP v2 is PyTorch's (torch.sagemaker); TensorFlow runs SMP v1 (smp.version: 1)",
         )
     if config.framework == "pytorch" and strategy in TENSORFLOW_ONLY:
         yield error(
