@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import pathspec
 
 if TYPE_CHECKING:
+    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.config.model import LaunchConfig
 
 IGNORE_FILE = ".sagelaunchignore"
@@ -102,19 +103,38 @@ def build(source_dir: Path) -> Bundle:
         from sagelaunch.local import source_archive
 
         return source_archive.as_bundle(source_dir)
-    files = bundled_files(source_dir)
+    return _tar([(f.as_posix(), source_dir / f) for f in bundled_files(source_dir)])
+
+
+def for_config(loaded: LoadedConfig) -> Bundle:
+    """What the SDK uploads for this config. With ``source_dir``, that folder; without it, the
+    entry point script alone (fw_utils.tar_and_upload_dir tars ``[script]`` when ``directory``
+    is None), so nothing else beside the config leaves the machine. A shipped entry point is
+    uploaded with the folder it imports its modules from. The script keeps the relative path
+    the config gives it (the SDK would flatten ``sub/train.py`` to ``train.py``), so that
+    ``sagemaker_program`` and the archive agree."""
+    from sagelaunch.config.paths import uploads_script_alone
+
+    config = loaded.config
+    if not uploads_script_alone(loaded.path, config.source_dir, config.entry_point):
+        return build(loaded.source_dir)
+    name = str(config.entry_point)
+    return _tar([(name, loaded.source_dir / name)])
+
+
+def _tar(entries: list[tuple[str, Path]]) -> Bundle:
+    """The gzipped tar of ``entries`` (name in the archive, file), in the order given."""
     raw = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for relative in files:
-            path = source_dir / relative
+        for name, path in entries:
             content = path.read_bytes()
             total += len(content)
-            tar.addfile(_tar_info(relative.as_posix(), len(content), path), io.BytesIO(content))
+            tar.addfile(_tar_info(name, len(content), path), io.BytesIO(content))
     compressed = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=compressed, mtime=0) as gz:
         gz.write(raw.getvalue())
-    return Bundle(compressed.getvalue(), tuple(f.as_posix() for f in files), total)
+    return Bundle(compressed.getvalue(), tuple(name for name, _ in entries), total)
 
 
 def _tar_info(name: str, size: int, path: Path) -> tarfile.TarInfo:
