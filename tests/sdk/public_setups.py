@@ -382,6 +382,20 @@ SETUPS: dict[str, PublicSetup] = {
             },
         },
     ),
+    "sdk-tuner-tf": PublicSetup(
+        f"{SDK_INTEG} tests/integ/test_tuner.py:703",
+        TENSORFLOW,
+        {
+            "entry_point": "mnist.py",
+            "source_dir": CODE,
+            "role": ROLE,
+            "instance_count": 1,
+            "instance_type": "ml.c5.xlarge",
+            "framework_version": "2.14.1",
+            "py_version": "py310",
+        },
+        {"training": _train(f"{BUCKET}/scriptmode/mnist")},
+    ),
     "sdk-tuner-tf-vpc": PublicSetup(
         f"{SDK_INTEG} tests/integ/test_tuner.py:759",
         TENSORFLOW,
@@ -589,5 +603,70 @@ SETUPS: dict[str, PublicSetup] = {
         {"train": _train(f"{BUCKET}/bustard.libsvm")},
         set_hyperparameters={"objective": "reg:squarederror", "num_round": 3},
         region="eu-west-2",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class PublicTuning:
+    """HyperparameterTuner(estimator of ``setup``, **kwargs), fit on the setup's inputs."""
+
+    source: str
+    setup: str  # a key of SETUPS
+    kwargs: dict[str, Any]
+    inputs: dict[str, ChannelSpec] | None = None  # default: the setup's
+
+
+def _integer(low: int, high: int, **kwargs: Any) -> dict[str, Any]:
+    return call("sagemaker.parameter.IntegerParameter", low, high, **kwargs)
+
+
+def _continuous(low: float, high: float, **kwargs: Any) -> dict[str, Any]:
+    return call("sagemaker.parameter.ContinuousParameter", low, high, **kwargs)
+
+
+XGB_RANGES = {  # the spot notebook's hyperparameter_ranges (line 278)
+    "max_depth": _integer(0, 10, scaling_type="Auto"),
+    "num_round": _integer(1, 4000, scaling_type="Auto"),
+    "alpha": _continuous(0, 2, scaling_type="Auto"),
+    "subsample": _continuous(0.5, 1, scaling_type="Auto"),
+    "min_child_weight": _continuous(0, 120, scaling_type="Auto"),
+    "gamma": _continuous(0, 5, scaling_type="Auto"),
+    "eta": _continuous(0.1, 0.5, scaling_type="Auto"),
+}
+XGB_TUNER = {
+    "objective_metric_name": "validation:rmse",
+    "hyperparameter_ranges": XGB_RANGES,
+    "max_jobs": 6,
+    "max_parallel_jobs": 2,
+    "objective_type": "Minimize",
+    "base_tuning_job_name": "DEMO-xgboost-spot",
+}
+SPOT_INPUTS = {  # the notebook re-uses the train channel for validation
+    name: ChannelSpec(
+        "TrainingInput", {"s3_data": f"{BUCKET}/xgboost-spot/train", "content_type": "libsvm"}
+    )
+    for name in ("train", "validation")
+}
+TF_TUNER = {  # test_tuner.py: epochs 1-2, "accuracy" from the tuner's own metric definition
+    "objective_metric_name": "accuracy",
+    "hyperparameter_ranges": {"epochs": _integer(1, 2)},
+    "metric_definitions": [{"Name": "accuracy", "Regex": "Accuracy: ([0-9\\.]+)"}],
+    "max_jobs": 2,
+    "max_parallel_jobs": 2,
+}
+
+TUNINGS: dict[str, PublicTuning] = {
+    "examples-xgboost-builtin-spot-tuner": PublicTuning(
+        f"{EXAMPLES} {SPOT_NOTEBOOK}:294", "examples-xgboost-builtin-spot", XGB_TUNER, SPOT_INPUTS
+    ),
+    "examples-xgboost-script-spot-tuner": PublicTuning(
+        f"{EXAMPLES} {SPOT_NOTEBOOK}:422", "examples-xgboost-script-spot", XGB_TUNER, SPOT_INPUTS
+    ),
+    "sdk-tuner-tf": PublicTuning(
+        f"{SDK_INTEG} tests/integ/test_tuner.py:718", "sdk-tuner-tf", TF_TUNER
+    ),
+    "sdk-tuner-tf-vpc": PublicTuning(
+        f"{SDK_INTEG} tests/integ/test_tuner.py:778", "sdk-tuner-tf-vpc", TF_TUNER
     ),
 }

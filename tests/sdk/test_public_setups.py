@@ -4,13 +4,14 @@ same request, field for field (only the job name and the code location may move)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 import yaml
 
 from sagelaunch.config.importer import import_request
-from sagelaunch.sdk.capture import build_estimator, capture, fit_inputs
+from sagelaunch.sdk.capture import SdkRejected, build_estimator, capture, fit_inputs
 from sagelaunch.sdk.estimator import EstimatorSpec
 from sagelaunch.services.planning import make_plan
 from tests.sdk.public_setups import SETUPS, PublicSetup
@@ -79,3 +80,31 @@ def test_import_then_plan_sends_what_the_sdk_sent(tmp_path, monkeypatch, name):
     request = sdk_request(SETUPS[name])
     replanned = imported_then_planned(request, tmp_path, monkeypatch)
     assert without_code_location(replanned) == without_code_location(request)
+
+
+# Two setups as their sources write them, which the installed SDK refuses: validate refuses the
+# same job (the setting, then the key it names), as the SDK's reason says.
+REFUSED_AS_WRITTEN = {
+    "sdk-torch-distributed-trn1": ({"py_version": "py3"}, "py_version", "offers py38"),
+    "sdk-smddp-tensorflow": (
+        {"framework_version": "2.13.0", "py_version": "py310"},
+        "framework_version",
+        "supports TensorFlow 2.3",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_AS_WRITTEN))
+def test_what_the_sdk_refuses_validate_refuses(tmp_path, cli, name):
+    change, key, reason = REFUSED_AS_WRITTEN[name]
+    setup = SETUPS[name]
+    with pytest.raises(SdkRejected):
+        sdk_request(dataclasses.replace(setup, kwargs={**setup.kwargs, **change}))
+    config = import_request(sdk_request(setup), source_dir=".")
+    (tmp_path / config["entry_point"]).write_text("print('train')\n")
+    path = tmp_path / "as-written.yaml"
+    path.write_text(yaml.safe_dump({**config, **change}, sort_keys=False))
+    result = cli("validate", path, "-o", "json")
+    assert result.exit_code == 2
+    (report,) = json.loads(result.stdout)
+    assert any(e["path"] == key and reason in e["message"] for e in report["errors"])
