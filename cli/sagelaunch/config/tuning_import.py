@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sagelaunch import naming
 from sagelaunch.config.importer import ImportRefused, import_request, number_or_text
 
 # DescribeHyperParameterTuningJob fields that say what happened, not what was asked for.
@@ -44,6 +45,9 @@ def import_tuning_request(request: dict[str, Any], source_dir: str) -> dict[str,
     request = {k: v for k, v in request.items() if k not in _DESCRIBE_ONLY}
     _refuse_unknown(request)
     config = import_request(training_request(request), source_dir=source_dir)
+    base = naming.tuning_base_of(request["HyperParameterTuningJobName"])
+    if naming.is_valid(base):  # the name the tuning job was planned from, as a user wrote it
+        config["name"] = base
     # The tuner never sends EnableSageMakerMetricsTimeSeries: the request cannot say it.
     config.pop("metrics_time_series", None)
     script = "entry_point" in config
