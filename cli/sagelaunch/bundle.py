@@ -117,9 +117,28 @@ def for_config(loaded: LoadedConfig) -> Bundle:
 
     config = loaded.config
     if not uploads_script_alone(loaded.path, config.source_dir, config.entry_point):
-        return build(loaded.source_dir)
-    name = str(config.entry_point)
-    return _tar([(name, loaded.source_dir / name)])
+        if not config.dependencies:
+            return build(loaded.source_dir)  # a .tar.gz source too
+        folder = loaded.source_dir
+        code = [(f.as_posix(), folder / f) for f in bundled_files(folder)]
+    else:
+        code = [(str(config.entry_point), loaded.source_dir / str(config.entry_point))]
+    return _tar(code + _dependencies(loaded))
+
+
+def _dependencies(loaded: LoadedConfig) -> list[tuple[str, Path]]:
+    """The config's dependencies as the SDK's create_tar_file adds them: each file or folder at
+    the top level under its own name (a folder's files below it, the never-bundled left out)."""
+    entries: list[tuple[str, Path]] = []
+    for index, written in enumerate(loaded.config.dependencies):
+        path = (loaded.path.parent / written).resolve()
+        if path.is_file():
+            entries.append((path.name, path))
+        elif path.is_dir():
+            entries += [(f"{path.name}/{f.as_posix()}", path / f) for f in bundled_files(path)]
+        else:
+            raise loaded.error(("dependencies", index), f"{written} not found: fix the path")
+    return entries
 
 
 def _tar(entries: list[tuple[str, Path]]) -> Bundle:

@@ -402,6 +402,11 @@ class LaunchConfig(Strict):
         "SDK looks beside its script; a shipped script's name not found there means "
         "sagelaunch's entry points).",
     )
+    dependencies: list[str] = Field(
+        default_factory=list,
+        description="Extra files or folders (relative to this file) uploaded with the code, at "
+        "the bundle's top level under their own names, as the SDK's dependencies=[...].",
+    )
     sdk: Literal["v2", "v3"] = Field(
         "v2",
         description="The SDK that launches the job: v2 (Estimator, the default) or v3 "
