@@ -15,6 +15,7 @@ from sagelaunch.sdk.capture import SdkRejected, build_estimator, capture, fit_in
 from sagelaunch.sdk.estimator import EstimatorSpec
 from sagelaunch.services.planning import make_plan
 from tests.sdk.public_setups import SETUPS, PublicSetup
+from tests.sdk.test_import_exact import without_code_location
 
 JOB = "public-setup-2026-01-01-00-00-00-000"
 DEFAULT_BUCKET = "amzn-s3-demo-bucket"
@@ -49,18 +50,6 @@ def imported_then_planned(request: dict, folder, monkeypatch) -> dict:
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     plan, _ = make_plan(path, None, None, JOB, cache_dir=folder / "cache")
     return plan.request
-
-
-def without_code_location(request: dict) -> dict:
-    """The request with its code location blanked (the one thing import may move)."""
-    request = json.loads(json.dumps(request))
-    hps = request.get("HyperParameters", {})
-    if str(hps.get("sagemaker_submit_directory", "")).startswith('"s3://'):
-        hps["sagemaker_submit_directory"] = "CODE"
-    for channel in request.get("InputDataConfig", []):
-        if channel["ChannelName"] == "code":
-            channel["DataSource"]["S3DataSource"]["S3Uri"] = "CODE"
-    return request
 
 
 def test_the_collection_covers_what_the_issue_names():
