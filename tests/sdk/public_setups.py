@@ -1,6 +1,6 @@
 """Estimator setups written by others: public SageMaker example notebooks
-(aws/amazon-sagemaker-examples at 2d519b52c) and the SDK's own integration tests
-(aws/sagemaker-python-sdk at tag v2.257.6), each recorded as data with the file and line it comes
+(aws/amazon-sagemaker-examples at 2d519b52c), the SDK's own integration tests
+(aws/sagemaker-python-sdk at tag v2.257.6) and one user's script on GitHub, each recorded as data with the file and line it comes
 from. Only what must change to run offline changed: accounts, buckets and roles are placeholders
 (a role *name* would need IAM), a local ``source_dir`` is the S3 bundle ``CODE`` (the one thing
 `import` may move), a pytest fixture is the value its parameters list, and ``sagemaker_session``
@@ -590,8 +590,8 @@ SETUPS: dict[str, PublicSetup] = {
         },
         {"train": _train(f"{BUCKET}/xgboost-spot/train", content_type="libsvm")},
     ),
-    "examples-xgboost-builtin-set-hyperparameters": PublicSetup(
-        "BobbyNicholls/GeoDemo machine_learning/train_geo_model.py:11",
+    "geodemo-xgboost-builtin-set-hyperparameters": PublicSetup(
+        "BobbyNicholls/GeoDemo@7ef0b98 machine_learning/train_geo_model.py:11",
         ESTIMATOR,
         {
             "image_uri": call("sagemaker.image_uris.retrieve", "xgboost", "eu-west-2", "1.2-1"),
@@ -601,7 +601,7 @@ SETUPS: dict[str, PublicSetup] = {
             "output_path": f"{BUCKET}/model-output",
         },
         {"train": _train(f"{BUCKET}/bustard.libsvm")},
-        set_hyperparameters={"objective": "reg:squarederror", "num_round": 3},
+        set_hyperparameters={"objective": "reg:squarederror.", "num_round": 3},  # sic
         region="eu-west-2",
     ),
 }
