@@ -1,11 +1,11 @@
 """Estimator setups written by others: public SageMaker example notebooks
 (aws/amazon-sagemaker-examples at 2d519b52c), the SDK's own integration tests
-(aws/sagemaker-python-sdk at tag v2.257.6) and one user's script on GitHub, each recorded as data with the file and line it comes
-from. Only what must change to run offline changed: accounts, buckets and roles are placeholders
-(a role *name* would need IAM), a local ``source_dir`` is the S3 bundle ``CODE`` (the one thing
-`import` may move), a pytest fixture is the value its parameters list, and ``sagemaker_session``
-is the capture session. Their scripts are not copied: the test writes a one-line script under
-each entry point's name.
+(aws/sagemaker-python-sdk at tag v2.257.6) and one user's script on GitHub, each recorded as
+data with the file and line it comes from. Only what must change to run offline changed:
+accounts, buckets and roles are placeholders (a role *name* would need IAM), a local
+``source_dir`` is the S3 bundle ``CODE`` (the one thing `import` may move), a pytest fixture is
+the value its parameters list, and ``sagemaker_session`` is the capture session. Their scripts
+are not copied: the test writes a one-line script under each entry point's name.
 
 SDK objects (InstanceGroup, image_uris.retrieve, TensorBoardOutputConfig) are described with
 ``sagelaunch.sdk.objects.call``, as the plan's own estimator spec describes them.
