@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import pathspec
 
 if TYPE_CHECKING:
+    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.config.model import LaunchConfig
 
 IGNORE_FILE = ".sagelaunchignore"
@@ -102,19 +103,57 @@ def build(source_dir: Path) -> Bundle:
         from sagelaunch.local import source_archive
 
         return source_archive.as_bundle(source_dir)
-    files = bundled_files(source_dir)
+    return _tar([(f.as_posix(), source_dir / f) for f in bundled_files(source_dir)])
+
+
+def for_config(loaded: LoadedConfig) -> Bundle:
+    """What the SDK uploads for this config. With ``source_dir``, that folder; without it, the
+    entry point script alone (fw_utils.tar_and_upload_dir tars ``[script]`` when ``directory``
+    is None), so nothing else beside the config leaves the machine. A shipped entry point is
+    uploaded with the folder it imports its modules from. The script keeps the relative path
+    the config gives it (the SDK would flatten ``sub/train.py`` to ``train.py``), so that
+    ``sagemaker_program`` and the archive agree."""
+    from sagelaunch.config.paths import uploads_script_alone
+
+    config = loaded.config
+    if not uploads_script_alone(loaded.path, config.source_dir, config.entry_point):
+        if not config.dependencies:
+            return build(loaded.source_dir)  # a .tar.gz source too
+        folder = loaded.source_dir
+        code = [(f.as_posix(), folder / f) for f in bundled_files(folder)]
+    else:
+        code = [(str(config.entry_point), loaded.source_dir / str(config.entry_point))]
+    return _tar(code + _dependencies(loaded))
+
+
+def _dependencies(loaded: LoadedConfig) -> list[tuple[str, Path]]:
+    """The config's dependencies as the SDK's create_tar_file adds them: each file or folder at
+    the top level under its own name (a folder's files below it, the never-bundled left out)."""
+    entries: list[tuple[str, Path]] = []
+    for index, written in enumerate(loaded.config.dependencies):
+        path = (loaded.path.parent / written).resolve()
+        if path.is_file():
+            entries.append((path.name, path))
+        elif path.is_dir():
+            entries += [(f"{path.name}/{f.as_posix()}", path / f) for f in bundled_files(path)]
+        else:
+            raise loaded.error(("dependencies", index), f"{written} not found: fix the path")
+    return entries
+
+
+def _tar(entries: list[tuple[str, Path]]) -> Bundle:
+    """The gzipped tar of ``entries`` (name in the archive, file), in the order given."""
     raw = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for relative in files:
-            path = source_dir / relative
+        for name, path in entries:
             content = path.read_bytes()
             total += len(content)
-            tar.addfile(_tar_info(relative.as_posix(), len(content), path), io.BytesIO(content))
+            tar.addfile(_tar_info(name, len(content), path), io.BytesIO(content))
     compressed = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=compressed, mtime=0) as gz:
         gz.write(raw.getvalue())
-    return Bundle(compressed.getvalue(), tuple(f.as_posix() for f in files), total)
+    return Bundle(compressed.getvalue(), tuple(name for name, _ in entries), total)
 
 
 def _tar_info(name: str, size: int, path: Path) -> tarfile.TarInfo:

@@ -19,17 +19,15 @@ def test_validate_examples_all_pass(cli):
 
 
 def test_validate_json_reports_errors_with_locations(cli, make_config):
-    bad = make_config(
-        {"compute": {"instance_type": "ml.g5.48xlarge"}, "distribution": {"strategy": "smddp"}}
-    )
+    bad = make_config({"compute": {"max_run": "2h", "spot": {"max_wait": "1h"}}})
     good = make_config({}, name="good.yaml")
     result = cli("validate", good, bad, "--output", "json")
     assert result.exit_code == 2
     reports = {r["file"]: r for r in json.loads(result.stdout)}
     assert reports[str(good)] == {"file": str(good), "ok": True, "errors": [], "warnings": []}
     (error,) = reports[str(bad)]["errors"]
-    assert error["path"] == "compute.instance_type" and error["line"] > 1
-    assert "the SMDDP library supports only" in error["message"]
+    assert error["path"] == "compute.spot.max_wait" and error["line"] > 1
+    assert "must be >= max_run" in error["message"]
 
 
 def test_validate_reports_warnings_but_passes(cli, make_config):

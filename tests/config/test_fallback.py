@@ -23,11 +23,11 @@ def test_a_valid_chain_validates(cli):
 
 
 def test_an_alternative_the_strategy_cannot_run_is_an_error_at_the_alternative(cli):
-    result = validate(cli, "[{instance_type: ml.p5.48xlarge}, {instance_type: ml.g5.48xlarge}]")
+    result = validate(cli, "[{instance_type: ml.p5.48xlarge}, {instance_type: ml.trn1.32xlarge}]")
     assert result.exit_code == 2
     errors = json.loads(result.stdout)[0]["errors"]
-    assert [e["path"] for e in errors] == ["compute.fallback[1]: compute.instance_type"]
-    assert "SMDDP library supports only" in errors[0]["message"]
+    assert "compute.fallback[1]: distribution.strategy" in [e["path"] for e in errors]
+    assert any("on Trainium, not smddp" in e["message"] for e in errors)
 
 
 def test_a_malformed_alternative_is_refused_with_its_key(cli):

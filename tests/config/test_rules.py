@@ -127,6 +127,11 @@ CASES = {
         "must be >= max_run",
         {"compute": {"max_run": "2h", "spot": {"max_wait": "2h"}}},
     ),
+    "one_max_wait": (
+        {"compute": {"max_wait": "2d", "spot": {"max_wait": "2d"}}},
+        "move this value there",
+        {"compute": {"max_wait": "2d"}},
+    ),
     "spot_without_checkpoint": (
         {"compute": {"spot": {"max_wait": "2d"}}},
         "add checkpoint.s3_uri",
@@ -281,7 +286,9 @@ def test_smp_v2_on_g5_is_refused_with_the_instance_types_it_needs(make_config):
     assert "ml.p5.48xlarge" in problem.message
 
 
-def test_smddp_on_g5_is_an_error_and_spot_without_checkpoint_a_warning(make_config):
+def test_smddp_on_g5_and_spot_without_checkpoint_are_warnings(make_config):
+    """The SDK sends SMDDP on any instance (its pytorchddp is the same request) and the
+    container's launcher checks none: advice, as for spot without checkpoints."""
     path = make_config(
         {
             "distribution": {"strategy": "smddp"},
@@ -289,7 +296,7 @@ def test_smddp_on_g5_is_an_error_and_spot_without_checkpoint_a_warning(make_conf
         }
     )
     severities = {p.path: p.severity for p in check(load(path))}
-    assert severities["compute.instance_type"] == "error"
+    assert severities["compute.instance_type"] == "warning"
     assert severities["compute.spot"] == "warning"
 
 

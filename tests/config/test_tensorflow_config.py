@@ -21,6 +21,17 @@ ACCEPTED = {
         "distribution": {"strategy": "smddp"},
         "compute": {"instance_type": "ml.p4d.24xlarge", "instance_count": 2},
     },
+    "smp v1 under mpirun (TF 2.3.1)": {
+        **TF,
+        "framework_version": "2.3.1",
+        "py_version": "py37",
+        "distribution": {
+            "strategy": "smp",
+            "processes_per_host": 2,
+            "smp": {"version": 1, "parameters": {"partitions": 2, "microbatches": 2}},
+        },
+        "compute": {"instance_type": "ml.p3.16xlarge", "instance_count": 1},
+    },
     "script mode on TF 1.15 with model_dir": {
         **TF,
         "framework_version": "1.15",
@@ -54,3 +65,9 @@ def test_mpi_keys_do_not_apply_to_parameter_servers(make_config):
     assert "processes_per_host applies to strategy smp or mpi, not parameter_server" in (
         problem.message
     )
+
+
+def test_smp_v2_is_pytorchs(make_config):
+    path = make_config({**TF, "distribution": {"strategy": "smp"}})
+    errors = [p for p in check(load(path)) if p.severity == "error"]
+    assert any("TensorFlow runs SMP v1" in p.message for p in errors)

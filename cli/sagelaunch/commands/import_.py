@@ -14,8 +14,9 @@ def import_job(
     source: Annotated[
         str,
         typer.Argument(
-            help="Training job name or ARN, or a JSON file with a CreateTrainingJob request or "
-            "a DescribeTrainingJob answer."
+            help="Training job name or ARN, or a JSON file: a CreateTrainingJob request, a "
+            "DescribeTrainingJob answer, a saved plan, or a CreateHyperParameterTuningJob "
+            "request / DescribeHyperParameterTuningJob answer (a config with tuning:)."
         ),
     ],
     out: Annotated[
@@ -28,13 +29,12 @@ def import_job(
     region: RegionOption = None,
 ) -> None:
     """Turn an existing training job into a launch config that plans to the same request."""
-    from sagelaunch.config.importer import import_request
     from sagelaunch.services import importing
 
     path = Path(source)
     if path.suffix == ".json" or path.is_file():
         request = importing.request_from_file(path)
-        name = request.get("TrainingJobName", path.stem)
+        name = importing.job_name(request) or path.stem
         code_dir = source_dir or Path(f"{name}-code")
         unpacked = importing.unpack_saved_bundle(path, code_dir)
         if unpacked:
@@ -50,7 +50,7 @@ def import_job(
         shown = str(relative.relative_to(base))
     except ValueError:
         shown = str(relative)
-    text = importing.to_yaml(import_request(request, source_dir=shown), source)
+    text = importing.to_yaml(importing.launch_config(request, source_dir=shown), source)
     if out:
         out.write_text(text, encoding="utf-8")
         stderr.print(f"wrote {out}; check it with: sagelaunch plan {out}")

@@ -226,6 +226,8 @@ def _compute(request: dict[str, Any]) -> dict[str, Any]:
         compute["keep_alive"] = resources["KeepAlivePeriodInSeconds"]
     if request.get("EnableManagedSpotTraining"):
         compute["spot"] = {"max_wait": stopping.get("MaxWaitTimeInSeconds", compute["max_run"])}
+    elif "MaxWaitTimeInSeconds" in stopping:  # the SDK sends max_wait without spot too
+        compute["max_wait"] = stopping["MaxWaitTimeInSeconds"]
     retries = (request.get("RetryStrategy") or {}).get("MaximumRetryAttempts")
     if retries:
         compute["retries"] = retries
@@ -258,11 +260,12 @@ def _user_hyperparameters(hps: dict[str, Any], script: bool, framework: str) -> 
     reserved = sorted(k for k in user if k.startswith("sagemaker_"))
     if script and reserved:
         raise ImportRefused(f"hyperparameters {', '.join(reserved)} have no config key yet")
-    return user if script else {k: _builtin_value(v) for k, v in user.items()}
+    return user if script else {k: number_or_text(v) for k, v in user.items()}
 
 
-def _builtin_value(text: str) -> Any:
-    """A built-in algorithm's str() value: a number where str() gives the same text back."""
+def number_or_text(text: str) -> Any:
+    """A built-in algorithm's str() value (or a tuning range's bound): a number where str()
+    gives the same text back."""
     for cast in (int, float):
         try:
             value = cast(text)

@@ -186,6 +186,11 @@ class Compute(Strict):
         0, description="Warm-pool keep-alive in seconds (0 = off, <= 3600)."
     )
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
+    max_wait: Duration | None = Field(
+        None,
+        description="On demand (no spot): StoppingCondition.MaxWaitTimeInSeconds, as the SDK "
+        "sends max_wait without use_spot_instances; with spot, set spot.max_wait instead.",
+    )
     retries: int = Field(
         0, ge=0, le=30, description="RetryStrategy.MaximumRetryAttempts (0 = no retries)."
     )
@@ -341,6 +346,11 @@ class LaunchConfig(Strict):
         description="Code directory, relative to this file (default: this file's folder, as the "
         "SDK looks beside its script; a shipped script's name not found there means "
         "sagelaunch's entry points).",
+    )
+    dependencies: list[str] = Field(
+        default_factory=list,
+        description="Extra files or folders (relative to this file) uploaded with the code, at "
+        "the bundle's top level under their own names, as the SDK's dependencies=[...].",
     )
     sdk: Literal["v2", "v3"] = Field(
         "v2",

@@ -29,6 +29,16 @@ def default_source_dir(config_path: Path, entry_point: str | None, framework: st
     return beside
 
 
+def uploads_script_alone(
+    config_path: Path, source_dir: str | None, entry_point: str | None
+) -> bool:
+    """True when the job's code is its entry point alone, as the SDK uploads a script without
+    ``source_dir``: the script sits beside the config (a shipped one brings its folder)."""
+    if source_dir or not entry_point:
+        return False
+    return (config_path.resolve().parent / entry_point).is_file()
+
+
 def resolve_source_dir(
     config_path: Path, source_dir: str | None, entry_point: str | None, framework: str
 ) -> Path:

@@ -17,7 +17,7 @@ SET_BY: dict[str, str] = {
     "OutputDataConfig": "output_path",
     "ResourceConfig": "compute",
     "VpcConfig": "network.subnets, network.security_group_ids",
-    "StoppingCondition": "compute.max_run, compute.spot.max_wait",
+    "StoppingCondition": "compute.max_run, compute.spot.max_wait, compute.max_wait",
     "Tags": "tags",
     "EnableNetworkIsolation": "network.isolation",
     "EnableInterContainerTrafficEncryption": "network.encrypt_inter_container_traffic",

@@ -90,8 +90,9 @@ class TuningObjective(Strict):
 
 
 class ContinuousRange(Strict):
-    min: float = Field(description="Lowest value.")
-    max: float = Field(description="Highest value.")
+    # int stays int: the SDK sends str() of the bound it is given ("0", not "0.0").
+    min: int | float = Field(description="Lowest value.")
+    max: int | float = Field(description="Highest value.")
     type: Literal["continuous"] = Field("continuous", description="continuous (the default).")
     scaling: Literal["Auto", "Linear", "Logarithmic", "ReverseLogarithmic"] = Field(
         "Auto", description="scaling_type of the search."

@@ -115,7 +115,7 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
     }
     optional = {
         "use_spot_instances": True if compute.spot else None,
-        "max_wait": compute.spot.max_wait if compute.spot else None,
+        "max_wait": compute.spot.max_wait if compute.spot else compute.max_wait,
         "checkpoint_s3_uri": config.checkpoint.s3_uri if config.checkpoint else None,
         "checkpoint_local_path": config.checkpoint.local_path if config.checkpoint else None,
         "keep_alive_period_in_seconds": compute.keep_alive or None,

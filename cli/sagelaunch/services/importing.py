@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from sagelaunch import bundle
+from sagelaunch.config import importer, tuning_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode
 
 HEADER = (
     "# Imported by `sagelaunch import {source}`: `sagelaunch plan` of this file sends the same\n"
-    "# CreateTrainingJob request (job name and code location aside).\n"
+    "# request (job name and code location aside).\n"
 )
 
 
@@ -27,13 +28,30 @@ def request_from_file(path: Path) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise UsageError(f"{path}: not a readable JSON file: {exc}") from None
     if isinstance(data, dict) and isinstance(data.get("request"), dict):
-        data = data["request"]  # a saved `plan --out` file
-    if not isinstance(data, dict) or "AlgorithmSpecification" not in data:
+        tuning = data.get("tuning")
+        # A saved `plan --out` file; a tuning plan's tuning request holds its training job too.
+        data = tuning["request"] if isinstance(tuning, dict) else data["request"]
+    if not isinstance(data, dict) or not (
+        "AlgorithmSpecification" in data or tuning_import.is_tuning_request(data)
+    ):
         raise UsageError(
             f"{path}: expected a CreateTrainingJob request or DescribeTrainingJob answer "
-            "(an object with AlgorithmSpecification)"
+            "(an object with AlgorithmSpecification), or a CreateHyperParameterTuningJob "
+            "request or DescribeHyperParameterTuningJob answer (with TrainingJobDefinition)"
         )
     return data
+
+
+def job_name(request: dict[str, Any]) -> str | None:
+    """The training (or tuning) job name the request gives."""
+    return request.get("TrainingJobName") or request.get("HyperParameterTuningJobName")
+
+
+def launch_config(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
+    """The launch config for a training or a tuning request."""
+    if tuning_import.is_tuning_request(request):
+        return tuning_import.import_tuning_request(request, source_dir)
+    return importer.import_request(request, source_dir)
 
 
 def unpack_saved_bundle(path: Path, target: Path) -> str | None:

@@ -95,7 +95,7 @@ def local_plan(
     from sagelaunch.services import planning
 
     planned = prepared.planned
-    code = bundle.build(planned.source_dir)
+    code = bundle.for_config(planned)
     plan = planning.planned(
         planned,
         job_name=naming.job_name_for(planned.config),

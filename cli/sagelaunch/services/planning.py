@@ -83,7 +83,7 @@ def make_plan(
 
     loaded, warnings = load_valid(config, overrides)
     settings = require_settings(loaded, region)
-    code = None if loaded.config.is_builtin_algorithm else bundles.build(loaded.source_dir)
+    code = None if loaded.config.is_builtin_algorithm else bundles.for_config(loaded)
     plan = planned(
         loaded,
         job_name=job_name or naming.job_name_for(loaded.config),

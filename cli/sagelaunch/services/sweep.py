@@ -84,15 +84,16 @@ def plan_trials(
             hint="sweep each region separately (--set region=...)",
         )
     sweep_key = key or f"run-{datetime.now(timezone.utc):%Y%m%dT%H%M%S.%f}"
-    built: dict[Path, bundles.Bundle] = {}
+    built: dict[tuple[Path, str | None], bundles.Bundle] = {}
     planned = []
     for trial in spec.trials:
         loaded = trial.loaded
         code = None
         if not loaded.config.is_builtin_algorithm:
-            if loaded.source_dir not in built:
-                built[loaded.source_dir] = bundles.build(loaded.source_dir)
-            code = built[loaded.source_dir]
+            code_key = (loaded.source_dir, loaded.config.entry_point)  # a script may go alone
+            if code_key not in built:
+                built[code_key] = bundles.for_config(loaded)
+            code = built[code_key]
         plan = planning.planned(
             loaded,
             job_name=naming.job_name_for(loaded.config),

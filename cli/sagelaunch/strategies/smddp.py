@@ -52,7 +52,10 @@ def with_torchrun(config: LaunchConfig) -> bool:
 
 def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
-    (SMDDP docs, "Supported instance types"; p5-class with torchrun); the SDK does not check."""
+    (SMDDP docs, "Supported instance types"; p5-class with torchrun). Advice, not a refusal: the
+    SDK sends the job anyway (its `pytorchddp` distribution is the same request) and the
+    container's launcher checks no instance type, so a script that uses NCCL, not the SMDDP
+    backend, runs (public examples do, on ml.p3.16xlarge and ml.g5.12xlarge)."""
     config = loaded.config
     if not isinstance(config.distribution, SmddpDistribution):
         return
@@ -64,7 +67,9 @@ def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
         yield loaded.problem(
             ("compute", "instance_type"),
             f"the SMDDP library supports only {offered(allowed)} (AWS SMDDP docs), not "
-            f"{config.compute.instance_type}; use strategy: torchrun for NCCL data parallelism",
+            f"{config.compute.instance_type}: a script that uses its backend fails there; use "
+            "strategy: torchrun for NCCL data parallelism",
+            severity="warning",
         )
 
 

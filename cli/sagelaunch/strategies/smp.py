@@ -163,7 +163,7 @@ def _smp_v1_values(loaded: LoadedConfig, params: dict, at: tuple) -> Iterator[Pr
 
 class SmpStrategy(Strategy):
     name = NAME
-    frameworks = frozenset({"pytorch"})
+    frameworks = frozenset({"pytorch", "tensorflow"})  # TensorFlow: SMP v1 only (rules)
     priority = 10
     smdistributed = True
     sdk_hyperparameters = frozenset(

@@ -64,6 +64,19 @@ def spot_max_wait(loaded: LoadedConfig) -> Iterator[Problem]:
 
 
 @rule
+def one_max_wait(loaded: LoadedConfig) -> Iterator[Problem]:
+    """compute.max_wait is the on-demand job's; a spot job's is spot.max_wait (two would leave
+    the request's one MaxWaitTimeInSeconds ambiguous)."""
+    compute = loaded.config.compute
+    if compute.spot and compute.max_wait is not None:
+        yield error(
+            loaded,
+            ("compute", "max_wait"),
+            "a spot job waits for spot.max_wait: move this value there",
+        )
+
+
+@rule
 def spot_without_checkpoint(loaded: LoadedConfig) -> Iterator[Problem]:
     """Advice: an interrupted spot job without checkpoints restarts from the beginning."""
     config = loaded.config
