@@ -159,13 +159,26 @@ def _inside(path: Path, root: Path) -> Path:
 
 
 def _under_tmp(env: dict[str, str]) -> list[str]:
-    """What the process needs from the machine's /tmp, read-only: the interpreter and the
-    folders its PATH and PYTHONPATH name there (a venv or software overlay under /tmp)."""
+    """What the process needs from the machine's /tmp, read-only: the interpreter, the
+    folders its PATH and PYTHONPATH name there (a venv or software overlay under /tmp) and
+    sagelaunch's own code."""
     wanted = [sys.prefix, *env.get("PYTHONPATH", "").split(os.pathsep)]
     wanted += env.get("PATH", "").split(os.pathsep)
+    wanted += _own_code()
     tmp = Path("/tmp")
     found = [Path(p) for p in wanted if p and Path(p).is_relative_to(tmp) and Path(p).is_dir()]
     return [arg for path in dict.fromkeys(found) for arg in ("--ro-bind", str(path), str(path))]
+
+
+def _own_code() -> list[str]:
+    """sagelaunch's own files that host processes run (mpi_rank.py, the shipped parameter
+    server): outside sys.prefix when installed editable, e.g. from a checkout under /tmp."""
+    from importlib import resources
+
+    import sagelaunch
+
+    shipped = Path(str(resources.files("sagelaunch.entrypoints")))
+    return [str(Path(sagelaunch.__file__).resolve().parent), str(shipped.resolve())]
 
 
 def _read_only_root() -> list[str]:
