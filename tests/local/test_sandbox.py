@@ -63,7 +63,10 @@ print("user tree still there:", user.is_dir(), flush=True)
 
 @pytest.fixture
 def user_tree() -> Iterator[Path]:
-    root = REPO / ".sagelaunch" / "test-sandbox" / uuid.uuid4().hex
+    # Somewhere a sandboxed script sees (read-only): the checkout, unless it is under /tmp
+    # (each sandbox has its own /tmp, where the user's files would be out of the script's reach).
+    base = Path("/var/tmp") if REPO.is_relative_to("/tmp") else REPO / ".sagelaunch"
+    root = base / "test-sandbox" / uuid.uuid4().hex
     (root / "code").mkdir(parents=True)
     (root / "data" / "train").mkdir(parents=True)
     (root / "home").mkdir()
