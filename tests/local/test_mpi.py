@@ -147,6 +147,21 @@ def test_each_rank_lands_on_its_host_with_a_host_local_rank(tmp_path, rank, host
     assert env["OMPI_COMM_WORLD_RANK"] == str(rank) and env["HOME"] == "/home/me"
 
 
+def test_each_rank_runs_in_its_own_hosts_sandbox(tmp_path):
+    path = tmp_path / "ranks.json"
+    hosts = [
+        (f"algo-{n}", Path(f"/r/algo-{n}/code"), {"SM_CURRENT_HOST": f"algo-{n}"}) for n in (1, 2)
+    ]
+    mpi.write_ranks_file(path, 2, hosts, [["bwrap", "one", "--"], ["bwrap", "two", "--"]])
+    plan = json.loads(path.read_text())
+    rank_3 = {"OMPI_COMM_WORLD_RANK": "3"}
+    assert mpi_rank.rank_command(plan, rank_3, ["python", "t.py"]) == [
+        *("bwrap", "two", "--", "python", "t.py")
+    ]
+    without = ranks_plan(tmp_path)  # no sandbox: the command as mpirun gave it
+    assert mpi_rank.rank_command(without, rank_3, ["python", "t.py"]) == ["python", "t.py"]
+
+
 def test_the_rank_wrapper_refuses_to_run_outside_mpirun(tmp_path):
     with pytest.raises(SystemExit, match="not started by mpirun"):
         mpi_rank.rank_environment(ranks_plan(tmp_path), {})

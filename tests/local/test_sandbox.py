@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sagelaunch.local import sandbox
+from sagelaunch.local import launchers, sandbox
 from tests.local.conftest import clean_env, run_local
 
 REPO = Path(__file__).resolve().parents[2]
@@ -84,7 +84,9 @@ def _checksums(root: Path) -> dict[str, str]:
     }
 
 
-def _write_job(root: Path, script: str, **local: object) -> Path:
+def _write_job(
+    root: Path, script: str, distribution: dict[str, object] | None = None, **local: object
+) -> Path:
     (root / "code" / "train.py").write_text(script)
     config = {
         "name": "sandbox-test",
@@ -93,7 +95,7 @@ def _write_job(root: Path, script: str, **local: object) -> Path:
         "entry_point": "train.py",
         "source_dir": "code",
         "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
-        "distribution": {"strategy": "none"},
+        "distribution": distribution or {"strategy": "none"},
         "hyperparameters": {"marker": "from-hyperparameters", "user_tree": str(root)},
         "inputs": {"train": "s3://bucket/train/"},
         "local": {"inputs": {"train": "data/train"}, "hosts": 2, **local},
@@ -131,6 +133,69 @@ def test_hostile_script_changes_no_user_file_and_each_host_has_its_own_opt_ml(us
         assert data == f"1,2\n3,4\nappended by {host}\n"  # its own copy, not the other host's
     with tarfile.open(workdir / "model.tar.gz") as packed:
         assert packed.getnames() == ["algo-1.txt"]
+
+
+# Every MPI rank hard-codes its host's paths, and talks MPI (Open MPI's own library through ctypes:
+# MPI_Init reaches mpirun's PMIx server from inside the rank's sandbox, and an allreduce crosses
+# the hosts' sandboxes), then tries to write the user's file.
+MPI_RANK = r"""
+import ctypes, glob, json, os, pathlib, sys
+libmpi = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmpi.so.*")))[0]
+mpi = ctypes.CDLL(libmpi, mode=ctypes.RTLD_GLOBAL)
+handle = lambda name: ctypes.c_void_p(ctypes.addressof(ctypes.c_char.in_dll(mpi, name)))
+assert mpi.MPI_Init(None, None) == 0
+world, rank, total = handle("ompi_mpi_comm_world"), ctypes.c_int(), ctypes.c_int()
+mpi.MPI_Comm_rank(world, ctypes.byref(rank))
+int_, sum_ = handle("ompi_mpi_int"), handle("ompi_mpi_op_sum")
+mpi.MPI_Allreduce(ctypes.byref(rank), ctypes.byref(total), 1, int_, sum_, world)
+rows = pathlib.Path("/opt/ml/input/data/train/rows.csv").read_text()
+host = json.load(open("/opt/ml/input/config/resourceconfig.json"))["current_host"]
+mine = f"{host} {total.value} {rows}"
+pathlib.Path(f"/opt/ml/model/{rank.value}.txt").write_text(mine)
+pathlib.Path(os.environ["HOME"], f"{rank.value}.txt").write_text(mine)
+pathlib.Path("/tmp", f"{rank.value}.txt").write_text(mine)
+raw = json.load(open("/opt/ml/input/config/hyperparameters.json"))
+user = pathlib.Path(json.loads(raw["user_tree"]))
+try:
+    open(user / "data" / "train" / "rows.csv", "a").write("x")
+    print("append original: done", flush=True)
+except OSError as error:
+    print("append original:", error.strerror, flush=True)
+mpi.MPI_Finalize()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not NAMESPACES, reason="this machine cannot make user namespaces")
+@pytest.mark.skipif(launchers.open_mpi() is None, reason="no Open MPI (the local extra's)")
+def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(user_tree, tmp_path):
+    """One mpirun starts the 4 ranks of 2 hosts; each rank runs in its own host's sandbox."""
+    mpi = {"strategy": "mpi", "processes_per_host": 2}
+    config = _write_job(user_tree, MPI_RANK, distribution=mpi)
+    before = _checksums(user_tree)
+    machine_opt_ml = Path("/opt/ml").exists()
+    workdir = tmp_path / "run"
+    env = clean_env(HOME=str(user_tree / "home"))
+    done = run_local(config, "--workdir", str(workdir), "--keep", "--output", "json", env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["launcher"] == "mpirun" and result["sandbox"] == "namespace"
+    after = _checksums(user_tree)
+    assert {name: after.get(name) for name in before} == before
+    assert all(new.startswith(SAGELAUNCH_CACHES) for new in set(after) - set(before))
+    assert Path("/opt/ml").exists() == machine_opt_ml
+    assert done.stderr.count("append original: Read-only file system") == 4, done.stderr
+    for index, host in enumerate(("algo-1", "algo-2")):
+        ranks = [f"{rank}.txt" for rank in (2 * index, 2 * index + 1)]
+        private = workdir / sandbox.SANDBOX_DIR / host
+        assert sorted(p.name for p in (workdir / host / "model").iterdir()) == ranks
+        for folder in (private / "home", private / "tmp"):  # beside bwrap's mount points
+            assert sorted(p.name for p in folder.glob("*.txt")) == ranks, folder
+        for name in ranks:  # its own host, the sum over all 4 ranks, the channel's rows
+            written = (workdir / host / "model" / name).read_text()
+            assert written == f"{host} 6 1,2\n3,4\n"
+    with tarfile.open(workdir / "model.tar.gz") as packed:
+        assert sorted(packed.getnames()) == ["0.txt", "1.txt"]
 
 
 def test_without_a_sandbox_literal_paths_are_a_warning_with_file_and_line(user_tree, tmp_path):

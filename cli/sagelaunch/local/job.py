@@ -244,14 +244,9 @@ def _stopped_error(
 
 
 def _seen_trees(prepared: Prepared, trees: list[tree.HostTree]) -> list[tree.HostTree]:
-    """Each host's tree as its processes see it: /opt/ml in a sandbox. mpirun starts every rank
-    inside the first host's sandbox, so the other hosts' ranks keep their trees' real paths."""
-    return [
-        sandbox.visible(host, prepared.sandbox)
-        if prepared.launch.kind != MPIRUN or index == 0
-        else host
-        for index, host in enumerate(trees)
-    ]
+    """Each host's tree as its processes see it: /opt/ml in a sandbox (every MPI rank too: each
+    enters its own host's sandbox), else where it is."""
+    return [sandbox.visible(host, prepared.sandbox) for host in trees]
 
 
 def _build_trees(
@@ -340,18 +335,16 @@ def _host_processes(
         )
     training = [i for i, h in enumerate(cluster) if h.trains]  # mpirun spans these hosts only
     mpi_job = _mpi_job(
-        launch,
-        trees[0].root.parent / "logs" / "mpi-ranks.json",
-        [seen[i] for i in training],
+        prepared,
+        [trees[i] for i in training],
         [envs[i] for i in training],
         sm_names,
         framework,
     )
     specs = []
     for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
-        command = _command(
-            launch, config, user, groups.training_position(cluster, index), master_port, mpi_job
-        )
+        position = groups.training_position(cluster, index)
+        command = _command(launch, config, user, position, master_port, mpi_job)
         if command is None:
             continue
         log = host.root.parent / "logs" / f"{host.name}.log"
@@ -360,10 +353,15 @@ def _host_processes(
         if tf_cluster is not None:
             env = tf_cluster.worker_environment(env, names, host.name)
             host_specs += tf_cluster.parameter_servers(env, names, host.name, host.code, log)
-        host_specs.append(supervisor.HostProcess(host.name, command, host.code, env, log, waiting))
-        # The one place every host process gets its sandbox (the launcher's command included).
+        # The one place every host process gets its sandbox (the launcher's command included;
+        # mpirun stays outside, each of its ranks entering its own host's: mpi_rank.py).
         workdir = host.root.parent
         specs += [sandbox.confine(spec, host, workdir, prepared.sandbox) for spec in host_specs]
+        launcher = supervisor.HostProcess(host.name, command, host.code, env, log, waiting)
+        if mpi_job is not None and position is not None:  # the one mpirun
+            specs.append(sandbox.outside(launcher, workdir, prepared.sandbox))
+        else:
+            specs.append(sandbox.confine(launcher, host, workdir, prepared.sandbox))
     return specs
 
 
@@ -390,19 +388,25 @@ def _command(
 
 
 def _mpi_job(
-    launch: launchers.Launch,
-    ranks_file: Path,
+    prepared: Prepared,
     trees: list[tree.HostTree],
     envs: list[dict[str, str]],
     sm_names: list[str],
     framework: dict[str, Any],
 ) -> launchers.MpiJob | None:
-    """The ranks file mpi_rank.py reads (every host's folder and environment) and what the
-    toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
+    """The ranks file mpi_rank.py reads (every host's folder, environment and sandbox) and what
+    the toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
+    launch = prepared.launch
     if launch.kind != MPIRUN:
         return None
+    workdir = trees[0].root.parent
+    ranks_file = workdir / "logs" / "mpi-ranks.json"
     hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
-    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts)
+    entries = [
+        sandbox.entry(host, workdir, prepared.sandbox, env, host.code)
+        for host, env in zip(trees, envs, strict=True)
+    ]
+    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts, entries)
     custom = str(framework.get("sagemaker_mpi_custom_mpi_options") or "")
     return launchers.MpiJob(ranks_file, sm_names, custom)
 

@@ -5,8 +5,9 @@ every rank over SSH, each rank in its own host's /opt/ml. Here every emulated ho
 this machine, so the one ``mpirun`` starts all N ranks locally (``--host localhost:N``, ranks in
 slot order as ``--map-by slot`` places them: host ``rank // P``), and each rank starts through
 ``mpi_rank.py``, which moves it into its own host: working directory, SM_* environment,
-SM_CURRENT_HOST, and the host-local rank in OMPI_COMM_WORLD_LOCAL_RANK (Open MPI would count the
-local ranks over the whole machine).
+SM_CURRENT_HOST, the host-local rank in OMPI_COMM_WORLD_LOCAL_RANK (Open MPI would count the
+local ranks over the whole machine) and, where the run has them, the host's sandbox (mpirun
+itself runs outside any: sandbox.outside).
 
 Same flags as the toolkit's command, for Open MPI 5 (PRRTE), with these differences:
 
@@ -29,7 +30,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 INTERFACE = "lo"
@@ -107,12 +108,18 @@ def command(
 
 
 def write_ranks_file(
-    path: Path, processes_per_host: int, hosts: list[tuple[str, Path, Mapping[str, str]]]
+    path: Path,
+    processes_per_host: int,
+    hosts: list[tuple[str, Path, Mapping[str, str]]],
+    sandboxes: Sequence[list[str]] = (),
 ) -> None:
     """What mpi_rank.py needs to put a rank on its host: per host, its name, working directory
-    and how its environment differs from the first host's (which mpirun's ranks inherit). Only
-    the differences: the SM_* paths and names, never this shell's variables (or credentials)."""
+    (a real path), how its environment differs from the first host's (which mpirun's ranks
+    inherit) and the ``bwrap ... --`` prefix that enters its sandbox (sandbox.entry; none when
+    ``sandboxes`` is empty). Only the differences: the SM_* paths and names, never this shell's
+    variables (or credentials)."""
     first = hosts[0][2]
+    prefixes = list(sandboxes) or [[] for _ in hosts]
     plan = {
         "processes_per_host": processes_per_host,
         "hosts": [
@@ -121,8 +128,9 @@ def write_ranks_file(
                 "cwd": str(cwd),
                 "env": {k: v for k, v in env.items() if first.get(k) != v},
                 "unset": sorted(k for k in first if k not in env),
+                "sandbox": prefix,
             }
-            for name, cwd, env in hosts
+            for (name, cwd, env), prefix in zip(hosts, prefixes, strict=True)
         ],
     }
     path.parent.mkdir(parents=True, exist_ok=True)

