@@ -25,10 +25,13 @@ UV := $(VENV)/bin/uv
 # without its dependencies: its pins (an old numpy, TF < 2.4) would break the environment, and the
 # tests need only its TF_CONFIG builders.
 # uv installs in seconds with progress; where uv cannot be installed, pip with the same pins.
+# --compile-bytecode, as pip does by default: uv leaves no .pyc, and where nothing may write one
+# later (PYTHONDONTWRITEBYTECODE in CI, the read-only venv inside `local`'s sandbox) every process
+# would compile torch, TensorFlow and the SDK from source again (+2.7 s CPU per torch import).
 $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	if $(PY) -m pip install --disable-pip-version-check -c $(CONSTRAINTS) uv; then \
-	  $(UV) pip install --python $(PY) $(UV_SOURCES) -r $(LOCK) && \
+	  $(UV) pip install --python $(PY) $(UV_SOURCES) --compile-bytecode -r $(LOCK) && \
 	  $(UV) pip install --python $(PY) --no-deps -e . && \
 	  $(UV) pip install --python $(PY) $(UV_SOURCES) --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training; \
 	else \

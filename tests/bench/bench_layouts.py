@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from sagelaunch.local.ports import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = ROOT / "tests" / "entrypoints" / "layout_driver.py"
@@ -33,12 +34,6 @@ LAYOUTS = {
     "pp2_dp2_1f1b": [PP, "2", "--microbatches", "2", "--batch_size", "4"],
     "pp2_tp2": [PP, "2", TP, "2", "--microbatches", "4", "--batch_size", "8"],
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def run() -> dict:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from sagelaunch.local.ports import free_port as _free_port
 
 ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 
@@ -22,12 +23,6 @@ GPT = [
     *("--seq_len", "64", "--vocab_size", "256", "--batch_size", "8"),
     *("--max_steps", "40", "--warmup_steps", "8", "--log_every", "40", "--benchmark"),
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def tokens_per_sec(nproc: int, root: Path) -> dict:

@@ -1,27 +1,39 @@
 """`recommend`'s memory model against PyTorch's memory trackers, and its roofline step time
-against RuntimeEstimator: every oracle cell of tests/recommend/test_oracle.py, the largest ones
-included, as a size × layout × category table of model / tracker ratios.
+against RuntimeEstimator: every oracle cell, the largest sizes included (1.3B to 70B, which leave
+`make test` for time), as a size × layout × category table of model / tracker ratios.
 
 A ratio drifting away from 1.00 flags a change to the memory model or to the entry point's
-layouts that the other moved without; the cells beyond 10% are listed with their cause in
-test_oracle.MARGINS.
+layouts that the other moved without. A cell outside 10% (or above its documented margin in
+oracle.MARGINS) fails the bench, as it would fail tests/recommend/test_oracle.py.
 """
 
 from __future__ import annotations
 
 import sys
 
-from tests.recommend.oracle import COMPARED, measure, runtime, table
-from tests.recommend.test_oracle import FAST, FAST_TIMED, SLOW, SLOW_TIMED
+from tests.recommend.oracle import (
+    COMPARED,
+    FAST,
+    FAST_TIMED,
+    LARGE,
+    LARGE_TIMED,
+    breaches,
+    measure,
+    runtime,
+    table,
+    time_breaches,
+)
 
 
 def run() -> dict:
-    results = measure([*FAST, *SLOW])
+    results = measure([*FAST, *LARGE])
     print(table(results), file=sys.stderr, flush=True)
-    times = runtime([*FAST_TIMED, *SLOW_TIMED], "ml.p5.48xlarge")
+    times = runtime(FAST_TIMED, "ml.p5.48xlarge") + runtime(LARGE_TIMED, "ml.p4d.24xlarge")
     for res in times:
         ratios = ", ".join(f"{what} {ratio:.2f}x" for what, ratio in res.ratios.items())
-        print(f"{res.cell.name} on ml.p5.48xlarge: {ratios}", file=sys.stderr, flush=True)
+        print(f"{res.cell.name}: {ratios}", file=sys.stderr, flush=True)
+    failed = [line for res in results for line in breaches(res)] + time_breaches(times)
+    assert not failed, "outside the oracle's tolerance:\n" + "\n".join(failed)
     ratios = [res.ratios[cat] for res in results for cat in COMPARED]
     return {
         "cells": {res.cell.name: {c: round(res.ratios[c], 3) for c in COMPARED} for res in results},

@@ -16,11 +16,12 @@ import datetime
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from sagelaunch.local.ports import free_port as _free_port
 
 ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 STEPS, GLOBAL_BATCH, STRAGGLER_MS = 30, 24, 100
@@ -36,12 +37,6 @@ STRATEGIES = {
     "PS async (1 server)": (4, ["--parallel", "ps", "--ps_mode", "async", "--batch_size", "8"]),
     "DP (1 process)": (1, ["--parallel", "dp", "--batch_size", str(GLOBAL_BATCH)]),
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def train(nproc: int, args: list[str], root: Path) -> dict:

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from sagelaunch.local.ports import free_port
 
 ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 
@@ -40,12 +41,6 @@ _LAUNCHER_VARS = re.compile(
     r"^(SM_.*|TRAINING_JOB_NAME|RANK|LOCAL_RANK|WORLD_SIZE|LOCAL_WORLD_SIZE|GROUP_RANK|"
     r"MASTER_ADDR|MASTER_PORT|TORCHELASTIC_.*|OMPI_.*|PYTEST_XDIST_.*)$"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

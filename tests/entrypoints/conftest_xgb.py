@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -98,26 +97,6 @@ def load_booster(path: Path) -> Any:
         # XGBoost 3 says it guesses JSON for a name without extension: the guess is the point.
         warnings.simplefilter("ignore", UserWarning)
         return xgb.Booster(model_file=str(path))
-
-
-# --- ports ----------------------------------------------------------------------------------
-
-
-def free_port_pair() -> int:
-    """A port p on loopback with p and p + 1 free (the script uses both)."""
-    for _ in range(50):
-        with socket.socket() as first:
-            first.bind(("127.0.0.1", 0))
-            port = int(first.getsockname()[1])
-            if port >= 65534:
-                continue
-            with socket.socket() as second:
-                try:
-                    second.bind(("127.0.0.1", port + 1))
-                except OSError:
-                    continue
-        return port
-    raise RuntimeError("no two consecutive free ports on 127.0.0.1")
 
 
 def wait_listening(port: int, proc: subprocess.Popen[str], timeout: float = 20.0) -> None:

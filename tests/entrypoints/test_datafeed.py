@@ -4,10 +4,11 @@ a rank builds itself (the TCP protocol end to end, on a free loopback port)."""
 from __future__ import annotations
 
 import json
-import socket
 import threading
 
 import pytest
+
+from sagelaunch.local.ports import free_port as _free_port
 
 
 def _hetero_env(current: str, port: int) -> dict[str, str]:
@@ -23,12 +24,6 @@ def _hetero_env(current: str, port: int) -> dict[str, str]:
         "SAGELAUNCH_DATAFEED_ADDR": "127.0.0.1",
         "SAGELAUNCH_DATAFEED_PORTS": str(port),
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_topology_names_the_data_hosts(entrypoints_on_path):

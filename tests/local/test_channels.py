@@ -112,7 +112,7 @@ def test_missing_local_path_is_a_located_error(make_config):
 def moto_s3(monkeypatch):
     from moto.server import ThreadedMotoServer
 
-    from tests.local.conftest import free_port
+    from sagelaunch.local.ports import free_port
 
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
