@@ -12,18 +12,14 @@ Strategies see plain data only: a `LaunchConfig`, the request's hyperparameters,
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sagelaunch.strict import Strict
 
 if TYPE_CHECKING:
-    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.config.model import LaunchConfig
-    from sagelaunch.errors import Problem
-
-    Rule = Callable[[LoadedConfig], Iterator[Problem]]
+    from sagelaunch.config.rules.registry import Rule
 
 # The container's launchers (plan.topology.launcher).
 PYTHON = "python"

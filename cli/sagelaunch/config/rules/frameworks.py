@@ -7,10 +7,11 @@ from collections.abc import Iterator
 
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules import error, offered, rule, warning
+from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 from sagelaunch.local import source_archive
 from sagelaunch.strategies import registry, smp
+from sagelaunch.strategies.base import offered
 from sagelaunch.strategies.none import NoDistribution
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from sagelaunch.config import api_limits
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules import error, rule
+from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.config.rules.resources import INSTANCE_TYPE
 from sagelaunch.errors import Problem
 from sagelaunch.strategies.none import NoDistribution

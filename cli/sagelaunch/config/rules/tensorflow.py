@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from sagelaunch.config import sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import error, offered, rule
+from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry, smp
+from sagelaunch.strategies.base import offered
 from sagelaunch.strategies.mpi import MpiDistribution
 from sagelaunch.strategies.none import NoDistribution
 
