@@ -17,7 +17,6 @@ from typing import Any
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.strategies import registry, smp
-from sagelaunch.strategies.smddp import SmddpDistribution
 
 DEFAULT_REGION = "us-east-1"
 _FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
@@ -266,7 +265,8 @@ def _numbers(version: str) -> tuple[int, ...]:
 
 
 def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
-    """The image sagelaunch supplies when the SDK has none: neuronx on Trainium, SMDDP on >= 2.3.
+    """The image sagelaunch supplies when the SDK has none: neuronx on Trainium, else the
+    strategy's (SMDDP on >= 2.3).
 
     Returns None when the SDK resolves the image itself, or when nobody knows one (the caller then
     asks for ``image_uri``).
@@ -278,17 +278,8 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     region = region or DEFAULT_REGION
     if facts.instance_kind(config.compute.instance_type) == "trainium":
         return _uri(table["registry"], region, table["neuronx"].get(version))
-    if isinstance(config.distribution, SmddpDistribution) and not sdk_has_smddp_image(config):
-        if version in table["smddp"]:
-            return _uri(table["registry"], region, table["smddp"][version])
-        return _uri(table["smddp_smp_registry"], region, table["smddp_in_smp_image"].get(version))
-    return None
-
-
-def sdk_has_smddp_image(config: LaunchConfig) -> bool:
-    """True when the SDK's SMDDP version list covers this framework version."""
-    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")
-    return config.framework_version in supported.get(config.framework, [])
+    supplied = registry.of(config).supplied_image(config, table, version)
+    return _uri(supplied[0], region, supplied[1]) if supplied else None
 
 
 def pytorch_version(version: str) -> str:

@@ -12,7 +12,6 @@ from sagelaunch.errors import Problem
 from sagelaunch.local import source_archive
 from sagelaunch.strategies import registry, smp
 from sagelaunch.strategies.base import offered
-from sagelaunch.strategies.none import NoDistribution
 
 
 def check_region(loaded: LoadedConfig) -> str:
@@ -179,7 +178,7 @@ def image_without_framework_version(loaded: LoadedConfig) -> Iterator[Problem]:
 def strategy_for_framework(loaded: LoadedConfig) -> Iterator[Problem]:
     """Advice: the SDK's XGBoost estimators silently drop a distribution."""
     config = loaded.config
-    if config.framework == "xgboost" and not isinstance(config.distribution, NoDistribution):
+    if config.framework == "xgboost" and registry.distributed(config):
         yield warning(
             loaded,
             ("distribution", "strategy"),

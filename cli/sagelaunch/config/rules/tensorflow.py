@@ -12,8 +12,6 @@ from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry, smp
 from sagelaunch.strategies.base import offered
-from sagelaunch.strategies.mpi import MpiDistribution
-from sagelaunch.strategies.none import NoDistribution
 
 
 def version_of(config: LaunchConfig) -> tuple[int, ...] | None:
@@ -71,13 +69,12 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
 
 @rule
 def horovod_needs_mpi(loaded: LoadedConfig) -> Iterator[Problem]:
-    """Horovod runs under mpirun, which the container starts only for the mpi strategy
-    (sagemaker_mpi_enabled); the entry point's --horovod fails anywhere else."""
+    """Horovod runs under mpirun, which the container starts for the script only with a strategy
+    that runs Horovod (Strategy.runs_horovod: mpi, sagemaker_mpi_enabled); the entry point's
+    --horovod fails anywhere else."""
     config = loaded.config
     wanted = config.hyperparameters.get("horovod")
-    if wanted not in (None, False, "false", "False", 0) and not isinstance(
-        config.distribution, MpiDistribution
-    ):
+    if wanted not in (None, False, "false", "False", 0) and not registry.of(config).runs_horovod:
         yield error(
             loaded,
             ("hyperparameters", "horovod"),
@@ -152,7 +149,7 @@ def tensorflow_one_host_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     if not _is_tensorflow(config) or name not in _ONE_HOST_STRATEGIES:
         return
     strategy, count = config.distribution.strategy, config.compute.instance_count
-    alone = isinstance(config.distribution, NoDistribution)
+    alone = not registry.distributed(config)
     if alone and count == 1:
         return
     where = f"{count} instances" if alone else f"strategy {strategy}"
