@@ -16,6 +16,7 @@ from typing import Any
 
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.versions import numbers
 from sagelaunch.strategies import registry, smp
 
 DEFAULT_REGION = "us-east-1"
@@ -222,7 +223,7 @@ def _deprecated_instance(framework: str, family: str, version: str) -> None:
     if family != "p2":
         return
     floor = {"pytorch": (1, 13), "tensorflow": (2, 12)}.get(framework)
-    if floor and _numbers(version) >= floor:
+    if floor and numbers(version) >= floor:
         raise ImageUnavailable(
             "compute.instance_type",
             "P2 instances are deprecated for PyTorch >= 1.13 and TensorFlow >= 2.12",
@@ -258,10 +259,6 @@ def _cuda_suffixed(framework: str, tag: str) -> str:
     suffixes = sdk_data.module_literal("image_uris.py", "container_versions")
     key = f"{framework}-{tag}"
     return f"{tag}-{suffixes[key]}" if key in suffixes else tag
-
-
-def _numbers(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version)[:2])
 
 
 def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from sagelaunch.config import sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules.registry import error, rule
+from sagelaunch.config.versions import numbers, version_of
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry, smp
 from sagelaunch.strategies.base import offered
-
-
-def version_of(config: LaunchConfig) -> tuple[int, ...] | None:
-    """The framework version as numbers (an alias such as "2.9" compares like 2.9.0)."""
-    return numbers(config.framework_version) if config.framework_version else None
-
-
-def numbers(text: str) -> tuple[int, ...]:
-    numbers = tuple(int(n) for n in re.findall(r"\d+", text)[:3])
-    return numbers + (0,) * (3 - len(numbers))
 
 
 def _is_tensorflow(config: LaunchConfig) -> bool:
