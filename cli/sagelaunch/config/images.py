@@ -17,7 +17,7 @@ from typing import Any
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.versions import numbers
-from sagelaunch.strategies import registry, smp
+from sagelaunch.strategies import registry
 
 DEFAULT_REGION = "us-east-1"
 _FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
@@ -124,11 +124,21 @@ def training_image(config: LaunchConfig, region: str) -> str | None:
             config.framework_version,
             config.py_version or default_py_version(config),
             config.compute.instance_type,
-            smp_v2=smp.is_v2(config),
+            smp_v2=smp_image(config),
             smdistributed=registry.of(config).smdistributed,
         ).uri
     except ImageUnavailable:
         return None
+
+
+def smp_image(config: LaunchConfig) -> bool:
+    """Whether the SDK takes its SMP v2 image (pytorch-smp) for this config: its
+    get_training_image_uri does for a distribution with torch_distributed and an enabled
+    smdistributed.modelparallel (the strategy's SDK distribution, as the SDK reads it)."""
+    distribution = registry.of(config).sdk_distribution(config) or {}
+    model_parallel = distribution.get("smdistributed", {}).get("modelparallel")
+    enabled = model_parallel is not None and model_parallel.get("enabled", True)
+    return "torch_distributed" in distribution and bool(enabled)
 
 
 def sdk_table_name(framework: str, instance_type: str) -> str:
@@ -290,7 +300,7 @@ def default_py_version(config: LaunchConfig) -> str | None:
     this framework version (the PyTorch estimator requires one; XGBoost's is always py3)."""
     if config.framework == "xgboost":
         return "py3"
-    framework = "pytorch-smp" if smp.is_v2(config) else config.framework
+    framework = "pytorch-smp" if smp_image(config) else config.framework
     family = instance_family(config.compute.instance_type)
     try:
         config_name, _ = _config_name(framework, family)

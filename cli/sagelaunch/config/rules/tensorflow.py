@@ -10,7 +10,7 @@ from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.config.versions import numbers, version_of
 from sagelaunch.errors import Problem
-from sagelaunch.strategies import registry, smp
+from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered
 
 
@@ -30,9 +30,9 @@ def _runs(framework: str) -> list[str]:
 def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     """The TensorFlow container runs parameter servers, MWMS, mpirun (SMP v1's launcher too: the
     SDK's TensorFlow estimator takes smdistributed.modelparallel with mpi) or SMDDP (its
-    training.py); torchrun and SMP v2 are PyTorch's. The PyTorch container has no runner for
-    parameter_server or multi_worker_mirrored (the SDK's flags would be ignored and every host
-    train alone)."""
+    training.py); torchrun is PyTorch's (SMP v2 too: strategies/smp.py). The PyTorch container
+    has no runner for parameter_server or multi_worker_mirrored (the SDK's flags would be ignored
+    and every host train alone)."""
     config = loaded.config
     strategy = config.distribution.strategy
     runs = registry.of(config).frameworks
@@ -41,12 +41,6 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
             loaded,
             ("distribution", "strategy"),
             f"the TensorFlow container runs {offered(_runs('tensorflow'))}, not {strategy}",
-        )
-    if _is_tensorflow(config) and smp.is_v2(config):
-        yield error(
-            loaded,
-            ("distribution", "smp", "version"),
-            "SMP v2 is PyTorch's (torch.sagemaker); TensorFlow runs SMP v1 (smp.version: 1)",
         )
     if config.framework == "pytorch" and runs == {"tensorflow"}:
         yield error(
