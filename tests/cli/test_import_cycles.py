@@ -27,8 +27,9 @@ def loaded_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If) and not _type_checking(node.test):
-            yield from loaded_imports(node.body + node.orelse)
+        elif isinstance(node, ast.If):  # under TYPE_CHECKING only the else branch runs
+            runs = node.orelse if _type_checking(node.test) else node.body + node.orelse
+            yield from loaded_imports(runs)
         elif isinstance(node, ast.Try):
             handlers = [stmt for handler in node.handlers for stmt in handler.body]
             yield from loaded_imports(node.body + handlers + node.orelse + node.finalbody)
@@ -154,8 +155,10 @@ def described(found: list[list[str]]) -> str:
 
 
 def test_the_finder_names_a_cycle_and_ignores_lazy_and_typing_imports() -> None:
-    source = "import b\nif TYPE_CHECKING:\n    import c\ndef f():\n    import d\n"
-    assert {node.names[0].name for node in loaded_imports(ast.parse(source).body)} == {"b"}
+    source = (
+        "import b\nif TYPE_CHECKING:\n    import c\nelse:\n    import e\ndef f():\n    import d\n"
+    )
+    assert {node.names[0].name for node in loaded_imports(ast.parse(source).body)} == {"b", "e"}
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
     assert described(cycles(graph)) == "a -> b -> c -> a"
     assert cycles({"a": {"b"}, "b": set()}) == []
