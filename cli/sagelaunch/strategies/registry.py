@@ -118,8 +118,8 @@ def imported(hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] 
 
 
 def distributed(config: LaunchConfig) -> bool:
-    """Whether the request carries a distribution: without one the container starts the script
-    as one plain process per host (the toolkit's ProcessRunner)."""
+    """Whether the config's strategy passes the SDK a ``distribution``: without one the container
+    starts the script as one plain process per host (the toolkit's ProcessRunner)."""
     return of(config).sdk_distribution(config) is not None
 
 
