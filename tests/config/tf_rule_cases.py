@@ -30,6 +30,11 @@ TF_CASES = {
         "the TensorFlow container runs none, parameter_server",
         {**TF, "distribution": {"strategy": "parameter_server"}, "compute": TWO_C5},
     ),
+    "smp_v2_is_pytorch": (
+        {**TF, "distribution": {"strategy": "smp"}, "compute": P4D},
+        "SMP v2 is PyTorch's",
+        {**TF, "distribution": {"strategy": "smp", "smp": {"version": 1}}, "compute": P4D},
+    ),
     "multi_worker_mirrored_version": (
         {**TF, "framework_version": "2.8", "distribution": MWMS, "compute": TWO_C5},
         "needs TensorFlow 2.9 or later",

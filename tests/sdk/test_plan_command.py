@@ -106,6 +106,14 @@ def test_table_view_shows_topology_cost_and_upload(cli):
         assert text in result.stdout
 
 
+def test_table_view_of_instance_groups_shows_each_group(cli):
+    result = cli("plan", EXAMPLES / "hetero-c5-p4d.yaml")
+    assert result.exit_code == 0, result.output
+    assert (
+        "2 instance groups" in result.stdout and "dnn_group: 2 × ml.p4d.24xlarge" in result.stdout
+    )
+
+
 def test_unknown_price_is_null_not_made_up(cli, make_config):
     result = cli(
         "plan", make_config({"compute": {"instance_type": "ml.g4dn.12xlarge"}}), "-o", "json"

@@ -9,10 +9,19 @@ from typing import get_args
 
 import pytest
 
+from sagelaunch.config import facts
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies import registry
-from sagelaunch.strategies.base import CAPABILITIES, MPIRUN, PYTHON, TORCHRUN, Strategy, V3Call
+from sagelaunch.strategies.base import (
+    CAPABILITIES,
+    DECLARATIONS,
+    MPIRUN,
+    PYTHON,
+    TORCHRUN,
+    Strategy,
+    V3Call,
+)
 
 STRATEGIES = registry.strategies()
 
@@ -42,8 +51,9 @@ def test_the_builtin_strategies_are_registered():
 def test_every_capability_is_provided(strategy):
     missing = [name for name in CAPABILITIES if name in type(strategy).__abstractmethods__]
     assert missing == []
-    for name in ("name", "frameworks", "priority", "smdistributed"):
+    for name in DECLARATIONS:
         assert getattr(strategy, name) is not None
+    assert isinstance(strategy.runs_deepspeed, bool) and isinstance(strategy.runs_horovod, bool)
     assert strategy.frameworks
     assert get_args(strategy.model.model_fields["strategy"].annotation) == (strategy.name,)
 
@@ -69,6 +79,20 @@ def test_the_capabilities_agree(strategy):
     else:
         assert exported is None or isinstance(exported, V3Call)
     assert all(callable(rule) and rule.__name__ for rule in strategy.rules())
+
+
+def test_a_supplied_image_comes_from_the_dated_table():
+    """PyTorch 2.3.0 is past the SDK's SMDDP list: only SMDDP needs an image sagelaunch knows."""
+    images = facts.load("images")
+    registries = {images[key] for key in images if key.endswith("registry")}
+    supplied = {}
+    for strategy in STRATEGIES:
+        config = config_for(strategy).model_copy(update={"framework_version": "2.3.0"})
+        found = strategy.supplied_image(config, images, "2.3.0")
+        if found is not None:
+            supplied[strategy.name] = found
+    assert list(supplied) == ["smddp"]
+    assert all(where in registries and tag for where, tag in supplied.values())
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=registry.names())

@@ -163,3 +163,17 @@ def test_unregistering_restores_the_config_model():
     with registry.registered(ToyStrategy()):
         assert "toy" in json.dumps(LaunchConfig.model_json_schema())
     assert LaunchConfig.model_json_schema() == before and "toy" not in registry.names()
+
+
+class DeepSpeedToy(ToyStrategy):
+    """The toy, declaring that DeepSpeed finds its ranks under it."""
+
+    runs_deepspeed = True
+
+
+@pytest.mark.parametrize(("strategy", "valid"), [(ToyStrategy, False), (DeepSpeedToy, True)])
+def test_the_rules_across_strategies_read_the_toys_declarations(cli, toy_config, strategy, valid):
+    with registry.registered(strategy()):
+        result = cli("validate", toy_config, "--set", "hyperparameters.zero_stage=3")
+    refused = "DeepSpeed (zero_stage) runs under a distributed launcher" in result.output
+    assert (result.exit_code == 0) is valid and refused is not valid, result.output

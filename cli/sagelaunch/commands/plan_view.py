@@ -148,9 +148,10 @@ def _layout_figures(request: dict[str, Any], topology: Topology) -> None:
     the plan's JSON stays the request)."""
     from sagelaunch.recommend.from_hyperparameters import job_figures
 
-    resources = request["ResourceConfig"]
     found = job_figures(
-        request.get("HyperParameters", {}), resources["InstanceType"], topology.hosts
+        request.get("HyperParameters", {}),
+        _training_instance_type(request, topology),
+        topology.hosts,
     )
     if found is None:
         return
@@ -164,6 +165,14 @@ def _layout_figures(request: dict[str, Any], topology: Topology) -> None:
         + (f", {per_dollar / 1e6:.2f}M tokens per dollar" if per_dollar else ""),
         highlight=False,
     )
+
+
+def _training_instance_type(request: dict[str, Any], topology: Topology) -> str:
+    """The instance type that trains: with instance groups (no ResourceConfig.InstanceType), the
+    group that runs the launcher, whose hosts topology.hosts counts."""
+    if topology.groups:
+        return str(next(g["instance_type"] for g in topology.groups if g["trains"]))
+    return str(request["ResourceConfig"]["InstanceType"])
 
 
 def _upload(upload: Upload | None) -> None:

@@ -16,8 +16,8 @@ from typing import Any
 
 from sagelaunch.config import facts, sdk_data
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.strategies import registry, smp
-from sagelaunch.strategies.smddp import SmddpDistribution
+from sagelaunch.config.versions import numbers
+from sagelaunch.strategies import registry
 
 DEFAULT_REGION = "us-east-1"
 _FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
@@ -124,11 +124,21 @@ def training_image(config: LaunchConfig, region: str) -> str | None:
             config.framework_version,
             config.py_version or default_py_version(config),
             config.compute.instance_type,
-            smp_v2=smp.is_v2(config),
+            smp_v2=smp_image(config),
             smdistributed=registry.of(config).smdistributed,
         ).uri
     except ImageUnavailable:
         return None
+
+
+def smp_image(config: LaunchConfig) -> bool:
+    """Whether the SDK takes its SMP v2 image (pytorch-smp) for this config: its
+    get_training_image_uri does for a distribution with torch_distributed and an enabled
+    smdistributed.modelparallel (the strategy's SDK distribution, as the SDK reads it)."""
+    distribution = registry.of(config).sdk_distribution(config) or {}
+    model_parallel = distribution.get("smdistributed", {}).get("modelparallel")
+    enabled = model_parallel is not None and model_parallel.get("enabled", True)
+    return "torch_distributed" in distribution and bool(enabled)
 
 
 def sdk_table_name(framework: str, instance_type: str) -> str:
@@ -223,7 +233,7 @@ def _deprecated_instance(framework: str, family: str, version: str) -> None:
     if family != "p2":
         return
     floor = {"pytorch": (1, 13), "tensorflow": (2, 12)}.get(framework)
-    if floor and _numbers(version) >= floor:
+    if floor and numbers(version) >= floor:
         raise ImageUnavailable(
             "compute.instance_type",
             "P2 instances are deprecated for PyTorch >= 1.13 and TensorFlow >= 2.12",
@@ -261,12 +271,9 @@ def _cuda_suffixed(framework: str, tag: str) -> str:
     return f"{tag}-{suffixes[key]}" if key in suffixes else tag
 
 
-def _numbers(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version)[:2])
-
-
 def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
-    """The image sagelaunch supplies when the SDK has none: neuronx on Trainium, SMDDP on >= 2.3.
+    """The image sagelaunch supplies when the SDK has none: neuronx on Trainium, else the
+    strategy's (SMDDP on >= 2.3).
 
     Returns None when the SDK resolves the image itself, or when nobody knows one (the caller then
     asks for ``image_uri``).
@@ -278,17 +285,8 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     region = region or DEFAULT_REGION
     if facts.instance_kind(config.compute.instance_type) == "trainium":
         return _uri(table["registry"], region, table["neuronx"].get(version))
-    if isinstance(config.distribution, SmddpDistribution) and not sdk_has_smddp_image(config):
-        if version in table["smddp"]:
-            return _uri(table["registry"], region, table["smddp"][version])
-        return _uri(table["smddp_smp_registry"], region, table["smddp_in_smp_image"].get(version))
-    return None
-
-
-def sdk_has_smddp_image(config: LaunchConfig) -> bool:
-    """True when the SDK's SMDDP version list covers this framework version."""
-    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")
-    return config.framework_version in supported.get(config.framework, [])
+    supplied = registry.of(config).supplied_image(config, table, version)
+    return _uri(supplied[0], region, supplied[1]) if supplied else None
 
 
 def pytorch_version(version: str) -> str:
@@ -302,7 +300,7 @@ def default_py_version(config: LaunchConfig) -> str | None:
     this framework version (the PyTorch estimator requires one; XGBoost's is always py3)."""
     if config.framework == "xgboost":
         return "py3"
-    framework = "pytorch-smp" if smp.is_v2(config) else config.framework
+    framework = "pytorch-smp" if smp_image(config) else config.framework
     family = instance_family(config.compute.instance_type)
     try:
         config_name, _ = _config_name(framework, family)

@@ -8,11 +8,11 @@ image) is turned back into what produced it: entry point, distribution, framewor
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from sagelaunch import naming, redact
 from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
+from sagelaunch.config.versions import numbers
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.strategies import registry, smp
@@ -174,15 +174,11 @@ def _metrics_time_series(spec: dict[str, Any], config: dict[str, Any]) -> dict[s
     threshold = _METRICS_SERIES_FROM.get(config["framework"])
     version = config.get("framework_version")
     by_default = bool(
-        threshold and "entry_point" in config and version and _numbers(version) >= threshold
+        threshold and "entry_point" in config and version and numbers(version) >= threshold
     )
     if sent is None:
         return {"metrics_time_series": "unsent"} if by_default else {}
     return {} if sent is True and by_default else {"metrics_time_series": sent}
-
-
-def _numbers(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def _py_candidates(table: dict[str, Any], version: str) -> list[str | None]:

@@ -29,7 +29,6 @@ from sagelaunch.config.groups import (
 from sagelaunch.config.sweep import Sweep, Tuning
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import DistributionSettings
-from sagelaunch.strategies.none import NoDistribution
 from sagelaunch.strict import Strict
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
@@ -381,7 +380,7 @@ class LaunchConfig(Strict):
     region: str | None = Field(None, description="AWS region (default: --region, $AWS_REGION).")
     compute: Compute = Field(description="Instances, volume, stopping condition, spot.")
     distribution: Distribution = Field(
-        default_factory=NoDistribution,  # a Strategy's model; none when the key is absent
+        default_factory=registry.default_distribution,  # none when the key is absent
         description="Distributed training launcher; `strategy` picks which keys apply.",
     )
     hyperparameters: dict[str, Any] = Field(

@@ -2,32 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 
 from sagelaunch.config import facts, mesh
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.plan_model import Topology
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import TORCHRUN, XGBOOST, Placement
-
-
-@dataclass(frozen=True)
-class Topology:
-    hosts: int
-    processes_per_host: int
-    launcher: str  # python | torchrun | mpirun | xgboost
-    mesh: dict[str, int] | None = None  # dp_replicate, dp_shard, pp, tp when degrees are set
-    groups: list[dict[str, object]] | None = None  # heterogeneous: config.group_plan
-
-    @property
-    def world_size(self) -> int:
-        return self.hosts * self.processes_per_host
-
-    def as_json(self) -> dict[str, object]:
-        data = {**asdict(self), "world_size": self.world_size}
-        for key in ("mesh", "groups"):
-            if data[key] is None:
-                del data[key]
-        return data
 
 
 def device_mesh(
@@ -51,7 +32,7 @@ def topology(config: LaunchConfig) -> Topology:
     from sagelaunch.config.group_plan import group_topology
 
     groups = group_topology(config, found.launcher, found.processes_per_host)
-    return replace(found, groups=groups)
+    return found.model_copy(update={"groups": groups})
 
 
 def placement(config: LaunchConfig) -> Placement:
@@ -66,9 +47,14 @@ def placement(config: LaunchConfig) -> Placement:
 def _topology(config: LaunchConfig) -> Topology:
     hosts = config.compute.instance_count
     placed = placement(config)
+    found = Topology(
+        hosts=hosts,
+        processes_per_host=placed.processes_per_host,
+        launcher=placed.launcher,
+        world_size=hosts * placed.processes_per_host,
+    )
     if placed.launcher != TORCHRUN:
-        return Topology(hosts, placed.processes_per_host, placed.launcher)
+        return found
     per_host = facts.accelerators_per_host(config.compute.instance_type)
-    dims = device_mesh(config, hosts * placed.processes_per_host, per_host)
-    shown = asdict(dims) if isinstance(dims, mesh.Mesh) else None
-    return Topology(hosts, placed.processes_per_host, TORCHRUN, shown)
+    dims = device_mesh(config, found.world_size, per_host)
+    return found.model_copy(update={"mesh": asdict(dims) if isinstance(dims, mesh.Mesh) else None})

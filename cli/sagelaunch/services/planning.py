@@ -30,7 +30,7 @@ from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.hyperparameters import encode
-from sagelaunch.plan_model import Plan, PlanWarning, Topology, Upload
+from sagelaunch.plan_model import Plan, PlanWarning, Upload
 from sagelaunch.redact import resolve_references
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
@@ -162,7 +162,7 @@ def build_plan(
         estimator=captured.estimator,
         request=captured.request,
         cost=cost.estimate(config),
-        topology=Topology.model_validate(topology.topology(config).as_json()),
+        topology=topology.topology(config),
         upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
         warnings=[PlanWarning.from_problem(w) for w in warnings or []] + captured.warnings,
     )

@@ -12,18 +12,14 @@ Strategies see plain data only: a `LaunchConfig`, the request's hyperparameters,
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sagelaunch.strict import Strict
 
 if TYPE_CHECKING:
-    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.config.model import LaunchConfig
-    from sagelaunch.errors import Problem
-
-    Rule = Callable[[LoadedConfig], Iterator[Problem]]
+    from sagelaunch.config.rules.registry import Rule
 
 # The container's launchers (plan.topology.launcher).
 PYTHON = "python"
@@ -42,6 +38,16 @@ CAPABILITIES = (
     "owns_distribution",
     "export_v3",
     "rules",
+)
+# What each strategy declares (class attributes; the defaults say "no").
+DECLARATIONS = (
+    "name",
+    "frameworks",
+    "priority",
+    "smdistributed",
+    "sdk_hyperparameters",
+    "runs_deepspeed",
+    "runs_horovod",
 )
 
 
@@ -76,6 +82,21 @@ class Strategy(ABC):
     # The hyperparameters the SDK writes for its distribution (`import` maps them back, so they
     # never become user hyperparameters).
     sdk_hyperparameters: ClassVar[frozenset[str]] = frozenset()
+    # Whether DeepSpeed's init_distributed finds its ranks: the launcher sets torchrun's (RANK,
+    # WORLD_SIZE, MASTER_ADDR) or mpirun's (OMPI_COMM_WORLD_*) variables for the script, and the
+    # strategy starts no collective library of its own.
+    runs_deepspeed: ClassVar[bool] = False
+    # Whether Horovod runs: the container starts mpirun for the script (sagemaker_mpi_enabled)
+    # and the strategy starts no collective library of its own.
+    runs_horovod: ClassVar[bool] = False
+
+    def supplied_image(
+        self, config: LaunchConfig, images: dict[str, Any], version: str
+    ) -> tuple[str, str | None] | None:
+        """Where the SDK's tables have no image for this strategy's library at this PyTorch
+        ``version``: the (registry, tag) of the one sagelaunch supplies, from data/images.json
+        (``images``). None: the SDK's own image."""
+        return None
 
     @property
     @abstractmethod

@@ -45,6 +45,8 @@ class MpiStrategy(Strategy):
     frameworks = frozenset({"pytorch", "tensorflow"})
     priority = 30
     sdk_hyperparameters = MPI_HYPERPARAMETERS
+    runs_deepspeed = True
+    runs_horovod = True
 
     @property
     def model(self) -> type[Strict]:

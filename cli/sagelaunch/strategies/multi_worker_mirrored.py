@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from sagelaunch.config import facts
+from sagelaunch.config.versions import numbers, version_of
 from sagelaunch.strategies.base import NoMpiSettings, NoSmp
 from sagelaunch.strategies.tensorflow_flag import TensorFlowFlagStrategy
 from sagelaunch.strict import Strict
@@ -36,8 +37,6 @@ class MultiWorkerMirroredDistribution(NoMpiSettings, NoSmp, Strict):
 def multi_worker_mirrored_version(loaded: LoadedConfig) -> Iterator[Problem]:
     """MultiWorkerMirroredStrategy needs TensorFlow >= 2.9: older containers never build its
     TF_CONFIG (the SDK's docs; data/tensorflow.json)."""
-    from sagelaunch.config.rules.tensorflow import numbers, version_of
-
     config = loaded.config
     version = version_of(config)
     if not isinstance(config.distribution, MultiWorkerMirroredDistribution) or version is None:

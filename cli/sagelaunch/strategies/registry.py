@@ -65,6 +65,11 @@ def registered(strategy: Strategy) -> Iterator[Strategy]:
         rebuild_distribution()
 
 
+def default_distribution() -> Strict:
+    """A config's ``distribution`` when it has none: the default strategy's model."""
+    return _REGISTERED[DEFAULT].model()
+
+
 def strategies() -> list[Strategy]:
     return list(_REGISTERED.values())
 
@@ -110,6 +115,12 @@ def imported(hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] 
         if found is not None:
             return found
     return None
+
+
+def distributed(config: LaunchConfig) -> bool:
+    """Whether the config's strategy passes the SDK a ``distribution``: without one the container
+    starts the script as one plain process per host (the toolkit's ProcessRunner)."""
+    return of(config).sdk_distribution(config) is not None
 
 
 def uses_torch_distributed(config: LaunchConfig) -> bool:

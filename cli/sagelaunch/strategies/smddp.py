@@ -50,6 +50,13 @@ def with_torchrun(config: LaunchConfig) -> bool:
     return config.framework == "pytorch" and config.compute.instance_type in instances
 
 
+def sdk_has_image(config: LaunchConfig) -> bool:
+    """True when the SDK's SMDDP version list covers this framework version (it then resolves the
+    image itself)."""
+    supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")
+    return config.framework_version in supported.get(config.framework, [])
+
+
 def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
     (SMDDP docs, "Supported instance types"; p5-class with torchrun). Advice, not a refusal: the
@@ -84,7 +91,7 @@ def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
     from sagelaunch.config import images
     from sagelaunch.config.rules.frameworks import check_region
 
-    if images.sdk_has_smddp_image(config) or images.tool_known_image(config, check_region(loaded)):
+    if sdk_has_image(config) or images.tool_known_image(config, check_region(loaded)):
         return
     supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["pytorch"]
     yield loaded.problem(
@@ -119,6 +126,17 @@ class SmddpStrategy(Strategy):
     sdk_hyperparameters = frozenset(
         {ENABLED, OPTIONS, TORCH_DISTRIBUTED_HYPERPARAMETER}  # p5-class: torchrun too
     )
+
+    def supplied_image(
+        self, config: LaunchConfig, images: dict[str, Any], version: str
+    ) -> tuple[str, str | None] | None:
+        """The SMDDP images the SDK has no table for: the DLC's, else the SMP image's (which
+        carries SMDDP too)."""
+        if sdk_has_image(config):
+            return None
+        if version in images["smddp"]:
+            return images["registry"], images["smddp"][version]
+        return images["smddp_smp_registry"], images["smddp_in_smp_image"].get(version)
 
     @property
     def model(self) -> type[Strict]:

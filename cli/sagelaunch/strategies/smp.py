@@ -115,6 +115,17 @@ def smp_v2_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
         )
 
 
+def smp_v2_is_pytorch(loaded: LoadedConfig) -> Iterator[Problem]:
+    """SMP v2 is torch.sagemaker under torchrun; the TensorFlow container runs SMP v1 only (the
+    SDK's TensorFlow estimator takes smdistributed.modelparallel with mpi)."""
+    config = loaded.config
+    if config.framework == "tensorflow" and is_v2(config):
+        yield loaded.problem(
+            ("distribution", "smp", "version"),
+            "SMP v2 is PyTorch's (torch.sagemaker); TensorFlow runs SMP v1 (smp.version: 1)",
+        )
+
+
 def smp_v1_parameters(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK validates SMP v1 parameters (fw_utils.validate_mp_config) and refuses SMP v1 on
     p5 instances; the library needs partitions to divide the world size."""
@@ -231,5 +242,6 @@ class SmpStrategy(Strategy):
     def rules(self) -> tuple[Rule, ...]:
         return (
             smp_v2_instance_type,
+            smp_v2_is_pytorch,
             smp_v1_parameters,
         )

@@ -37,6 +37,7 @@ class TorchrunStrategy(Strategy):
     frameworks = frozenset({"pytorch"})
     priority = 50
     sdk_hyperparameters = frozenset({TORCH_DISTRIBUTED_HYPERPARAMETER})
+    runs_deepspeed = True
 
     @property
     def model(self) -> type[Strict]:

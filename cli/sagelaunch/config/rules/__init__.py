@@ -10,20 +10,21 @@ once where it stays quiet. Every rule reads the same data the plan reads: the SD
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 from sagelaunch.config.loader import LoadedConfig
+
+# Registration happens on import: each module below adds its rules to RULES (rules/registry.py).
+from sagelaunch.config.rules import (  # noqa: F401
+    capacity,
+    debugging,
+    frameworks,
+    groups,
+    parallelism,
+    resources,
+    tensorflow,
+)
+from sagelaunch.config.rules.registry import RULES, Rule
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
-from sagelaunch.strategies.base import offered  # noqa: F401  (the rules' helper, shared)
-
-Rule = Callable[[LoadedConfig], Iterator[Problem]]
-RULES: dict[str, Rule] = {}
-
-
-def rule(func: Rule) -> Rule:
-    RULES[func.__name__] = func
-    return func
 
 
 def check(loaded: LoadedConfig) -> list[Problem]:
@@ -33,29 +34,11 @@ def check(loaded: LoadedConfig) -> list[Problem]:
 
 
 def all_rules() -> dict[str, Rule]:
-    """The rules below and every registered strategy's own (strategies/*.py, Strategy.rules)."""
+    """The rule modules' rules and every registered strategy's own (strategies/*.py,
+    Strategy.rules)."""
     owned = {func.__name__: func for s in registry.strategies() for func in s.rules()}
     return {**RULES, **owned}
 
-
-def error(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
-    return loaded.problem(path, message)
-
-
-def warning(loaded: LoadedConfig, path: tuple, message: str) -> Problem:
-    return loaded.problem(path, message, severity="warning")
-
-
-# Registration happens on import; the modules below use `rule` from here.
-from sagelaunch.config.rules import (  # noqa: E402, F401
-    capacity,
-    debugging,
-    frameworks,
-    groups,
-    parallelism,
-    resources,
-    tensorflow,
-)
 
 # The built-in strategies' rules, by name beside the others.
 RULES.update(all_rules())

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import rule, warning
+from sagelaunch.config.rules.registry import rule, warning
 from sagelaunch.errors import Problem
 
 # SageMaker API reference, S3DataSource: "Your input bucket must be in the same Amazon region as

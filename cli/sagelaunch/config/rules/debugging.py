@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from sagelaunch.config import api_limits
 from sagelaunch.config.debugging import Debugger, Profiler, builtin_rules
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules import error, offered, rule
+from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
+from sagelaunch.strategies.base import offered
 
 _OTHER_KIND = {"debugger": "profiler", "profiler": "debugger"}
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules import error, offered, rule, warning
+from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 from sagelaunch.local import source_archive
-from sagelaunch.strategies import registry, smp
-from sagelaunch.strategies.none import NoDistribution
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import offered
 
 
 def check_region(loaded: LoadedConfig) -> str:
@@ -65,7 +65,7 @@ def sdk_resolves_image(loaded: LoadedConfig) -> Iterator[Problem]:
             config.framework_version,
             config.py_version or images.default_py_version(config),
             config.compute.instance_type,
-            smp_v2=smp.is_v2(config),
+            smp_v2=images.smp_image(config),
             smdistributed=registry.of(config).smdistributed,
         )
     except images.ImageUnavailable as exc:
@@ -81,7 +81,7 @@ def py_version_when_the_sdk_offers_several(loaded: LoadedConfig) -> Iterator[Pro
     config = loaded.config
     if config.framework not in {"pytorch", "tensorflow"} or config.py_version:
         return
-    if not config.framework_version or config.image_uri or smp.is_v2(config):
+    if not config.framework_version or config.image_uri or images.smp_image(config):
         return
     table = sdk_data.training_config(config.framework)
     version = table.get("version_aliases", {}).get(config.framework_version)
@@ -178,7 +178,7 @@ def image_without_framework_version(loaded: LoadedConfig) -> Iterator[Problem]:
 def strategy_for_framework(loaded: LoadedConfig) -> Iterator[Problem]:
     """Advice: the SDK's XGBoost estimators silently drop a distribution."""
     config = loaded.config
-    if config.framework == "xgboost" and not isinstance(config.distribution, NoDistribution):
+    if config.framework == "xgboost" and registry.distributed(config):
         yield warning(
             loaded,
             ("distribution", "strategy"),

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 from sagelaunch.config import api_limits
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules import error, rule
+from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.config.rules.resources import INSTANCE_TYPE
 from sagelaunch.errors import Problem
-from sagelaunch.strategies.none import NoDistribution
+from sagelaunch.strategies import registry
 
 
 def _group_names(loaded: LoadedConfig) -> list[str]:
@@ -65,7 +65,7 @@ def distribution_groups(loaded: LoadedConfig) -> Iterator[Problem]:
     elif named:
         if named[0] not in defined:
             yield error(loaded, where, f"no group {named[0]!r}; groups: {', '.join(defined)}")
-    elif len(defined) > 1 and not isinstance(config.distribution, NoDistribution):
+    elif len(defined) > 1 and registry.distributed(config):
         yield error(
             loaded,
             ("distribution", "strategy"),

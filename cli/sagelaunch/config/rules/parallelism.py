@@ -8,16 +8,11 @@ from collections.abc import Iterator
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import error, offered, rule
 from sagelaunch.config.rules.frameworks import check_region
+from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
-from sagelaunch.strategies.mpi import MpiDistribution
-from sagelaunch.strategies.none import NoDistribution
-from sagelaunch.strategies.torchrun import TorchrunDistribution
-
-# The SDK's TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES (torch_distributed), or no distribution.
-_TRAINIUM = (NoDistribution, TorchrunDistribution)
+from sagelaunch.strategies.base import offered
 
 
 def _kind(config: LaunchConfig) -> str:
@@ -27,10 +22,14 @@ def _kind(config: LaunchConfig) -> str:
 @rule
 def trainium_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK allows only torch_distributed on Trainium (fw_utils
-    TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES) and refuses other strategies."""
+    TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES), or no distribution, and refuses any other key
+    of the strategy's distribution (validate_distribution_for_instance_type)."""
     config = loaded.config
-    if _kind(config) == "trainium" and not isinstance(config.distribution, _TRAINIUM):
-        allowed = sdk_data.fw_constant("TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES")
+    if _kind(config) != "trainium":
+        return
+    allowed = sdk_data.fw_constant("TRAINIUM_SUPPORTED_DISTRIBUTION_STRATEGIES")
+    sent = set(registry.of(config).sdk_distribution(config) or {})
+    if len(sent) > 1 or not sent <= set(allowed):
         yield error(
             loaded,
             ("distribution", "strategy"),
@@ -107,7 +106,6 @@ def mesh_degrees_divide_the_world(loaded: LoadedConfig) -> Iterator[Problem]:
 
 
 _DEEPSPEED_KEYS = ("zero_stage", "deepspeed_config")
-_DEEPSPEED_STRATEGIES = (TorchrunDistribution, MpiDistribution)
 
 
 @rule
@@ -121,11 +119,7 @@ def deepspeed_needs_a_launcher(loaded: LoadedConfig) -> Iterator[Problem]:
     hyperparameters = config.hyperparameters or {}
     keys = [k for k in _DEEPSPEED_KEYS if hyperparameters.get(k) not in (None, 0, "0", "")]
     strategy = config.distribution.strategy
-    if (
-        config.framework != "pytorch"
-        or not keys
-        or isinstance(config.distribution, _DEEPSPEED_STRATEGIES)
-    ):
+    if config.framework != "pytorch" or not keys or registry.of(config).runs_deepspeed:
         return
     yield error(
         loaded,
@@ -147,7 +141,7 @@ def data_parallel_is_one_process(loaded: LoadedConfig) -> Iterator[Problem]:
         return
     strategy = config.distribution.strategy
     count = config.compute.instance_count
-    if count == 1 and isinstance(config.distribution, NoDistribution):
+    if count == 1 and not registry.distributed(config):
         return
     where = f"{count} instances" if count > 1 else f"strategy {strategy}"
     yield error(

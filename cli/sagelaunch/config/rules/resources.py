@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from sagelaunch import naming
 from sagelaunch.config import facts, request_limits
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules import error, rule, warning
+from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 
 MAX_RUN_SECONDS = 28 * 86400  # StoppingCondition.MaxRuntimeInSeconds: 28 days (service quota)

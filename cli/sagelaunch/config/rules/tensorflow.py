@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from sagelaunch.config import sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules import error, offered, rule
+from sagelaunch.config.rules.registry import error, rule
+from sagelaunch.config.versions import numbers, version_of
 from sagelaunch.errors import Problem
-from sagelaunch.strategies import registry, smp
-from sagelaunch.strategies.mpi import MpiDistribution
-from sagelaunch.strategies.none import NoDistribution
-
-
-def version_of(config: LaunchConfig) -> tuple[int, ...] | None:
-    """The framework version as numbers (an alias such as "2.9" compares like 2.9.0)."""
-    return numbers(config.framework_version) if config.framework_version else None
-
-
-def numbers(text: str) -> tuple[int, ...]:
-    numbers = tuple(int(n) for n in re.findall(r"\d+", text)[:3])
-    return numbers + (0,) * (3 - len(numbers))
+from sagelaunch.strategies import registry
+from sagelaunch.strategies.base import offered
 
 
 def _is_tensorflow(config: LaunchConfig) -> bool:
@@ -41,9 +30,9 @@ def _runs(framework: str) -> list[str]:
 def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     """The TensorFlow container runs parameter servers, MWMS, mpirun (SMP v1's launcher too: the
     SDK's TensorFlow estimator takes smdistributed.modelparallel with mpi) or SMDDP (its
-    training.py); torchrun and SMP v2 are PyTorch's. The PyTorch container has no runner for
-    parameter_server or multi_worker_mirrored (the SDK's flags would be ignored and every host
-    train alone)."""
+    training.py); torchrun is PyTorch's (SMP v2 too: strategies/smp.py). The PyTorch container
+    has no runner for parameter_server or multi_worker_mirrored (the SDK's flags would be ignored
+    and every host train alone)."""
     config = loaded.config
     strategy = config.distribution.strategy
     runs = registry.of(config).frameworks
@@ -52,12 +41,6 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
             loaded,
             ("distribution", "strategy"),
             f"the TensorFlow container runs {offered(_runs('tensorflow'))}, not {strategy}",
-        )
-    if _is_tensorflow(config) and smp.is_v2(config):
-        yield error(
-            loaded,
-            ("distribution", "smp", "version"),
-            "SMP v2 is PyTorch's (torch.sagemaker); TensorFlow runs SMP v1 (smp.version: 1)",
         )
     if config.framework == "pytorch" and runs == {"tensorflow"}:
         yield error(
@@ -70,13 +53,12 @@ def tensorflow_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
 
 @rule
 def horovod_needs_mpi(loaded: LoadedConfig) -> Iterator[Problem]:
-    """Horovod runs under mpirun, which the container starts only for the mpi strategy
-    (sagemaker_mpi_enabled); the entry point's --horovod fails anywhere else."""
+    """Horovod runs under mpirun, which the container starts for the script only with a strategy
+    that runs Horovod (Strategy.runs_horovod: mpi, sagemaker_mpi_enabled); the entry point's
+    --horovod fails anywhere else."""
     config = loaded.config
     wanted = config.hyperparameters.get("horovod")
-    if wanted not in (None, False, "false", "False", 0) and not isinstance(
-        config.distribution, MpiDistribution
-    ):
+    if wanted not in (None, False, "false", "False", 0) and not registry.of(config).runs_horovod:
         yield error(
             loaded,
             ("hyperparameters", "horovod"),
@@ -151,7 +133,7 @@ def tensorflow_one_host_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     if not _is_tensorflow(config) or name not in _ONE_HOST_STRATEGIES:
         return
     strategy, count = config.distribution.strategy, config.compute.instance_count
-    alone = isinstance(config.distribution, NoDistribution)
+    alone = not registry.distributed(config)
     if alone and count == 1:
         return
     where = f"{count} instances" if alone else f"strategy {strategy}"

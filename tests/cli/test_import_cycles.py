@@ -1,0 +1,177 @@
+"""No module-level import cycle, in the CLI package nor in any entry-point folder.
+
+The graph holds the imports that run when a module is loaded: statements at module level, also
+under ``if``/``try``, but not under ``if TYPE_CHECKING`` and not inside functions (the lazy imports
+that keep the heavy SDKs off the fast path). Entry points import each other by bare module name, as
+they do in the container's /opt/ml/code, with entrypoints/shared beside every framework's folder.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "cli" / "sagelaunch"
+ENTRYPOINTS = ROOT / "entrypoints"
+FRAMEWORKS = sorted(p.name for p in ENTRYPOINTS.iterdir() if p.is_dir() and p.name != "__pycache__")
+
+Graph = dict[str, set[str]]
+
+
+def loaded_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements that run when the module is loaded."""
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If):  # under TYPE_CHECKING only the else branch runs
+            runs = node.orelse if _type_checking(node.test) else node.body + node.orelse
+            yield from loaded_imports(runs)
+        elif isinstance(node, ast.Try):
+            handlers = [stmt for handler in node.handlers for stmt in handler.body]
+            yield from loaded_imports(node.body + handlers + node.orelse + node.finalbody)
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def package_modules() -> dict[str, Path]:
+    """sagelaunch's modules by dotted name (a package by its own name, not ``__init__``)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def package_graph() -> Graph:
+    modules = package_modules()
+    return {name: _package_edges(name, path, modules) - {name} for name, path in modules.items()}
+
+
+def _package_edges(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    edges = set()
+    for node in loaded_imports(ast.parse(path.read_text()).body):
+        if isinstance(node, ast.Import):
+            edges |= {alias.name for alias in node.names}
+            continue
+        base = node.module or ""
+        if node.level:  # relative: from the package ``level - 1`` above this one
+            anchor = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+            base = f"{anchor}.{base}" if base else anchor
+        submodules = {f"{base}.{alias.name}" for alias in node.names}
+        edges |= (submodules & modules.keys()) or {base}
+    return edges & modules.keys()
+
+
+def entrypoint_graph(framework: str) -> Graph:
+    """One container's /opt/ml/code: the framework's scripts and the shared ones, by bare name."""
+    modules = {path.stem: path for path in (ENTRYPOINTS / "shared").glob("*.py")}
+    modules |= {path.stem: path for path in (ENTRYPOINTS / framework).glob("*.py")}
+    graph = {}
+    for name, path in modules.items():
+        imported = set()
+        for node in loaded_imports(ast.parse(path.read_text()).body):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif node.level == 0 and node.module:
+                imported.add(node.module)
+        graph[name] = (imported & modules.keys()) - {name}
+    return graph
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """One cycle per strongly connected component of more than one module, as the path that
+    closes it (``a -> b -> a``)."""
+    return [_cycle_in(graph, component) for component in _components(graph) if len(component) > 1]
+
+
+def _components(graph: Graph) -> list[set[str]]:
+    """Tarjan's strongly connected components, iteratively (no recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, successors = work[-1]
+            successor = next(successors, None)
+            if successor is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    found.append(_pop_component(stack, node))
+            elif successor not in index:
+                index[successor] = low[successor] = len(index)
+                stack.append(successor)
+                work.append((successor, iter(sorted(graph[successor]))))
+            elif successor in stack:
+                low[node] = min(low[node], index[successor])
+    return found
+
+
+def _pop_component(stack: list[str], root: str) -> set[str]:
+    component = set()
+    while True:
+        node = stack.pop()
+        component.add(node)
+        if node == root:
+            return component
+
+
+def _cycle_in(graph: Graph, component: set[str]) -> list[str]:
+    """A shortest path from the component's first module back to itself, inside it."""
+    start = min(component)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for successor in sorted(graph[node] & component):
+                if successor == start:
+                    return [*paths[node], start]
+                if successor not in paths:
+                    paths[successor] = [*paths[node], successor]
+                    following.append(successor)
+        frontier = following
+    raise AssertionError(f"{sorted(component)} is not strongly connected")
+
+
+def described(found: list[list[str]]) -> str:
+    return "; ".join(" -> ".join(cycle) for cycle in found)
+
+
+def test_the_finder_names_a_cycle_and_ignores_lazy_and_typing_imports() -> None:
+    source = (
+        "import b\nif TYPE_CHECKING:\n    import c\nelse:\n    import e\ndef f():\n    import d\n"
+    )
+    assert {node.names[0].name for node in loaded_imports(ast.parse(source).body)} == {"b", "e"}
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
+    assert described(cycles(graph)) == "a -> b -> c -> a"
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_cli_package_has_no_import_cycle() -> None:
+    graph = package_graph()
+    assert "sagelaunch.config.rules.registry" in graph["sagelaunch.config.rules.capacity"]
+    assert cycles(graph) == [], f"module-level import cycles: {described(cycles(graph))}"
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_an_entry_point_folder_has_no_import_cycle(framework: str) -> None:
+    graph = entrypoint_graph(framework)
+    assert graph, f"no entry point modules in entrypoints/{framework}"
+    assert cycles(graph) == [], f"entrypoints/{framework}: {described(cycles(graph))}"
