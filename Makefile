@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+BYTECODE := $(VENV)/.bytecode-stamp
 CONSTRAINTS := cli/constraints.txt
 
 comma := ,
@@ -25,19 +26,28 @@ UV := $(VENV)/bin/uv
 # without its dependencies: its pins (an old numpy, TF < 2.4) would break the environment, and the
 # tests need only its TF_CONFIG builders.
 # uv installs in seconds with progress; where uv cannot be installed, pip with the same pins.
-# --compile-bytecode, as pip does by default: uv leaves no .pyc, and where nothing may write one
-# later (PYTHONDONTWRITEBYTECODE in CI, the read-only venv inside `local`'s sandbox) every process
-# would compile torch, TensorFlow and the SDK from source again (+2.7 s CPU per torch import).
 $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	if $(PY) -m pip install --disable-pip-version-check -c $(CONSTRAINTS) uv; then \
-	  $(UV) pip install --python $(PY) $(UV_SOURCES) --compile-bytecode -r $(LOCK) && \
+	  $(UV) pip install --python $(PY) $(UV_SOURCES) -r $(LOCK) && \
 	  $(UV) pip install --python $(PY) --no-deps -e . && \
 	  $(UV) pip install --python $(PY) $(UV_SOURCES) --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training; \
 	else \
 	  $(PY) -m pip install --disable-pip-version-check -c $(CONSTRAINTS) -e ".[$(EXTRAS)]" && \
 	  $(PY) -m pip install --disable-pip-version-check --no-deps -c $(CONSTRAINTS) sagemaker-tensorflow-training; \
 	fi
+	touch $@
+
+# Bytecode for every installed module, once, before the first test run: uv installs none (pip
+# does), and where none may be written later (PYTHONDONTWRITEBYTECODE=1, as on CI machines; the
+# read-only venv inside `local`'s sandbox) every process would compile torch, TensorFlow and the
+# SDK from source again: 2.7 s more CPU per torch import, hundreds of processes in `make test`.
+# Kept out of `setup`, which every newcomer waits on: about 40 s on 2 cores, paid by the targets
+# that start many processes. A few files of the packages' own tests use newer Python syntax and
+# do not compile: `-` ignores them.
+$(BYTECODE): $(STAMP)
+	@echo "compiling the venv's bytecode, once (about 40 s)"
+	-$(PY) -m compileall -qq -j 0 $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 	touch $@
 
 # After adding a dependency to pyproject.toml and pinning it in cli/constraints.txt.
@@ -48,7 +58,7 @@ lock: $(STAMP)
 docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
-test: setup
+test: setup $(BYTECODE)
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
 
 test-fast: setup  ## no multi-process runs
@@ -59,7 +69,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check cli entrypoints tests
 	$(VENV)/bin/mypy
 
-demo: setup  ## validate, plan, then run PyTorch DDP and sharded XGBoost on 2 local hosts each
+demo: setup $(BYTECODE)  ## validate, plan, then run PyTorch DDP and sharded XGBoost on 2 local hosts each
 	$(VENV)/bin/sagelaunch validate launch_configs/
 	$(VENV)/bin/sagelaunch plan launch_configs/smddp-p4d.yaml
 	$(VENV)/bin/sagelaunch local launch_configs/cpu-local.yaml
@@ -69,7 +79,7 @@ demo: setup  ## validate, plan, then run PyTorch DDP and sharded XGBoost on 2 lo
 golden: setup
 	$(PY) -m tests.golden.regenerate
 
-bench: setup
+bench: setup $(BYTECODE)
 	$(PY) tests/bench/run.py
 
 schema: setup
