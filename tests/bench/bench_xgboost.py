@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script, too
 
+from sagelaunch.local.ports import free_port_pair
 from tests.entrypoints.conftest_xgb import (
     Host,
     assert_ok,
     cluster,
-    free_port_pair,
     load_booster,
     regression,
     rmse,

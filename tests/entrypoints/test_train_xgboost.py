@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sagelaunch.local.ports import free_port_pair
 from tests.entrypoints.conftest_xgb import (
     ENTRYPOINTS,
     FAST,
@@ -19,7 +20,6 @@ from tests.entrypoints.conftest_xgb import (
     Result,
     assert_ok,
     cluster,
-    free_port_pair,
     load_booster,
     regression,
     rmse,
