@@ -7,11 +7,9 @@ test. Scripts run from entrypoints/, as they do from /opt/ml/code.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from typing import Any
 import pytest
 
 from sagelaunch.local.ports import free_port
+from tests.entrypoints.sigkill import kill_at_once
 
 ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 
@@ -171,10 +170,7 @@ def _descendants(pid: int) -> list[int]:
 
 
 def _kill_tree(pid: int) -> None:
-    # Like a spot interruption: every process of the job dies at once, none gets to clean up.
-    for target in [pid, *_descendants(pid)]:
-        with contextlib.suppress(ProcessLookupError):  # already gone
-            os.kill(target, signal.SIGKILL)
+    kill_at_once([pid, *_descendants(pid)])
 
 
 def assert_same_weights(actual: dict[str, Any], expected: dict[str, Any]) -> None:

@@ -23,7 +23,6 @@ import io
 import json
 import os
 import shutil
-import signal
 import sys
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
 sys.path.insert(0, str(ENTRYPOINTS))
 
 import torch.distributed as dist  # noqa: E402
+from sigkill import kill_at_once  # noqa: E402  (this file's folder: tests/entrypoints)
 
 import smenv  # noqa: E402
 import torch_dist  # noqa: E402
@@ -119,9 +119,7 @@ def _kill_all(root: Path) -> None:
     deadline = time.monotonic() + 60
     while len(list((root / "pids").iterdir())) < WORLD and time.monotonic() < deadline:
         time.sleep(0.01)  # every child wrote its pid before it joined the group
-    for path in (root / "pids").iterdir():
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(path.read_text()), signal.SIGKILL)
+    kill_at_once(int(path.read_text()) for path in (root / "pids").iterdir())
 
 
 def _preload() -> None:

@@ -40,7 +40,6 @@ from tests.entrypoints.test_train_pytorch_layouts import (
     assert_close_weights,
     losses,
     shared_dir,
-    step5,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("deepspeed")]
@@ -51,6 +50,12 @@ MODEL = [
     *("--seq_len", "16", "--vocab_size", "64", "--log_every", "1", "--lr", "3e-3"),
     *("--batch_size", "4", "--max_steps", str(STEPS), "--checkpoint_every", "5"),
 ]
+
+
+def step5(root: Path) -> Path:
+    return root / "checkpoints" / "step_000005"
+
+
 OFFLOAD = ["--zero_stage", "3", "--offload_optimizer", "cpu", "--offload_params", "cpu"]
 # A DeepSpeed config as users write them for the HF Trainer: "auto" where the script decides.
 ZERO2_FILE = {

@@ -12,7 +12,7 @@ rtol 1e-4 / atol 1e-5. Every layout computes the same fp32 maths, but sums in an
 adds partial matmul products across ranks (RowwiseParallel's all-reduce), DP averages gradients
 by all-reduce / reduce-scatter, PP averages micro-batch gradients. Each reorder changes results by
 a few fp32 ulps (~1e-7 relative); Adam's update divides by sqrt(v), which amplifies tiny gradient
-differences early on, so after 10 steps weights differ by ~1e-6. The tolerances leave 10-100×
+differences early on, so after a few steps weights differ by ~1e-6. The tolerances leave 10-100×
 headroom over that and are still far below what any wrong gradient (a missed all-reduce, a
 dropped micro-batch, a stage off by one) produces: those move the loss by >1e-2 within a step.
 """
@@ -45,12 +45,16 @@ from tests.entrypoints.conftest import (
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("layouts")]
 
 DRIVER = Path(__file__).with_name("layout_driver.py")
-STEPS = 10
+# Few steps: a TP step costs ~0.7 s here (4 gloo ranks on 2 cores, a collective per layer and
+# direction), and what a resume can get wrong (optimizer state, random streams, the step count)
+# shows on the first step after it.
+STEPS = 6
+SAVE_AT = 3  # the checkpoint a reshard or a one-process run resumes
 # 4 layers (so 2 ranks × 2 stages can interleave), 4 heads (so TP can split them 4 ways).
 MODEL = [
     *("--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "32"),
     *("--seq_len", "16", "--vocab_size", "64", "--log_every", "1", "--lr", "3e-3"),
-    *("--max_steps", str(STEPS), "--checkpoint_every", "5"),
+    *("--max_steps", str(STEPS), "--checkpoint_every", str(SAVE_AT)),
 ]
 TP, PP, SP = "--tensor_parallel_degree", "--pipeline_parallel_degree", "--sequence_parallel"
 # name -> hyperparameters; --batch_size is per data-parallel rank, so the global batch is 8 always.
@@ -93,12 +97,12 @@ LAYOUTS = {
 KILL_AT = 2
 KILLED = ["--checkpoint_every", "1"]  # after MODEL's own, so it wins
 NO_SAVES = ["--checkpoint_every", "0"]
-# The layouts whose step-5 checkpoint a test resumes.
+# The layouts whose SAVE_AT checkpoint a test resumes.
 SAVED = {"tp2_fsdp2", "pp2_tp2_sp", "pp2_dp2_1f1b"}
 # Dropout on: the restored per-rank random streams must matter too (TP ranks share one stream,
 # data-parallel ranks and stages each have their own).
 DROPOUT = ["--dropout", "0.1"]
-# Resume a layout's step-5 checkpoint under another layout and train on to step 10.
+# Resume a layout's SAVE_AT checkpoint under another layout and train on to STEPS.
 RESHARD = {
     "tp2_fsdp2->fsdp4": ("tp2_fsdp2", "fsdp4"),
     "pp2_tp2_sp->tp2_fsdp2": ("pp2_tp2_sp", "tp2_fsdp2"),
@@ -122,8 +126,8 @@ def assert_close_weights(actual: dict, expected: dict) -> None:
         torch.testing.assert_close(actual[name], tensor, rtol=1e-4, atol=1e-5, msg=name)
 
 
-def step5(root: Path) -> Path:
-    return root / "checkpoints" / "step_000005"
+def saved(root: Path) -> Path:
+    return root / "checkpoints" / f"step_{SAVE_AT:06d}"
 
 
 @contextlib.contextmanager
@@ -143,7 +147,7 @@ def shared_dir(tmp_path_factory, name: str) -> Iterator[tuple[Path, bool]]:
 
 @pytest.fixture(scope="session")
 def layouts(tmp_path_factory) -> Iterator[Path]:
-    """Every layout for 10 steps, each also killed and restarted, and the reshards: one job."""
+    """Every layout for STEPS steps, each also killed and restarted, and the reshards: one job."""
     with shared_dir(tmp_path_factory, "layouts") as (base, done):
         if not done:
             _run_layouts(base)
@@ -173,7 +177,7 @@ def _run_layouts(base: Path) -> None:
         {
             "root": str(base / name),
             "argv": [*MODEL, *LAYOUTS[target], *NO_SAVES],
-            "resume_from": str(step5(base / source)),
+            "resume_from": str(saved(base / source)),
         }
         for name, (source, target) in RESHARD.items()
     ]
@@ -221,7 +225,7 @@ def test_layout_killed_and_restarted_ends_bit_identical(layouts, name):
     assert KILL_AT in seen and STEPS not in seen
     # The step logged before the kill may not be committed yet; the one before it is.
     restarted = (killed / "stdout.txt").read_text()
-    resumed = int(re.search(r"resuming at step (\d+) of 10", restarted).group(1))
+    resumed = int(re.search(rf"resuming at step (\d+) of {STEPS}", restarted).group(1))
     assert max(KILL_AT - 1, 1) <= resumed < STEPS
     assert min(losses(killed)) == resumed + 1
     assert_same_weights(model_at(killed), model_at(layouts / name))
@@ -233,7 +237,7 @@ def test_metrics_name_the_mesh(layouts):
     assert metrics["global_batch_size"] == 8
     hsdp = json.loads((layouts / "hsdp2x2" / "output" / "data" / "metrics.json").read_text())
     assert hsdp["mesh"] == {"dp_replicate": 2, "dp_shard": 2, "pp": 1, "tp": 1}
-    shards = {p.name for p in step5(layouts / "tp2_fsdp2").iterdir()}
+    shards = {p.name for p in saved(layouts / "tp2_fsdp2").iterdir()}
     assert {".metadata", "COMPLETE", "extra.pt", "__3_0.distcp"} <= shards
 
 
@@ -241,8 +245,8 @@ def test_metrics_name_the_mesh(layouts):
 def test_checkpoint_reshards_to_another_layout(layouts, name):
     source, _ = RESHARD[name]
     run = layouts / name
-    assert "resuming at step 5 of 10" in (run / "stdout.txt").read_text()
-    expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
+    assert f"resuming at step {SAVE_AT} of {STEPS}" in (run / "stdout.txt").read_text()
+    expected = {s: v for s, v in losses(layouts / source).items() if s > SAVE_AT}
     assert_close_losses(losses(run), expected)
     assert_close_weights(model_at(run), model_at(layouts / source))
 
@@ -250,10 +254,10 @@ def test_checkpoint_reshards_to_another_layout(layouts, name):
 @pytest.mark.parametrize("source", ["tp2_fsdp2", "pp2_dp2_1f1b"])
 def test_sharded_checkpoint_resumes_in_one_process(layouts, train_pytorch_main, tmp_path, source):
     root = tmp_path / "single"
-    shutil.copytree(step5(layouts / source), root / "checkpoints" / "step_000005")
+    shutil.copytree(saved(layouts / source), root / "checkpoints" / saved(root).name)
     status, result, _ = train_pytorch_main(*MODEL, "--batch_size", "8", root=root)
     assert status == 0
-    assert "resuming at step 5 of 10" in result.stdout
-    expected = {s: v for s, v in losses(layouts / source).items() if s > 5}
+    assert f"resuming at step {SAVE_AT} of {STEPS}" in result.stdout
+    expected = {s: v for s, v in losses(layouts / source).items() if s > SAVE_AT}
     assert_close_losses(result.steps(), expected)
     assert_close_weights(model_at(root), model_at(layouts / source))
