@@ -69,8 +69,11 @@ def test_config_paths_runs_and_plans(tmp_path):
 def test_install_completion_then_bash_completes(tmp_path):
     env = {**os.environ, "HOME": str(tmp_path), "SHELL": "/bin/bash"}
     env["PATH"] = f"{SAGELAUNCH.parent}{os.pathsep}{env['PATH']}"
+    # Typer finds the shell among the command's parent processes (shellingham), as a user's
+    # terminal has it: run it from bash, which stays its parent (a second command after it, so
+    # bash does not exec it in its own place), whatever started pytest.
     installed = subprocess.run(
-        [str(SAGELAUNCH), "--install-completion", "bash"],
+        ["bash", "-c", f'"{SAGELAUNCH}" --install-completion; exit $?'],
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
