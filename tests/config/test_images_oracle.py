@@ -43,17 +43,13 @@ def sdk_retrieve():
     from sagelaunch.sdk.runtime import sagemaker
 
     sdk = sagemaker()
-    # The SDK re-reads a JSON file on every call; caching the reader keeps this whole-table test
-    # quick and leaves its resolution logic untouched.
-    readers = {
-        (sdk.image_uris, "config_for_framework"): sdk.image_uris.config_for_framework,
-        (sdk.utils, "_botocore_resolver"): sdk.utils._botocore_resolver,
-    }
-    for (module, name), reader in readers.items():
-        setattr(module, name, functools.cache(reader))
+    # The SDK re-reads its image table on every call; caching the reader keeps this whole-table
+    # test quick and leaves its resolution logic untouched (the endpoint table it also reads is
+    # parsed once by sagelaunch.sdk.runtime for every caller).
+    reader = sdk.image_uris.config_for_framework
+    sdk.image_uris.config_for_framework = functools.cache(reader)
     yield sdk.image_uris.get_training_image_uri
-    for (module, name), reader in readers.items():
-        setattr(module, name, reader)
+    sdk.image_uris.config_for_framework = reader
 
 
 def _py_versions(framework: str, version: str) -> list[str | None]:

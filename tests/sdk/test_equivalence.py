@@ -4,7 +4,6 @@ must produce identical CreateTrainingJob requests."""
 
 from __future__ import annotations
 
-import boto3
 import pytest
 import sagemaker
 import sagemaker.telemetry.telemetry_logging as telemetry
@@ -15,6 +14,7 @@ from sagemaker.xgboost import XGBoost
 
 from tests.conftest import EXAMPLES
 from tests.golden.regenerate import JOB_NAME, ROLE, golden_plan
+from tests.sdk.sessions import stub_boto_session
 
 OUT = "s3://sagelaunch-examples/output/"
 TEAM = {
@@ -45,10 +45,7 @@ def sdk_request(monkeypatch):
     monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
 
     def capture(make_estimator, inputs=None, **fit_kwargs):
-        boto = boto3.Session(
-            region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
-        )
-        session = sagemaker.Session(boto_session=boto)
+        session = sagemaker.Session(boto_session=stub_boto_session())
         captured = {}
         session.sagemaker_client.meta.events.register(
             "before-parameter-build.sagemaker.CreateTrainingJob",

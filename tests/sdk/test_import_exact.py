@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import boto3
 import pytest
 import sagemaker
 import sagemaker.telemetry.telemetry_logging as telemetry
@@ -24,6 +23,7 @@ from sagelaunch import bundle
 from sagelaunch.config.importer import import_request
 from sagelaunch.config.validation import load_valid
 from sagelaunch.services.planning import build_plan
+from tests.sdk.sessions import stub_boto_session
 
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 JOB = "migrated-job-2026-01-01-00-00-00-000"
@@ -38,8 +38,7 @@ def _no_telemetry(monkeypatch):
 
 def captured(make, inputs=None, region="us-east-1"):
     """What `estimator.fit()` sends, through a stubbed client (nothing leaves the machine)."""
-    boto = boto3.Session(region_name=region, aws_access_key_id="k", aws_secret_access_key="s")
-    session = sagemaker.Session(boto_session=boto, default_bucket="bkt")
+    session = sagemaker.Session(boto_session=stub_boto_session(region), default_bucket="bkt")
     request: dict = {}
     session.sagemaker_client.meta.events.register(
         "before-parameter-build.sagemaker.CreateTrainingJob",

@@ -6,7 +6,6 @@ and categorical ranges with each scaling, warm start, early stopping and Hyperba
 
 from __future__ import annotations
 
-import boto3
 import pytest
 import sagemaker
 import sagemaker.telemetry.telemetry_logging as telemetry
@@ -28,6 +27,7 @@ from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
 from sagelaunch.services.planning import build_plan
 from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
+from tests.sdk.sessions import stub_boto_session
 from tests.sdk.test_equivalence import PT_METRICS
 
 TUNING_JOB = "tuned-job-260101-0000"
@@ -46,10 +46,7 @@ def sdk_tuning_request(monkeypatch):
     monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
 
     def capture(make_tuner, inputs=None):
-        boto = boto3.Session(
-            region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
-        )
-        session = sagemaker.Session(boto_session=boto)
+        session = sagemaker.Session(boto_session=stub_boto_session())
         captured = {}
         session.sagemaker_client.meta.events.register(
             "before-parameter-build.sagemaker.CreateHyperParameterTuningJob",

@@ -58,7 +58,18 @@ def sagemaker() -> ModuleType:
     # which would make botocore chatter on our stderr: put both back.
     sys.excepthook = excepthook
     root.handlers[:], root.level = root_handlers, root_level
+    _endpoint_table_read_once(sdk)
     return sdk
+
+
+def _endpoint_table_read_once(sdk: ModuleType) -> None:
+    """The SDK parses botocore's endpoints.json (~90 ms) each time it resolves an image's or
+    STS's host name: twice per estimator, in a sweep or an import hundreds of times. The file
+    does not change while we run, so one resolver serves every call. Only a speed-up: an SDK
+    without this helper resolves as it always did."""
+    resolver = getattr(sdk.utils, "_botocore_resolver", None)
+    if callable(resolver) and not hasattr(resolver, "cache_info"):
+        sdk.utils._botocore_resolver = cache(resolver)
 
 
 @contextmanager
