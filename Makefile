@@ -38,16 +38,15 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 	fi
 	touch $@
 
-# Bytecode for every installed module, once, before the first test run: uv installs none (pip
-# does), and where none may be written later (PYTHONDONTWRITEBYTECODE=1, as on CI machines; the
-# read-only venv inside `local`'s sandbox) every process would compile torch, TensorFlow and the
-# SDK from source again: 2.7 s more CPU per torch import, hundreds of processes in `make test`.
-# Kept out of `setup`, which every newcomer waits on: about 40 s on 2 cores, paid by the targets
-# that start many processes. A few files of the packages' own tests use newer Python syntax and
-# do not compile: `-` ignores them.
+# Bytecode of what job processes import (tests/bytecode_warmup.py says why), once, before the
+# first run: uv installs none, and inside `local`'s sandbox the read-only venv gets none written.
+# Kept out of `setup`, which every newcomer waits on: about 20 s on 2 cores, paid by the targets
+# that start many processes. `test` then lets Python write the bytecode of anything else it
+# imports (CI machines often set PYTHONDONTWRITEBYTECODE=1).
 $(BYTECODE): $(STAMP)
-	@echo "compiling the venv's bytecode, once (about 40 s)"
-	-$(PY) -m compileall -qq -j 0 $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	@echo "compiling the bytecode of torch, TensorFlow, DeepSpeed, XGBoost and the SDK, once (about 20 s)"
+	SAGEMAKER_SUPPRESS_V2_WARNING=1 TF_CPP_MIN_LOG_LEVEL=3 env -u PYTHONDONTWRITEBYTECODE \
+	  $(PY) -m tests.bytecode_warmup 2> $(VENV)/bytecode.log || { cat $(VENV)/bytecode.log; exit 1; }
 	touch $@
 
 # After adding a dependency to pyproject.toml and pinning it in cli/constraints.txt.
@@ -59,7 +58,7 @@ docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
 test: setup $(BYTECODE)
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
 
 test-fast: setup  ## no multi-process runs
 	$(PY) -m pytest -q -m "not slow and not integration"
