@@ -45,8 +45,8 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 # imports (CI machines often set PYTHONDONTWRITEBYTECODE=1).
 $(BYTECODE): $(STAMP)
 	@echo "compiling the bytecode of torch, TensorFlow, DeepSpeed, XGBoost and the SDK, once (about 20 s)"
-	SAGEMAKER_SUPPRESS_V2_WARNING=1 TF_CPP_MIN_LOG_LEVEL=3 env -u PYTHONDONTWRITEBYTECODE \
-	  $(PY) -m tests.bytecode_warmup 2> $(VENV)/bytecode.log || { cat $(VENV)/bytecode.log; exit 1; }
+	@SAGEMAKER_SUPPRESS_V2_WARNING=1 TF_CPP_MIN_LOG_LEVEL=3 env -u PYTHONDONTWRITEBYTECODE \
+	  $(PY) -m tests.bytecode_warmup > $(VENV)/bytecode.log 2>&1 || { cat $(VENV)/bytecode.log; exit 1; }
 	touch $@
 
 # After adding a dependency to pyproject.toml and pinning it in cli/constraints.txt.

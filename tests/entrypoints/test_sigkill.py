@@ -16,7 +16,7 @@ RING = 4
 
 def _ping_pong(left: socket.socket, right: socket.socket, noticed: Path) -> None:
     try:
-        while right.sendall(b"x") or left.recv(1) and not left.sendall(b"x") and right.recv(1):
+        while right.sendall(b"x") or (left.recv(1) and not left.sendall(b"x") and right.recv(1)):
             pass
         noticed.write_text("end of stream")  # a peer died while this process still ran
     except OSError as error:  # the same, seen as an error

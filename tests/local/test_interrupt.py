@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.local.supervisor import GRACE_VARIABLE
 from tests.local.conftest import alive, clean_env, pytorch_config, run_local
 
 # Each process (torchrun's worker) starts a child of its own, says so, then sleeps until killed.
@@ -147,8 +148,11 @@ def test_interrupt_stops_every_host_and_releases_the_folder(
 def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
     config, gate = sleeper
     token = uuid.uuid4().hex
-    # Scripts that outlive SIGTERM would hold the first stop for the whole grace period.
+    # Scripts that outlive SIGTERM would hold the first stop for the whole grace period, made
+    # long so that the second Ctrl-C lands inside it however loaded the machine is (with the
+    # default 5 s, a busy CI machine once saw the grace period end first).
     env = clean_env(GATE=str(gate), RUN_TOKEN=token, OUTLIVE_SIGTERM="1")
+    env[GRACE_VARIABLE] = "300"
     run = _start(config, tmp_path / "run", env)
     try:
         pids = _wait_until_running(run, gate)

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from sagelaunch.config.loader import load
+from sagelaunch.errors import UsageError
 from sagelaunch.local import environment, launchers, supervisor, tree, warm
 from sagelaunch.local.job import host_count
 from sagelaunch.local.variant import PLACEHOLDER_ROLE, local_variant
@@ -263,3 +264,14 @@ def test_a_rerun_of_the_same_config_and_options_finds_its_hint(tmp_path, monkeyp
     others.append(warm_hint.key(config, ["local.hosts=2"], Options()))
     assert hint not in others and all(warm_hint.guess(k) == 0 for k in others)
     assert warm_hint.key(tmp_path / "missing.yaml", None, Options()) is None
+
+
+def test_the_stop_grace_period_comes_from_its_variable(monkeypatch):
+    monkeypatch.delenv(supervisor.GRACE_VARIABLE, raising=False)
+    assert supervisor.stop_grace_s() == supervisor.GRACE_S
+    monkeypatch.setenv(supervisor.GRACE_VARIABLE, "120")
+    assert supervisor.stop_grace_s() == 120.0
+    monkeypatch.setenv(supervisor.GRACE_VARIABLE, "two minutes")
+    with pytest.raises(UsageError, match=supervisor.GRACE_VARIABLE) as raised:
+        supervisor.stop_grace_s()
+    assert "120" in str(raised.value.hint)

@@ -23,12 +23,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from sagelaunch.errors import UsageError
 from sagelaunch.local import warm
 
 TAIL_LINES = 20
 # mpirun --tag-output (the toolkit's flag) prefixes each rank's line: "[1,0]<stdout>:". The log
 # keeps it, as CloudWatch does; the summary's metrics cell shows the metrics alone.
 MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s*")
+# Between SIGTERM and SIGKILL when a run stops. SageMaker gives a stopped job 120 s; locally a
+# Ctrl-C should not wait that long for a script that ignores SIGTERM. The variable lengthens it
+# (a script whose SIGTERM handler saves a checkpoint, a loaded machine).
+GRACE_VARIABLE = "SAGELAUNCH_STOP_GRACE_S"
 GRACE_S = 5.0
 POLL_S = 0.05
 
@@ -122,10 +127,22 @@ class _Running:
         return code is not None
 
 
+def stop_grace_s() -> float:
+    value = os.environ.get(GRACE_VARIABLE) or str(GRACE_S)
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        raise UsageError(
+            f"{GRACE_VARIABLE}={value!r} is not a number of seconds",
+            hint=f"unset it for the default ({GRACE_S:g} s), or give seconds, e.g. 120",
+        ) from None
+
+
 def run(
-    hosts: list[HostProcess], metrics: list[str], printer: Printer, grace_s: float = GRACE_S
+    hosts: list[HostProcess], metrics: list[str], printer: Printer, grace_s: float | None = None
 ) -> list[HostOutcome]:
     """Start every host, wait for all; the first failure (or Ctrl-C) stops the rest."""
+    grace_s = stop_grace_s() if grace_s is None else grace_s
     patterns = [re.compile(m) for m in metrics]
     running: list[_Running] = []
     with _signals() as hurry:
@@ -156,10 +173,14 @@ _LIVE: list[_Running] = []
 _LIVE_LOCK = threading.Lock()
 
 
-def stop_everything(grace_s: float = GRACE_S) -> None:
+def stop_everything() -> None:
     """Stop every host this process started, in whichever thread it is supervised."""
     with _LIVE_LOCK:
         running = list(_LIVE)
+    try:
+        grace_s = stop_grace_s()
+    except UsageError:  # said when the runs started; clean-up must not fail on it
+        grace_s = GRACE_S
     _stop(running, grace_s, threading.Event())
 
 
