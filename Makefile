@@ -40,11 +40,11 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 
 # Bytecode of what job processes import (tests/bytecode_warmup.py says why), once, before the
 # first run: uv installs none, and inside `local`'s sandbox the read-only venv gets none written.
-# Kept out of `setup`, which every newcomer waits on: about 20 s on 2 cores, paid by the targets
+# Kept out of `setup`, which every newcomer waits on: about 16 s on 2 cores, paid by the targets
 # that start many processes. `test` then lets Python write the bytecode of anything else it
 # imports (CI machines often set PYTHONDONTWRITEBYTECODE=1).
 $(BYTECODE): $(STAMP)
-	@echo "compiling the bytecode of torch, TensorFlow, DeepSpeed, XGBoost and the SDK, once (about 20 s)"
+	@echo "compiling the bytecode of torch, TensorFlow, DeepSpeed, XGBoost and the SDK, once (about 16 s)"
 	@SAGEMAKER_SUPPRESS_V2_WARNING=1 TF_CPP_MIN_LOG_LEVEL=3 env -u PYTHONDONTWRITEBYTECODE \
 	  $(PY) -m tests.bytecode_warmup > $(VENV)/bytecode.log 2>&1 || { cat $(VENV)/bytecode.log; exit 1; }
 	touch $@
