@@ -1,6 +1,7 @@
 """kill_at_once leaves no survivor that could notice a peer's death: processes ping-ponging over
 sockets in a ring (as gloo ranks do) are killed, and none of them records a connection error.
-Killed one after another instead, a survivor noticed in about a third of such rings here."""
+Killed one after another with a yield between the kills (as when the killer is descheduled on a
+loaded machine), a survivor noticed in 2 to 11 of 30 such rings here."""
 
 from __future__ import annotations
 
