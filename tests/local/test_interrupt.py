@@ -30,6 +30,16 @@ if (gate / "release").exists():
 host = os.environ["SM_CURRENT_HOST"]
 if os.environ.get("OUTLIVE_SIGTERM"):  # say it came, and go on sleeping
     signal.signal(signal.SIGTERM, lambda *_: (gate / (host + ".term")).write_text(""))
+if os.environ.get("SAVE_ON_SIGTERM"):  # a checkpoint saved in the grace period, when told to
+
+    def save(*_):
+        (gate / (host + ".term")).write_text("")
+        while not (gate / "save").exists():
+            time.sleep(0.05)
+        (gate / (host + ".saved")).write_text("")
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, save)
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 ready = gate / (host + ".ready")
 ready.write_text(f"{os.getpid()} {child.pid}")
@@ -145,12 +155,39 @@ def test_interrupt_stops_every_host_and_releases_the_folder(
 
 
 @pytest.mark.slow
+def test_sigterm_handlers_get_the_grace_period_in_the_sandbox(sleeper, tmp_path):
+    """A worker's SIGTERM handler saves before it exits, as SageMaker's stop allows: the run waits
+    for it. (bwrap, given SIGTERM, died at once and took torchrun's agent and the grace period
+    with it: the workers were SIGKILLed within a second.)"""
+    config, gate = sleeper
+    token = uuid.uuid4().hex
+    env = clean_env(GATE=str(gate), RUN_TOKEN=token, SAVE_ON_SIGTERM="1")
+    env[GRACE_VARIABLE] = "300"  # the handlers finish when the test says, however loaded
+    run = _start(config, tmp_path / "run", env)
+    try:
+        pids = _wait_until_running(run, gate)
+        os.kill(run.pid, signal.SIGINT)
+        while not all((gate / f"{host}.term").is_file() for host in HOSTS):
+            assert run.poll() is None, run.communicate()
+            time.sleep(0.05)
+        assert run.poll() is None  # still in its grace period, whoever runs the hosts
+        (gate / "save").write_text("")
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 4, out[-2000:] + err[-2000:]
+    assert [(gate / f"{host}.saved").is_file() for host in HOSTS] == [True, True], err
+    assert not [pid for pid in pids if alive(pid)]
+    assert _survivors(token) == []
+
+
+@pytest.mark.slow
 def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
     config, gate = sleeper
     token = uuid.uuid4().hex
-    # Scripts that outlive SIGTERM would hold the first stop for the whole grace period, made
-    # long so that the second Ctrl-C lands inside it however loaded the machine is (with the
-    # default 5 s, a busy CI machine once saw the grace period end first).
+    # Scripts that outlive SIGTERM hold the first stop for the whole grace period, made long so
+    # that the second Ctrl-C lands inside it however loaded the machine is.
     env = clean_env(GATE=str(gate), RUN_TOKEN=token, OUTLIVE_SIGTERM="1")
     env[GRACE_VARIABLE] = "300"
     run = _start(config, tmp_path / "run", env)
@@ -166,6 +203,6 @@ def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
-    assert "killed at once (second interrupt)" in err
+    assert "killed at once (second interrupt)" in err, err
     assert not [pid for pid in pids if alive(pid)]
     assert _survivors(token) == []

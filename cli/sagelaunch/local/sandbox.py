@@ -130,7 +130,7 @@ def confine(spec: HostProcess, host: HostTree, run_dir: Path, sandbox: Sandbox) 
     if not sandbox.isolated:
         return spec
     argv = [*entry(host, run_dir, sandbox, spec.env, spec.cwd), *spec.argv]
-    return replace(spec, argv=argv, waiting=None)
+    return replace(spec, argv=argv, waiting=None, wrapper=sandbox.bwrap)
 
 
 def entry(
@@ -176,7 +176,9 @@ def outside(spec: HostProcess, run_dir: Path, sandbox: Sandbox) -> HostProcess:
         return spec
     session = run_dir / SANDBOX_DIR / MPIRUN_DIR
     session.mkdir(parents=True, exist_ok=True)
-    return replace(spec, env={**spec.env, "TMPDIR": str(session)}, waiting=None)
+    return replace(
+        spec, env={**spec.env, "TMPDIR": str(session)}, waiting=None, wrapper=sandbox.bwrap
+    )
 
 
 def _inside(path: Path, root: Path) -> Path:

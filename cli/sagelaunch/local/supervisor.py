@@ -59,6 +59,10 @@ class HostProcess:
     log: Path
     waiting: subprocess.Popen[bytes] | None = None  # a warm-started agent (see warm.py)
     auxiliary: bool = False  # serves the others (a TF parameter server): stopped once they end
+    # The sandbox's program (bwrap) around the host's processes, or its ranks'. It never gets
+    # SIGTERM: it would die of it at once and take what it runs along (--die-with-parent), and
+    # with them the grace period; it ends when what it runs ends.
+    wrapper: str | None = None
 
 
 @dataclass
@@ -138,11 +142,9 @@ def stop_grace_s() -> float:
         ) from None
 
 
-def run(
-    hosts: list[HostProcess], metrics: list[str], printer: Printer, grace_s: float | None = None
-) -> list[HostOutcome]:
+def run(hosts: list[HostProcess], metrics: list[str], printer: Printer) -> list[HostOutcome]:
     """Start every host, wait for all; the first failure (or Ctrl-C) stops the rest."""
-    grace_s = stop_grace_s() if grace_s is None else grace_s
+    grace_s = stop_grace_s()
     patterns = [re.compile(m) for m in metrics]
     running: list[_Running] = []
     with _signals() as hurry:
@@ -204,7 +206,9 @@ def _stop(
     for host in live:
         host.quiet = host.quiet or quiet
         host.outcome.stopped = True
-        _signal_all(trees[host.proc.pid], signal.SIGTERM)
+        tree = trees[host.proc.pid]
+        wrappers = _running(host.spec.wrapper, tree)
+        _signal_all([pid for pid in tree if pid not in wrappers], signal.SIGTERM, wrappers)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline and not hurry.is_set() and not _all_finished(live):
         time.sleep(POLL_S)
@@ -220,18 +224,46 @@ def _all_finished(hosts: list[_Running]) -> bool:
     return all([host.finished() for host in hosts])
 
 
-def _signal_all(pids: list[int], signum: int) -> None:
-    groups = set()
+def _signal_all(pids: list[int], signum: int, spared: set[int] | None = None) -> None:
+    """One ``signum`` to each process: to its whole process group (reaching children started
+    since ``pids`` was read) unless that group is sagelaunch's or holds a ``spared`` process,
+    else to the process alone. Never twice: torchrun's agent, shutting down after a first
+    SIGTERM, dies at a second one."""
+    spared = spared or set()
+    whole_group_not = {os.getpgrp(), *(_group(pid) for pid in spared)}
+    groups, alone = set(), []
     for pid in pids:
-        try:
-            groups.add(os.getpgid(pid))
-        except ProcessLookupError:
+        group = _group(pid)
+        if group is None:
             continue
+        if group in whole_group_not:
+            alone.append(pid)
+        else:
+            groups.add(group)
     for group in groups:
-        if group != os.getpgrp():
-            _quietly(os.killpg, group, signum)
-    for pid in pids:
+        _quietly(os.killpg, group, signum)
+    for pid in alone:
         _quietly(os.kill, pid, signum)
+
+
+def _group(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
+
+
+def _running(program: str | None, pids: list[int]) -> set[int]:
+    """Those of ``pids`` whose executable is ``program`` (Linux /proc; none elsewhere)."""
+    if program is None:
+        return set()
+    target = os.path.realpath(program)
+    found = set()
+    for pid in pids:
+        with suppress(OSError):
+            if os.path.realpath(f"/proc/{pid}/exe") == target:
+                found.add(pid)
+    return found
 
 
 def _quietly(send: Callable[[int, int], None], target: int, signum: int) -> None:
