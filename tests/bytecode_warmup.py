@@ -33,24 +33,20 @@ GROUPS = {
         "xgboost",
     ),
     "tensorflow": ("tensorflow", "keras"),
-    # The CLI, and the SDK its plan path imports.
-    "cli": (
-        "sagelaunch.app",
-        "sagelaunch.sdk.runtime",
-        "sagemaker.estimator",
-        "sagemaker.pytorch",
-        "sagemaker.tensorflow",
-        "sagemaker.xgboost",
-        "boto3",
-    ),
+    # The CLI, and the SDK as its plan path imports it ("module:function" is called): offline,
+    # the same modules, and no wait on the instance-metadata endpoint a bare import would probe.
+    "cli": ("sagelaunch.app", "sagelaunch.sdk.runtime:sagemaker", "boto3"),
 }
 
 
 def warm(group: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for name in GROUPS[group]:
-            importlib.import_module(name)
+        for entry in GROUPS[group]:
+            module, _, function = entry.partition(":")
+            imported = importlib.import_module(module)
+            if function:
+                getattr(imported, function)()
 
 
 def main(args: list[str]) -> int:

@@ -56,18 +56,20 @@ def sdk_retrieve():
     sdk.image_uris.config_for_framework = reader
 
 
-def _py_versions(framework: str, version: str) -> list[str | None]:
+def _version_table(framework: str, version: str) -> dict:
     name = {"smp": "pytorch-smp", "neuron": "pytorch-neuron"}.get(framework, framework)
     config = sdk_data.training_config(name)
-    table = config["versions"][config.get("version_aliases", {}).get(version, version)]
+    return config["versions"][config.get("version_aliases", {}).get(version, version)]
+
+
+def _py_versions(framework: str, version: str) -> list[str | None]:
+    table = _version_table(framework, version)
     offered = table.get("py_versions") or [k for k in table if k.startswith("py")]
     return [*offered, None, "py27"]
 
 
 def _registries(framework: str, version: str) -> list[str]:
-    name = {"smp": "pytorch-smp", "neuron": "pytorch-neuron"}.get(framework, framework)
-    config = sdk_data.training_config(name)
-    table = config["versions"][config.get("version_aliases", {}).get(version, version)]
+    table = _version_table(framework, version)
     registries = table.get("registries") or next(iter(table.values()))["registries"]
     return [*registries, "mars-east-1"]
 

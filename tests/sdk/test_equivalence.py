@@ -12,9 +12,9 @@ from sagemaker.inputs import FileSystemInput, TrainingInput
 from sagemaker.pytorch import PyTorch
 from sagemaker.xgboost import XGBoost
 
+from sagelaunch.aws.session import offline_session
 from tests.conftest import EXAMPLES
 from tests.golden.regenerate import JOB_NAME, ROLE, golden_plan
-from tests.sdk.sessions import stub_boto_session
 
 OUT = "s3://sagelaunch-examples/output/"
 TEAM = {
@@ -45,7 +45,7 @@ def sdk_request(monkeypatch):
     monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
 
     def capture(make_estimator, inputs=None, **fit_kwargs):
-        session = sagemaker.Session(boto_session=stub_boto_session())
+        session = sagemaker.Session(boto_session=offline_session("us-east-1"))
         captured = {}
         session.sagemaker_client.meta.events.register(
             "before-parameter-build.sagemaker.CreateTrainingJob",

@@ -20,10 +20,10 @@ from sagemaker.tensorflow import TensorFlow
 from sagemaker.xgboost import XGBoost
 
 from sagelaunch import bundle
+from sagelaunch.aws.session import offline_session
 from sagelaunch.config.importer import import_request
 from sagelaunch.config.validation import load_valid
 from sagelaunch.services.planning import build_plan
-from tests.sdk.sessions import stub_boto_session
 
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 JOB = "migrated-job-2026-01-01-00-00-00-000"
@@ -38,7 +38,7 @@ def _no_telemetry(monkeypatch):
 
 def captured(make, inputs=None, region="us-east-1"):
     """What `estimator.fit()` sends, through a stubbed client (nothing leaves the machine)."""
-    session = sagemaker.Session(boto_session=stub_boto_session(region), default_bucket="bkt")
+    session = sagemaker.Session(boto_session=offline_session(region), default_bucket="bkt")
     request: dict = {}
     session.sagemaker_client.meta.events.register(
         "before-parameter-build.sagemaker.CreateTrainingJob",

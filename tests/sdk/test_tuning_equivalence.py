@@ -24,10 +24,10 @@ from sagemaker.tuner import (
 from sagemaker.xgboost import XGBoost
 
 from sagelaunch import bundle
+from sagelaunch.aws.session import offline_session
 from sagelaunch.config.validation import load_valid
 from sagelaunch.services.planning import build_plan
 from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
-from tests.sdk.sessions import stub_boto_session
 from tests.sdk.test_equivalence import PT_METRICS
 
 TUNING_JOB = "tuned-job-260101-0000"
@@ -46,7 +46,7 @@ def sdk_tuning_request(monkeypatch):
     monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
 
     def capture(make_tuner, inputs=None):
-        session = sagemaker.Session(boto_session=stub_boto_session())
+        session = sagemaker.Session(boto_session=offline_session("us-east-1"))
         captured = {}
         session.sagemaker_client.meta.events.register(
             "before-parameter-build.sagemaker.CreateHyperParameterTuningJob",

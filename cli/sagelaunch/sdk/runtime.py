@@ -65,10 +65,10 @@ def sagemaker() -> ModuleType:
 def _endpoint_table_read_once(sdk: ModuleType) -> None:
     """The SDK parses botocore's endpoints.json (~90 ms) each time it resolves an image's or
     STS's host name: twice per estimator, in a sweep or an import hundreds of times. The file
-    does not change while we run, so one resolver serves every call. Only a speed-up: an SDK
-    without this helper resolves as it always did."""
+    does not change while we run, so one resolver serves every call (sagemaker() runs once per
+    process). Only a speed-up: an SDK without this helper resolves as it always did."""
     resolver = getattr(sdk.utils, "_botocore_resolver", None)
-    if callable(resolver) and not hasattr(resolver, "cache_info"):
+    if callable(resolver):
         sdk.utils._botocore_resolver = cache(resolver)
 
 
