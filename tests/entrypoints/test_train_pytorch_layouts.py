@@ -7,14 +7,18 @@ layout is also run with a checkpoint every step and SIGKILLed after step KILL_AT
 of the job's ranks, killed all at once), then restarted from what it left on disk: its final
 weights must equal the uninterrupted run's bit for bit.
 
-Tolerance: per-step losses agree with the single-process run to rel 1e-4 and the final weights to
-rtol 1e-4 / atol 1e-5. Every layout computes the same fp32 maths, but sums in another order: TP
-adds partial matmul products across ranks (RowwiseParallel's all-reduce), DP averages gradients
-by all-reduce / reduce-scatter, PP averages micro-batch gradients. Each reorder changes results by
-a few fp32 ulps (~1e-7 relative); Adam's update divides by sqrt(v), which amplifies tiny gradient
-differences early on, so after a few steps weights differ by ~1e-6. The tolerances leave 10-100×
-headroom over that and are still far below what any wrong gradient (a missed all-reduce, a
-dropped micro-batch, a stage off by one) produces: those move the loss by >1e-2 within a step.
+Tolerance: per-step losses agree with the single-process run to rel 1e-4, and each final weight
+tensor to 1e-4 of its norm. Every layout computes the same fp32 maths, but sums in another order:
+TP adds partial matmul products across ranks (RowwiseParallel's all-reduce) and multiplies shards
+of another shape (which the CPU's matmul kernels sum in another order), DP averages gradients by
+all-reduce / reduce-scatter, PP averages micro-batch gradients. Each reorder changes results by a
+few fp32 ulps (~1e-7 relative); Adam's update divides by sqrt(v), which amplifies tiny gradient
+differences early on. Tensors are compared in norm, not element by element: an element whose
+gradient nearly cancels (the last block's attention queries: softmax gradients sum to zero) takes
+steps that differ by ~3e-4 relative between TP and one process on an AVX-512/AMX CPU, while the
+tensor as a whole agrees to ~1e-5 (DP layouts: ~1e-6). The bound is still far below what any
+wrong gradient (a missed all-reduce, a dropped micro-batch, a stage off by one) produces: those
+move the loss by >1e-2 within a step, and the weights by as much.
 """
 
 from __future__ import annotations
@@ -121,9 +125,13 @@ def assert_close_losses(actual: dict[int, float], expected: dict[int, float]) ->
 
 
 def assert_close_weights(actual: dict, expected: dict) -> None:
+    """Each tensor within 1e-4 of its norm (the module docstring says why not element-wise);
+    1e-6 absolute for a tensor near zero."""
     assert actual.keys() == expected.keys()
     for name, tensor in expected.items():
-        torch.testing.assert_close(actual[name], tensor, rtol=1e-4, atol=1e-5, msg=name)
+        error = torch.linalg.vector_norm(actual[name] - tensor).item()
+        bound = 1e-4 * torch.linalg.vector_norm(tensor).item() + 1e-6
+        assert error <= bound, f"{name}: |actual - expected| = {error:.2e} > {bound:.2e}"
 
 
 def saved(root: Path) -> Path:
