@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -72,6 +73,20 @@ def test_every_template_writes_a_config_that_validates(cli, tmp_path, template):
     assert cli("init", template, "--out", out).exit_code == 0
     result = cli("validate", out)
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("template", sorted(templates()))
+def test_every_placeholder_location_of_a_template_is_pointed_at(cli, tmp_path, template):
+    """A newcomer learns at `validate` which lines still name the bucket they must replace."""
+    out = tmp_path / f"{template}.yaml"
+    assert cli("init", template, "--out", out).exit_code == 0
+    lines = out.read_text().splitlines()
+    expected = [n for n, line in enumerate(lines, 1) if "s3://" in line.split("#")[0]]
+    warned = re.findall(
+        rf"{re.escape(out.name)}:(\d+):\d+: .* is the starter config's placeholder",
+        cli("validate", out).output,
+    )
+    assert expected and [int(n) for n in warned] == expected
 
 
 def test_init_refuses_to_overwrite_and_unknown_template(cli, tmp_path):

@@ -170,6 +170,11 @@ CASES = {
         "not an S3 URI",
         {"output_path": "s3://b-1/out/"},
     ),
+    "placeholder_bucket": (
+        {"checkpoint": {"s3_uri": "s3://my-sagemaker-bucket/checkpoints/"}},
+        "s3://my-sagemaker-bucket/checkpoints/ is the starter config's placeholder",
+        {"checkpoint": {"s3_uri": "s3://my-sagemaker-bucket-2/checkpoints/"}},
+    ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
     "job_name_truncated": ({"name": "n" * 40}, "keep the first 39", {"name": "n" * 39}),
     "api_map_limits": (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from sagelaunch.config import placeholders
 from sagelaunch.recommend.layouts import Candidate
 from sagelaunch.recommend.planner import Recommendation
 from sagelaunch.recommend.workload import format_params
@@ -16,7 +17,6 @@ from sagelaunch.strategies import smp, torchrun
 GPU_FRAMEWORK_VERSION = "2.2.0"  # torchrun on GPU and an SMP v2 image (2.0.1 ... 2.5.1)
 NATIVE_FRAMEWORK_VERSION = "2.8.0"  # train_pytorch.py's own TP / PP: fully_shard, pipelining
 NEURON_FRAMEWORK_VERSION = "2.1.2"  # the neuronx training image sagelaunch knows for Trainium
-OUTPUT_PATH = "s3://my-sagemaker-bucket/sagelaunch/"
 
 
 def launch_config(rec: Recommendation, command: str) -> str:
@@ -41,7 +41,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
     if trainium:
         lines.append(f'environment: {{NEURON_RT_NUM_CORES: "{chosen.device.ranks_per_host}"}}')
     lines += ["hyperparameters:", *(f"  {k}: {_scalar(v)}" for k, v in _hyperparameters(rec))]
-    lines.append(f"output_path: {OUTPUT_PATH}   # change me")
+    lines.append(f"output_path: {placeholders.output_path()}   # change me")
     return "\n".join(lines) + "\n"
 
 

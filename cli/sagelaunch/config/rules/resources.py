@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from sagelaunch import naming
-from sagelaunch.config import facts, request_limits
+from sagelaunch.config import facts, placeholders, request_limits
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
@@ -164,6 +164,19 @@ def s3_uris_well_formed(loaded: LoadedConfig) -> Iterator[Problem]:
     for path, uri in uris.items():
         if uri is not None and not S3_URI.match(uri):
             yield error(loaded, path, f"not an S3 URI: {uri!r} (expected s3://bucket/prefix)")
+
+
+@rule
+def placeholder_bucket(loaded: LoadedConfig) -> Iterator[Problem]:
+    """A location still in the starter configs' placeholder bucket: a plan shows the request, but
+    `submit` would send the code and the model to someone else's bucket (or none)."""
+    for path, uri in placeholders.locations(loaded.document.data):
+        yield warning(
+            loaded,
+            path,
+            f"{uri} is the starter config's placeholder: put a bucket of yours in place of "
+            f"{placeholders.PLACEHOLDER_BUCKET} before `submit`",
+        )
 
 
 @rule
