@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sagelaunch.app import app
+from sagelaunch.aws import jobs, tuning
 from tests.aws.proxy import FaultProxy, serve_list_service_quotas
 from tests.conftest import EXAMPLES
 
@@ -71,6 +72,10 @@ def moto(moto_url, model_cache, monkeypatch):
     urllib.request.urlopen(request, timeout=10).close()
     aws_environment(monkeypatch, moto_url)
     monkeypatch.setenv("XDG_CACHE_HOME", model_cache)
+    # A job's next state is there at once (moto, or a proxy that scripts it): look again after
+    # 0.05 s, not after the 5 s a real job's watch waits between looks.
+    monkeypatch.setattr(jobs, "POLL_S", 0.05)
+    monkeypatch.setattr(tuning, "POLL_S", 0.05)
     boto_client("s3").create_bucket(Bucket=BUCKET)
     return moto_url
 

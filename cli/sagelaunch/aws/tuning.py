@@ -74,7 +74,7 @@ def watch(
     sagemaker: Any,
     name: str,
     timeout_s: float | None = None,
-    poll_s: float = POLL_S,
+    poll_s: float | None = None,  # POLL_S, read when called
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[tuple[Transition, dict[str, Any]]]:
@@ -84,7 +84,7 @@ def watch(
         lambda: describe(sagemaker, name),
         Transition.of_tuning,
         lambda: missing(name),
-        Pacing(timeout_s, poll_s, clock, sleep),
+        Pacing(timeout_s, POLL_S if poll_s is None else poll_s, clock, sleep),
     )
 
 
