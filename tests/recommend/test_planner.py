@@ -68,6 +68,28 @@ def test_70b_fewest_instances_first_then_simplest():
         assert alt.instance_count >= rec.chosen.instance_count or not alt.fits
 
 
+def test_a_layout_on_more_instances_that_trains_cheaper_per_token_gets_a_note():
+    """70B on p5: the fewest instances (4, TP4 + shard) is the choice; FSDP over 10 instances
+    does more tokens per dollar by the roofline, and the note says so with both figures."""
+    rec = plan(70e9, P5)
+    mine = rec.chosen.speed(rec.workload).tokens_per_dollar
+    wider = [alt for alt in rec.alternatives if alt.fits and alt.instance_count > 4]
+    best = max(wider, key=lambda alt: alt.speed(rec.workload).tokens_per_dollar)
+    theirs = best.speed(rec.workload).tokens_per_dollar
+    assert rec.chosen.instance_count == 4 and theirs > planner.CHEAPER_PER_TOKEN * mine
+    [note] = [note for note in rec.notes if "per dollar" in note]
+    assert note.startswith(f"{best.layout} on {best.instance_count} ml.p5.48xlarge instances")
+    assert f"({theirs / 1e6:.2f} vs {mine / 1e6:.2f} M)" in note and "no communication" in note
+
+
+@pytest.mark.parametrize("params", [125e6, 7e9])
+def test_no_note_when_no_wider_layout_is_cheaper_per_token(params):
+    """On one instance the simplest layout is kept whatever the roofline says of the others."""
+    rec = plan(params, P5)
+    assert rec.chosen.instance_count == 1
+    assert not any("per dollar" in note for note in rec.notes)
+
+
 def test_fits_means_within_90_percent_headroom():
     for rec in (plan(125e6), plan(7e9), plan(70e9), plan(1.3e9, TRN1)):
         for cand in (rec.chosen, *rec.alternatives):

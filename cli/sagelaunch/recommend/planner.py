@@ -1,5 +1,6 @@
-"""Choose a layout: the fewest instances that fit (what the bill counts), then the simplest
-strategy there (the ladder in `layouts`); and say why in one sentence.
+"""Choose a layout: the fewest instances that fit (the capacity to find, which for p4d, p5 and
+trn1 is the scarce part, and the hourly bill), then the simplest strategy there (the ladder in
+`layouts`); say why in one sentence, and name a layout that trains cheaper per token.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from sagelaunch.recommend.memory import state_bytes
 from sagelaunch.recommend.workload import Workload, format_params
 
 MAX_INSTANCES = 256  # the launch config's compute.instance_count limit
+CHEAPER_PER_TOKEN = 1.1  # a fitting layout this much better in tokens per dollar gets a note
 FP8_ACCELERATORS = {"H100", "H200", "Trainium2"}
 
 
@@ -111,6 +113,7 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
         alternatives = [c for c in at_count if c is not chosen]
     reason = explain(workload, dev, chosen, auto)
     notes = _notes(workload, chosen, tips=instance_count is None or not chosen.fits)
+    notes += filter(None, [_cheaper_per_token(workload, chosen, alternatives)])
     return Recommendation(workload, dev, chosen, alternatives, reason, notes)
 
 
@@ -217,6 +220,32 @@ def _notes(workload: Workload, chosen: Candidate, tips: bool) -> list[str]:
             "hidden; pass --layers/--hidden for your model"
         )
     return notes
+
+
+def _cheaper_per_token(
+    workload: Workload, chosen: Candidate, alternatives: list[Candidate]
+) -> str | None:
+    """The fitting layout on more instances whose roofline trains the most tokens per dollar,
+    when it beats the choice by CHEAPER_PER_TOKEN: the choice saves instances, and more of them
+    can finish sooner for less. (On as many instances the simplest layout stays the choice: the
+    roofline counts no collective, which is where the layouts of one size differ most.)"""
+    mine = chosen.speed(workload).tokens_per_dollar
+    rivals = [
+        (c.speed(workload).tokens_per_dollar or 0.0, c)
+        for c in alternatives
+        if c.fits and c.instance_count > chosen.instance_count
+    ]
+    if not chosen.fits or not mine or not rivals:
+        return None
+    best_per_dollar, best = max(rivals, key=lambda rival: rival[0])
+    if best_per_dollar < CHEAPER_PER_TOKEN * mine:
+        return None
+    return (
+        f"{best.layout} on {_instances(best)} trains about "
+        f"{best_per_dollar / mine - 1:.0%} more tokens per dollar by the roofline "
+        f"({best_per_dollar / 1e6:.2f} vs {mine / 1e6:.2f} M), if you can get that capacity; "
+        "the roofline counts no communication, which grows with the shard group"
+    )
 
 
 def _simpler(a: Candidate, b: Candidate) -> bool:
