@@ -43,6 +43,10 @@ PYTORCH = {
     "cv2": "opencv-python",
 }
 SHIPPED = {"pytorch": PYTORCH}
+# Libraries a container ships that no package index offers: sagelaunch's own stand-ins
+# (container_libraries/), on the hosts' path when the code imports one this venv lacks.
+STAND_INS = {"xgboost": {"sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode"}}
+STAND_INS_DIR = Path(__file__).with_name("container_libraries")
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 
@@ -59,6 +63,14 @@ def missing_pins(framework: str, code: Path) -> list[str]:
     shipped = SHIPPED.get(framework, {})
     wanted = sorted(m for m in imported_modules(code) & shipped.keys() if not _importable(m))
     return [_pin(shipped[module]) for module in wanted]
+
+
+def stand_ins(framework: str, code: Path) -> list[str]:
+    """What the container's own libraries give the code (``module: what``), where it imports
+    one of them and this venv has none: STAND_INS_DIR then goes on the hosts' path."""
+    offered = STAND_INS.get(framework, {})
+    wanted = sorted(m for m in imported_modules(code) & offered.keys() if not _importable(m))
+    return [f"{module} ({offered[module]})" for module in wanted]
 
 
 def _importable(module: str) -> bool:

@@ -227,6 +227,10 @@ def prepare(
 
     installed = overlay(code, container_packages.missing_pins(framework, code), say)
     folders += [installed] if installed else []
+    stand_ins = container_packages.stand_ins(framework, code)
+    if stand_ins:
+        say(f"  container library: sagelaunch's stand-in for {', '.join(stand_ins)}")
+        folders.append(container_packages.STAND_INS_DIR)
     return folders, [warning] if warning else []
 
 
