@@ -142,3 +142,21 @@ def test_mpirun_ranks_import_from_the_overlay(write_config, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout)["launcher"] == "mpirun"
     assert _said(done).count("TINYPKG 42") == 2  # one rank on each emulated host
+
+
+def test_the_tensorflow_containers_packages_are_asked_for_where_scripts_import_them(tmp_path):
+    """The SDK's own TF MNIST test script imports tensorflow_io (TF >= 2.6), which the
+    TensorFlow container ships; a script of another framework asks nothing of TF's list."""
+    from sagelaunch.local import container_packages
+
+    wanted = ["tensorflow_datasets", "tensorflow_io"]
+    assert not any(importlib.util.find_spec(module) for module in wanted)  # else nothing to ask
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nimport tensorflow_io as tfio\n"
+        "from tensorflow_datasets import load\n"
+    )
+    assert container_packages.missing_pins("tensorflow", tmp_path) == [
+        "tensorflow-datasets",
+        "tensorflow-io",
+    ]
+    assert container_packages.missing_pins("xgboost", tmp_path) == []

@@ -5,8 +5,10 @@ pytorch/training/docker/2.8/py3/Dockerfile.cpu, its `sagemaker` stage): torchvis
 torchaudio built for the same torch (TORCHVISION_VERSION=0.23.0, TORCHAUDIO_VERSION=2.8.0 with
 PYTORCH_VERSION=2.8.0), torchdata, torchtnt, s3torchconnector, fastai, accelerate, and the extra
 packages pandas, scikit-learn, seaborn, plotly, bokeh, numba, imageio, shap, h5py, pillow,
-opencv-python. A script importing one of them that this venv lacks gets it in the overlay, at
-the version matching this machine's torch where the container pins one.
+opencv-python. The TensorFlow training image ships tensorflow-io and tensorflow-datasets and
+the same kind of extras (TENSORFLOW below). A script importing one of them that this venv lacks
+gets it in the overlay, at the version matching this machine's torch where the container pins
+one. The XGBoost container's own library, which no index offers, gets sagelaunch's stand-in.
 """
 
 from __future__ import annotations
@@ -42,7 +44,26 @@ PYTORCH = {
     "PIL": "pillow",
     "cv2": "opencv-python",
 }
-SHIPPED = {"pytorch": PYTORCH}
+# The TensorFlow containers (tensorflow/training/docker/2.19/py3/Dockerfile.cpu, its common and
+# `sagemaker` stages). Not tensorflow-text or tf-models-official: they pin TensorFlow itself,
+# and an overlay must never bring a second TensorFlow.
+TENSORFLOW = {
+    "tensorflow_io": "tensorflow-io",
+    "tensorflow_datasets": "tensorflow-datasets",
+    "scipy": "scipy",
+    "PIL": "pillow",
+    "h5py": "h5py",
+    "absl": "absl-py",
+    "cv2": "opencv-python",
+    "psutil": "psutil",
+    "numba": "numba",
+    "bokeh": "bokeh",
+    "imageio": "imageio",
+    "plotly": "plotly",
+    "seaborn": "seaborn",
+    "shap": "shap",
+}
+SHIPPED = {"pytorch": PYTORCH, "tensorflow": TENSORFLOW}
 # Libraries a container ships that no package index offers: sagelaunch's own stand-ins
 # (container_libraries/), on the hosts' path when the code imports one this venv lacks.
 STAND_INS = {"xgboost": {"sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode"}}
