@@ -87,7 +87,7 @@ def missing_pins(framework: str, code: Path) -> list[str]:
 
 
 def stand_ins(framework: str, code: Path) -> list[str]:
-    """What the container's own libraries give the code (``module: what``), where it imports
+    """What the container's own libraries give the code ("module (what)"), where it imports
     one of them and this venv has none: STAND_INS_DIR then goes on the hosts' path."""
     offered = STAND_INS.get(framework, {})
     wanted = sorted(m for m in imported_modules(code) & offered.keys() if not _importable(m))
