@@ -9,6 +9,7 @@ import hashlib
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,11 +40,17 @@ booster.save_model(os.path.join(args.model_dir, "xgboost-model"))
 
 
 @pytest.fixture
-def data_utils(monkeypatch):
+def data_utils(monkeypatch, tmp_path):
+    """The stand-in's data_utils, its temporary folders in ``tmp_path/tmp`` (checked empty after:
+    it leaves nothing behind, also where a run has no sandbox and writes to the real /tmp)."""
     monkeypatch.syspath_prepend(str(container_packages.STAND_INS_DIR))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     from sagemaker_xgboost_container import data_utils
 
-    return data_utils
+    yield data_utils
+    assert list(scratch.iterdir()) == []
 
 
 def libsvm(path: Path, table: list[list[float]]) -> Path:

@@ -76,18 +76,20 @@ def _data_files(path: str, depth: int) -> list[str]:
 
 
 def _text(files: list[str], kind: str, csv_weights: int) -> xgb.DMatrix:
-    """XGBoost's own text reader over a folder of links to the files, as the container does."""
-    folder = tempfile.mkdtemp(prefix="sagemaker_xgboost_input_data-")
-    for number, file in enumerate(files):
-        os.symlink(os.path.abspath(file), os.path.join(folder, f"{number:06d}"))
-    if kind == LIBSVM:
-        return xgb.DMatrix(f"{folder}?format=libsvm")
-    if kind != CSV:  # the container's get_dmatrix fails here too: it takes get_content_type's
+    """XGBoost's own text reader over a folder of links to the files, as the container does.
+    The DMatrix holds the data once built, so the folder goes at once: nothing is left behind
+    (in /tmp when the run has no sandbox)."""
+    if kind not in (CSV, LIBSVM):  # the container fails too: it takes get_content_type's answer
         raise ValueError(f"get_dmatrix reads {CSV}, {LIBSVM} or {PARQUET}, not {kind!r}")
-    with open(files[0], errors="ignore") as first:
-        delimiter = csv.Sniffer().sniff(first.readline()).delimiter
-    weights = "&weight_column=1" if csv_weights == 1 else ""
-    return xgb.DMatrix(f"{folder}?format=csv&label_column=0&delimiter={delimiter}{weights}")
+    with tempfile.TemporaryDirectory(prefix="sagemaker_xgboost_input_data-") as folder:
+        for number, file in enumerate(files):
+            os.symlink(os.path.abspath(file), os.path.join(folder, f"{number:06d}"))
+        if kind == LIBSVM:
+            return xgb.DMatrix(f"{folder}?format=libsvm")
+        with open(files[0], errors="ignore") as first:
+            delimiter = csv.Sniffer().sniff(first.readline()).delimiter
+        weights = "&weight_column=1" if csv_weights == 1 else ""
+        return xgb.DMatrix(f"{folder}?format=csv&label_column=0&delimiter={delimiter}{weights}")
 
 
 def _parquet(files: list[str]) -> xgb.DMatrix:
