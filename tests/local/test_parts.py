@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -144,11 +145,12 @@ def test_torchrun_command_per_host():
         host_index=1,
         host_count=2,
         master_port=29999,
+        log_dir=Path("/run/logs/torchelastic-algo-2"),
     )
     assert command == [
         sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "2",
         "--node_rank", "1", "--master_addr", "127.0.0.1", "--master_port", "29999",
-        "train.py", "--lr", "0.1",
+        "--log-dir", "/run/logs/torchelastic-algo-2", "train.py", "--lr", "0.1",
     ]  # fmt: skip
 
 

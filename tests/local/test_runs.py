@@ -46,6 +46,9 @@ def test_torchrun_across_two_hosts_leaves_model_tar_gz(write_config, tmp_path):
     workdir = Path(result["workdir"])
     assert workdir.parent == tmp_path / ".sagelaunch" / "runs"
     assert not (workdir / "algo-1").exists()  # trees go after a successful run without --keep
+    # torchrun's agents keep their files in the run's logs, not in the machine's /tmp.
+    agents = sorted(p.name for p in (workdir / "logs").glob("torchelastic-*") if any(p.iterdir()))
+    assert agents == ["torchelastic-algo-1", "torchelastic-algo-2"]
 
 
 def xgboost_config(**local: object) -> dict[str, object]:

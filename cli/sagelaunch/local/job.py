@@ -344,10 +344,11 @@ def _host_processes(
     specs = []
     for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
         position = groups.training_position(cluster, index)
-        command = _command(launch, config, user, position, master_port, mpi_job)
+        log = host.root.parent / "logs" / f"{host.name}.log"
+        agent_files = log.with_name(f"torchelastic-{host.name}")
+        command = _command(launch, config, user, position, master_port, mpi_job, agent_files)
         if command is None:
             continue
-        log = host.root.parent / "logs" / f"{host.name}.log"
         waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
         host_specs = []
         if tf_cluster is not None:
@@ -372,6 +373,7 @@ def _command(
     position: tuple[int, int] | None,
     master_port: int,
     mpi_job: launchers.MpiJob | None,
+    agent_files: Path,
 ) -> list[str] | None:
     """The launcher on the training group's hosts; one plain process on the other groups'."""
     run_as = launch if position is not None else launchers.Launch(PYTHON, 1)
@@ -384,6 +386,7 @@ def _command(
         host_count=nodes,
         master_port=master_port,
         mpi_job=mpi_job if position is not None else None,
+        log_dir=agent_files,
     )
 
 

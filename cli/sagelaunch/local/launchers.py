@@ -80,8 +80,12 @@ def host_command(
     host_count: int,
     master_port: int,
     mpi_job: MpiJob | None = None,
+    log_dir: Path | None = None,
 ) -> list[str] | None:
-    """The command host ``host_index`` runs in its code/ folder (None: it only waits)."""
+    """The command host ``host_index`` runs in its code/ folder (None: it only waits).
+    ``log_dir``: where torchrun's agent keeps its files, which it otherwise leaves in the
+    machine's /tmp after every run (the container's /tmp is its own; a run without a sandbox
+    shares this machine's)."""
     script = [entry_point, *args]
     if launch.kind == PYTHON:
         return python_program(entry_point, args)
@@ -102,7 +106,9 @@ def host_command(
         *(sys.executable, "-m", "torch.distributed.run"),
         *("--nnodes", str(host_count), "--nproc_per_node", str(launch.processes_per_host)),
         *("--node_rank", str(host_index), "--master_addr", LOOPBACK),
-        *("--master_port", str(master_port), *script),
+        *("--master_port", str(master_port)),
+        *(("--log-dir", str(log_dir)) if log_dir is not None else ()),
+        *script,
     ]
 
 
