@@ -57,6 +57,15 @@ class Result:
         return [line for line in self.stderr.splitlines() if line.startswith("WARNING:")]
 
 
+def torchrun(nproc: int, agent_files: Path) -> list[str]:
+    """torchrun with NPROC ranks, its agent's files in ``agent_files`` (it would leave a folder
+    in the machine's /tmp after every run, as sagelaunch local keeps it from doing)."""
+    return [
+        *(sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc)),
+        *("--log-dir", str(agent_files)),
+    ]
+
+
 @dataclass
 class TorchJob:
     """One training job's fake container: model, output and checkpoint dirs under ``root``."""
@@ -95,8 +104,8 @@ class TorchJob:
         script = ["train_pytorch.py", "--checkpoint_dir", str(self.checkpoint_dir), *args]
         if nproc is None:
             return [sys.executable, *script]
-        launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc)]
         rendezvous = ["--nnodes", "1", "--master_addr", "127.0.0.1"]
+        launcher = torchrun(nproc, self.root / "torchelastic")
         return [*launcher, *rendezvous, "--master_port", str(free_port()), *script]
 
     def run(self, *args: str, nproc: int | None = None, timeout: float = 120, **env: str) -> Result:

@@ -20,7 +20,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from tests.entrypoints.conftest import (
     assert_same_weights,
     free_port,
     model_at,
+    torchrun,
 )
 from tests.entrypoints.test_train_pytorch_layouts import (
     DRIVER,
@@ -100,7 +100,7 @@ def _run_all(base: Path) -> None:
         }
     )
     (base / "runs.json").write_text(json.dumps(specs))
-    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2"]
+    launcher = torchrun(2, base / "torchelastic")
     rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
     proc = subprocess.run(
         [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],

@@ -30,7 +30,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from tests.entrypoints.conftest import (
     assert_same_weights,
     free_port,
     model_at,
+    torchrun,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("layouts")]
@@ -191,7 +191,7 @@ def _run_layouts(base: Path) -> None:
     ]
     (base / "runs.json").write_text(json.dumps(runs))
     job = TorchJob(base / "env")
-    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "4"]
+    launcher = torchrun(4, base / "torchelastic")
     rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
     proc = subprocess.run(
         [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
