@@ -10,10 +10,7 @@ from typing import Any
 
 PLACEHOLDER_BUCKET = "my-sagemaker-bucket"
 _URI = f"s3://{PLACEHOLDER_BUCKET}"
-
-
-def output_path(prefix: str = "sagelaunch") -> str:
-    return f"{_URI}/{prefix}/"
+OUTPUT_PATH = f"{_URI}/sagelaunch/"
 
 
 def locations(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:

@@ -344,7 +344,8 @@ def _host_processes(
     specs = []
     for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
         position = groups.training_position(cluster, index)
-        log = host.root.parent / "logs" / f"{host.name}.log"
+        workdir = host.root.parent
+        log = workdir / "logs" / f"{host.name}.log"
         agent_files = log.with_name(f"torchelastic-{host.name}")
         command = _command(launch, config, user, position, master_port, mpi_job, agent_files)
         if command is None:
@@ -356,7 +357,6 @@ def _host_processes(
             host_specs += tf_cluster.parameter_servers(env, names, host.name, host.code, log)
         # The one place every host process gets its sandbox (the launcher's command included;
         # mpirun stays outside, each of its ranks entering its own host's: mpi_rank.py).
-        workdir = host.root.parent
         specs += [sandbox.confine(spec, host, workdir, prepared.sandbox) for spec in host_specs]
         launcher = supervisor.HostProcess(host.name, command, host.code, env, log, waiting)
         if mpi_job is not None and position is not None:  # the one mpirun

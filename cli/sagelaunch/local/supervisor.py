@@ -207,8 +207,7 @@ def _stop(
         host.quiet = host.quiet or quiet
         host.outcome.stopped = True
         tree = trees[host.proc.pid]
-        wrappers = _running(host.spec.wrapper, tree)
-        _signal_all([pid for pid in tree if pid not in wrappers], signal.SIGTERM, wrappers)
+        _signal_all(tree, signal.SIGTERM, spared=_running(host.spec.wrapper, tree))
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline and not hurry.is_set() and not _all_finished(live):
         time.sleep(POLL_S)
@@ -225,14 +224,14 @@ def _all_finished(hosts: list[_Running]) -> bool:
 
 
 def _signal_all(pids: list[int], signum: int, spared: set[int] | None = None) -> None:
-    """One ``signum`` to each process: to its whole process group (reaching children started
-    since ``pids`` was read) unless that group is sagelaunch's or holds a ``spared`` process,
-    else to the process alone. Never twice: torchrun's agent, shutting down after a first
-    SIGTERM, dies at a second one."""
+    """One ``signum`` to each process but the ``spared`` ones: to its whole process group
+    (reaching children started since ``pids`` was read) unless that group is sagelaunch's or
+    holds a spared process, else to the process alone. Never twice: torchrun's agent, shutting
+    down after a first SIGTERM, dies at a second one."""
     spared = spared or set()
     whole_group_not = {os.getpgrp(), *(_group(pid) for pid in spared)}
     groups, alone = set(), []
-    for pid in pids:
+    for pid in set(pids) - spared:
         group = _group(pid)
         if group is None:
             continue

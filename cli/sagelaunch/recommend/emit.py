@@ -41,7 +41,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
     if trainium:
         lines.append(f'environment: {{NEURON_RT_NUM_CORES: "{chosen.device.ranks_per_host}"}}')
     lines += ["hyperparameters:", *(f"  {k}: {_scalar(v)}" for k, v in _hyperparameters(rec))]
-    lines.append(f"output_path: {placeholders.output_path()}   # change me")
+    lines.append(f"output_path: {placeholders.OUTPUT_PATH}   # change me")
     return "\n".join(lines) + "\n"
 
 

@@ -51,9 +51,10 @@ def get_dmatrix(data_path, content_type, csv_weights=0, is_pipe=False):
     if kind == RECORDIO_PROTOBUF:
         raise NotImplementedError(NOT_EMULATED.format("recordio-protobuf"))
     paths = data_path if isinstance(data_path, list) else [data_path]
-    files = [file for path in paths if os.path.exists(path) for file in _data_files(path, 1)]
-    if not files and not any(os.path.exists(path) for path in paths):
+    existing = [path for path in paths if os.path.exists(path)]
+    if not existing:
         return None
+    files = [file for path in existing for file in _data_files(path, 1)]
     dmatrix = _parquet(files) if kind == PARQUET else _text(files, kind, csv_weights)
     if dmatrix.get_label().size == 0:
         raise ValueError(
