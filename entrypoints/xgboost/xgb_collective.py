@@ -13,9 +13,12 @@ task, so rank 0 is the first host on every run, not whichever connected first.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import logging
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +31,12 @@ BOOTSTRAP_TIMEOUT_S = 1800
 CONNECT_RETRIES = 15
 # After an error, how long the tracker's host waits for the other hosts to leave the group.
 SHUTDOWN_GRACE_S = 60
+# The kernel's tables of TCP sockets, where a tracker on this machine shows as listening.
+_SOCKET_TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+_LISTEN = "0A"  # the state column's value for a listening socket
+_LOOK_EVERY_S = 0.02
+
+log = logging.getLogger(__name__)
 
 
 def _native_tracker() -> bool:
@@ -47,6 +56,36 @@ def resolve(host: str, timeout_s: float = 300.0) -> str:
             if time.monotonic() > deadline:
                 raise
             time.sleep(1.0)
+
+
+def wait_for_local_tracker(tracker_ip: str, port: int, timeout_s: float = 240.0) -> None:
+    """On one machine (``sagelaunch local``: the tracker is on loopback), wait until the tracker
+    listens before joining. A worker that finds no tracker tries again only after XGBoost's
+    back-off (3.x: 2 s, then 4 s more), which a busy laptop, where hosts start in any order,
+    turns into seconds of waiting for nothing.
+
+    Looked up in the kernel's socket table, never by connecting: a connection that sends no
+    handshake fails XGBoost 2's tracker ("Failed to initialize worker proxy") and hangs 1.7's.
+    On SageMaker the tracker is on another host and the worker relies on XGBoost's retries;
+    so it does where there is no /proc, or after ``timeout_s``."""
+    if not ipaddress.ip_address(tracker_ip).is_loopback or not _SOCKET_TABLES[0].exists():
+        return
+    deadline = time.monotonic() + timeout_s
+    if not _listening(port):
+        log.info("waiting for the tracker to listen on %s:%d", tracker_ip, port)
+    while not _listening(port) and time.monotonic() < deadline:
+        time.sleep(_LOOK_EVERY_S)
+
+
+def _listening(port: int) -> bool:
+    wanted = f":{port:04X}"
+    for table in _SOCKET_TABLES:
+        with contextlib.suppress(OSError):
+            for row in table.read_text().splitlines()[1:]:
+                fields = row.split()
+                if fields[1].endswith(wanted) and fields[3] == _LISTEN:
+                    return True
+    return False
 
 
 def task_id(index: int) -> str:
@@ -124,6 +163,7 @@ def joined(tracker_ip: str, port: int, index: int) -> Iterator[None]:
     """
     from xgboost import collective
 
+    wait_for_local_tracker(tracker_ip, port)
     # CommunicatorContext for the arguments it completes (the NCCL path of GPU builds).
     collective.init(**collective.CommunicatorContext(**worker_args(tracker_ip, port, index)).args)
     try:

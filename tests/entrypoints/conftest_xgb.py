@@ -99,24 +99,6 @@ def load_booster(path: Path) -> Any:
         return xgb.Booster(model_file=str(path))
 
 
-def wait_listening(port: int, proc: subprocess.Popen[str], timeout: float = 20.0) -> None:
-    """Wait until something listens on ``port``, without connecting to it (a probe connection
-    would count as a worker at XGBoost's tracker); fail early when ``proc`` dies first."""
-    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
-    if not tables[0].exists():
-        time.sleep(2.0)  # no /proc: give the tracker a moment; workers retry anyway
-        return
-    wanted = f":{port:04X}"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        for table in tables:
-            rows = table.read_text().splitlines()[1:] if table.exists() else []
-            if any(r.split()[1].endswith(wanted) and r.split()[3] == "0A" for r in rows):
-                return
-        time.sleep(0.02)
-    raise AssertionError(f"the first host's tracker never listened on port {port}")
-
-
 # --- hosts ----------------------------------------------------------------------------------
 
 
@@ -219,20 +201,12 @@ def cluster(
     ]
 
 
-def run_hosts(
-    hosts: Sequence[Host], args: list[str], *, timeout: float = 45, staggered: bool = True
-) -> list[Result]:
-    """Run every host's process; a hung tracker fails the test after ``timeout`` seconds.
-
-    ``staggered`` starts the first host and waits for its tracker to listen before starting the
-    others, sparing them XGBoost's retry back-off (2 s, then 4 s) on a loaded two-core machine.
-    """
-    port = int(args[args.index("--tracker_port") + 1]) if "--tracker_port" in args else None
-    procs = [hosts[0].start(args)]
+def run_hosts(hosts: Sequence[Host], args: list[str], *, timeout: float = 45) -> list[Result]:
+    """Run every host's process, all at once as SageMaker starts them (a worker waits for the
+    tracker on loopback itself); a hung tracker fails the test after ``timeout`` seconds."""
+    procs: list[subprocess.Popen[str]] = []
     try:
-        if staggered and port is not None and len(hosts) > 1:
-            wait_listening(port, procs[0])
-        procs += [host.start(args) for host in hosts[1:]]
+        procs += [host.start(args) for host in hosts]
         deadline = time.monotonic() + timeout
         return [_finish(proc, deadline) for proc in procs]
     except (subprocess.TimeoutExpired, AssertionError) as exc:
