@@ -51,9 +51,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("layouts")]
 DRIVER = Path(__file__).with_name("layout_driver.py")
 # Few steps: a TP step costs ~0.7 s here (4 gloo ranks on 2 cores, a collective per layer and
 # direction), and what a resume can get wrong (optimizer state, random streams, the step count)
-# shows on the first step after it.
-STEPS = 6
-SAVE_AT = 3  # the checkpoint a reshard or a one-process run resumes
+# shows on the first step after it (a reshard resumes at SAVE_AT with two steps to go).
+STEPS = 4
+SAVE_AT = 2  # the checkpoint a reshard or a one-process run resumes
 # 4 layers (so 2 ranks × 2 stages can interleave), 4 heads (so TP can split them 4 ways).
 MODEL = [
     *("--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "32"),
