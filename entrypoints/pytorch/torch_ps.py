@@ -443,8 +443,16 @@ def _init_rpc(roles: Roles, timeout_s: float) -> None:
     torch_dist.export_mpi_launch(os.environ)  # mpirun: MASTER_ADDR/PORT as torchrun sets them
     # The timeout bounds every RPC (a sync push waits for the slowest worker) and the start-up
     # rendezvous, so a dead peer fails the job in timeout_s rather than in torch's 600 s.
+    # TCP only (libuv, waiting in epoll). TensorPipe's shared-memory transport, its default
+    # between processes of one machine, spins a thread per process while idle (sched_yield in a
+    # loop, pytorch/tensorpipe#397), taking cores from the ranks that compute: a server waiting
+    # out a silent worker burnt 25 CPU-seconds in 14 s on 2 cores, 5 over TCP. Between hosts it
+    # is TCP anyway; `sagelaunch local`'s hosts share one machine, where shared memory would be
+    # a shortcut that SageMaker's separate hosts never get.
     options = rpc.TensorPipeRpcBackendOptions(
-        num_worker_threads=max(16, 2 * roles.world_size + 4), rpc_timeout=timeout_s
+        num_worker_threads=max(16, 2 * roles.world_size + 4),
+        rpc_timeout=timeout_s,
+        _transports=["uv"],
     )
     # RPC's own start-up calls a deprecated gloo API; the warning is torch's, not the user's.
     warnings.filterwarnings("ignore", message="You are using a Backend")
