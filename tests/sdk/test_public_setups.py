@@ -48,7 +48,7 @@ def imported_then_planned(request: dict, folder, monkeypatch) -> dict:
         monkeypatch.setenv(name, value)
     path = folder / "imported.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    plan, _ = make_plan(path, None, None, JOB, cache_dir=folder / "cache")
+    plan = make_plan(path, None, None, JOB, cache_dir=folder / "cache").plan
     return plan.request
 
 

@@ -45,7 +45,7 @@ def planned_tuning_request(request: dict, folder) -> dict:
         script.write_text("print('train')\n")
     path = folder / "tuning.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    plan, _ = make_plan(path, None, None, JOB, cache_dir=folder / "cache")
+    plan = make_plan(path, None, None, JOB, cache_dir=folder / "cache").plan
     assert plan.tuning is not None, "the imported config has its tuning: block"
     return plan.tuning.request
 

@@ -70,7 +70,7 @@ def plan(
 
     if config.is_dir():
         raise _folder_error(config)
-    result, bundle_data = make_plan(
+    result, bundle_data, loaded = make_plan(
         config,
         overrides,
         region,
@@ -97,7 +97,7 @@ def plan(
         plan_file.save(out, result, bundle_data)
         stderr.print(f"saved plan to [bold]{out}[/bold]; submit it with: sagelaunch submit {out}")
     shown = result.redacted()  # secret-looking environment values: the display only
-    alternatives = alternative_costs(config, overrides)
+    alternatives = alternative_costs(loaded, overrides)
     as_data = {**shown.as_json(), **({"alternatives": alternatives} if alternatives else {})}
     if quota is not None:
         as_data["quota"] = quota.as_json()

@@ -26,8 +26,7 @@ def plan_of(
         return plan.renamed(job_name) if job_name else plan
     from sagelaunch.services.planning import make_plan
 
-    plan, _ = make_plan(target, overrides, region, job_name, progress=progress)
-    return plan
+    return make_plan(target, overrides, region, job_name, progress=progress).plan
 
 
 def config_sdk(target: Path, overrides: list[str] | None) -> str:

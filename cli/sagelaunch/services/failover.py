@@ -24,6 +24,7 @@ from sagelaunch.statuses import TERMINAL, JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
+    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.config.model import Compute, Fallback, FallbackAfter
 
 
@@ -214,17 +215,20 @@ def _link(chain: Chain, aws: Clients, arn: str, number: int) -> None:
     chain.made = (aws, arn)
 
 
-def alternative_costs(target: Path, overrides: list[str] | None) -> list[dict[str, object]]:
-    """`plan`'s view of the chain: each alternative with its price and its region's image
-    (offline, no SDK: the image from the SDK's tables, as validate resolves it)."""
+def alternative_costs(
+    planned: LoadedConfig, overrides: list[str] | None
+) -> list[dict[str, object]]:
+    """`plan`'s view of the chain of the config ``planned`` (as `plan` loaded it): each
+    alternative with its price and its region's image (offline, no SDK: the image from the SDK's
+    tables, as validate resolves it)."""
     from sagelaunch.config.cost import estimate
     from sagelaunch.config.images import training_image
     from sagelaunch.config.loader import load
     from sagelaunch.config.rules.frameworks import check_region
 
     rows: list[dict[str, object]] = []
-    for number, alternative in enumerate(fallbacks_of(target, overrides), start=1):
-        loaded = load(target, [*(overrides or []), *alternative.overrides()])
+    for number, alternative in enumerate(chain_of(planned.config.compute), start=1):
+        loaded = load(planned.path, [*(overrides or []), *alternative.overrides()])
         cost = estimate(loaded.config)
         row = {"attempt": number, "alternative": describe_alternative(alternative)}
         image = {"image": training_image(loaded.config, check_region(loaded))}

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext, suppress
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -70,6 +71,15 @@ def _profile_region() -> str | None:
     return default_region()
 
 
+class MadePlan(NamedTuple):
+    """A config's plan, its code bundle's bytes (None for a built-in algorithm) and the config
+    as loaded (what else a caller shows, e.g. the failover chain, without loading it again)."""
+
+    plan: Plan
+    bundle: bytes | None
+    loaded: LoadedConfig
+
+
 def make_plan(
     config: Path,
     overrides: list[str] | None,
@@ -77,7 +87,7 @@ def make_plan(
     job_name: str | None,
     progress: Progress = nullcontext,
     cache_dir: Path = CACHE_DIR,
-) -> tuple[Plan, bytes | None]:
+) -> MadePlan:
     """Load, check, bundle and plan (from the cache when unchanged): `plan` and `submit CONFIG`."""
     from sagelaunch.config.validation import load_valid
 
@@ -96,7 +106,7 @@ def make_plan(
         cache_dir=cache_dir,
     )
     _check_request_limits(loaded, plan)
-    return plan, code.data if code else None
+    return MadePlan(plan, code.data if code else None, loaded)
 
 
 def _check_request_limits(loaded: LoadedConfig, plan: Plan) -> None:

@@ -100,7 +100,8 @@ def load_plan(
         from sagelaunch.services.planning import make_plan
 
         kwargs = {"progress": progress} if progress else {}
-        return (*make_plan(target, overrides, region, None, **kwargs), False)
+        made = make_plan(target, overrides, region, None, **kwargs)
+        return made.plan, made.bundle, False
     from sagelaunch import plan_file
 
     if overrides:

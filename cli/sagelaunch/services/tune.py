@@ -48,7 +48,7 @@ def deliver(
     """Plan, name, upload the code (unless there), create the tuning job or attach to it."""
     require_tuning(config, overrides)
     kwargs = {"progress": progress} if progress else {}
-    plan, data = make_plan(config, overrides, region, None, **kwargs)
+    plan, data, _ = make_plan(config, overrides, region, None, **kwargs)
     assert plan.tuning is not None  # a config with tuning: plans one
     tuning = named(plan.tuning, key)
     if aws is None:
