@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from sagelaunch.local import container_packages
 from tests.local.conftest import run_local
@@ -99,6 +100,44 @@ def test_csv_label_first_delimiter_sniffed_and_weights_second(data_utils, tmp_pa
     weighted = data_utils.get_dmatrix(str(path), "csv", csv_weights=1)
     assert weighted.num_col() == 3
     assert weighted.get_weight() == pytest.approx([row[1] for row in table], abs=1e-4)
+
+
+# Warnings seen while one call reads a LIBSVM file, in a fresh process: XGBoost warns once per
+# process, so an earlier read in the same process would hide the warning.
+WARNINGS_OF = """
+import sys, warnings
+sys.path.insert(0, sys.argv[3])
+import xgboost as xgb
+from sagemaker_xgboost_container.data_utils import get_dmatrix
+reader, path = sys.argv[1:3]
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    if reader == "xgboost":
+        dmatrix = xgb.DMatrix(path + "?format=libsvm")
+    else:
+        dmatrix = get_dmatrix(path, "libsvm")
+assert dmatrix.num_row() == 10
+print("\\n".join(str(w.message) for w in seen))
+"""
+
+
+def test_text_is_read_without_xgboosts_deprecation_warning(tmp_path):
+    """XGBoost 3.1+ warns that its text reader is deprecated (the containers' 1.7 and 3.0 do not):
+    a warning about the stand-in's way of reading, which the user's script never sees."""
+    path = libsvm(tmp_path / "train" / "part-0", rows(10, 4, seed=6))
+
+    def warnings_of(reader: str) -> str:
+        args = [reader, str(path), str(container_packages.STAND_INS_DIR)]
+        done = subprocess.run(
+            [sys.executable, "-c", WARNINGS_OF, *args], capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    import xgboost
+
+    if Version(xgboost.__version__) >= Version("3.1"):  # the installed XGBoost itself does warn
+        assert "Text file input has been deprecated" in warnings_of("xgboost")
+    assert warnings_of("stand-in") == "\n"
 
 
 def test_parquet_label_first(data_utils, tmp_path):
