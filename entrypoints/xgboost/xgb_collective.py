@@ -70,9 +70,10 @@ def wait_for_local_tracker(tracker_ip: str, port: int, timeout_s: float = 240.0)
     so it does where there is no /proc, or after ``timeout_s``."""
     if not ipaddress.ip_address(tracker_ip).is_loopback or not _SOCKET_TABLES[0].exists():
         return
+    if _listening(port):
+        return
+    log.info("waiting for the tracker to listen on %s:%d", tracker_ip, port)
     deadline = time.monotonic() + timeout_s
-    if not _listening(port):
-        log.info("waiting for the tracker to listen on %s:%d", tracker_ip, port)
     while not _listening(port) and time.monotonic() < deadline:
         time.sleep(_LOOK_EVERY_S)
 

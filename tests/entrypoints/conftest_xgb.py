@@ -204,9 +204,8 @@ def cluster(
 def run_hosts(hosts: Sequence[Host], args: list[str], *, timeout: float = 45) -> list[Result]:
     """Run every host's process, all at once as SageMaker starts them (a worker waits for the
     tracker on loopback itself); a hung tracker fails the test after ``timeout`` seconds."""
-    procs: list[subprocess.Popen[str]] = []
+    procs = [host.start(args) for host in hosts]
     try:
-        procs += [host.start(args) for host in hosts]
         deadline = time.monotonic() + timeout
         return [_finish(proc, deadline) for proc in procs]
     except (subprocess.TimeoutExpired, AssertionError) as exc:
