@@ -39,7 +39,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 	touch $@
 
 # Bytecode of what job processes import (tests/bytecode_warmup.py says why), once, before the
-# first run: uv installs none, and inside `local`'s sandbox the read-only venv gets none written.
+# first run: uv installs none, and the suite's hundreds of processes would each compile it.
 # Kept out of `setup`, which every newcomer waits on: about 16 s on 2 cores, paid by the targets
 # that start many processes. `test` then lets Python write the bytecode of anything else it
 # imports (CI machines often set PYTHONDONTWRITEBYTECODE=1).

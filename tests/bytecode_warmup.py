@@ -1,9 +1,10 @@
 """Write the bytecode of the modules a job's processes import, by importing them once with
 bytecode writing on: `make` runs this before `test`, `demo` and `bench`.
 
-uv installs no ``.pyc`` files, and inside `sagelaunch local`'s sandbox the venv is read-only, so
-every job process there would compile torch, TensorFlow and DeepSpeed from source again (about
-2.7 s more CPU per ``import torch``; the suite starts hundreds of such processes). Importing them
+uv installs no ``.pyc`` files, and with PYTHONDONTWRITEBYTECODE=1 none is ever written, so every
+job process would compile torch, TensorFlow and DeepSpeed from source again (about 2.7 s more CPU
+per ``import torch``; the suite starts hundreds of such processes, most outside `sagelaunch local`,
+which compiles what its own jobs import: local/bytecode.py). Importing them
 here compiles exactly what they load: ~5,900 modules in 16 s on 2 cores (three groups side by
 side), where compiling the whole venv (~20,000 files: moto, pandas, the packages' own tests) took
 62 s. Whatever else the tests import outside a sandbox is written as they import it (`make test`

@@ -6,18 +6,20 @@ instead of the suite, and the test sees exactly what a user sees (exit code, std
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import ENTRYPOINTS
+from tests.conftest import ENTRYPOINTS, REPO
 
 # Variables a launcher or a real job would set; runs start without them.
 # SAGEMAKER_BASE_DIR: importing the training toolkit where /opt/ml does not exist sets it in
@@ -96,6 +98,22 @@ def pytorch_config(**over: Any) -> dict[str, Any]:
     }
     config.update(over)
     return config
+
+
+def visible_root(purpose: str) -> Path:
+    """A new folder a sandboxed script sees (read-only): in the checkout, unless it is under /tmp
+    (each sandbox has its own /tmp, where the user's files would be out of the script's reach)."""
+    base = Path("/var/tmp") if REPO.is_relative_to("/tmp") else REPO / ".sagelaunch"
+    return base / purpose / uuid.uuid4().hex
+
+
+def checksums(root: Path) -> dict[str, str]:
+    """Every file under ``root``, by path, with its sha256."""
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def read_json(path: Path) -> Any:

@@ -8,11 +8,9 @@ would not even be visible, and the test must show that visible files are safe.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tarfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,9 +18,8 @@ import pytest
 import yaml
 
 from sagelaunch.local import launchers, sandbox
-from tests.local.conftest import clean_env, run_local
+from tests.local.conftest import checksums, clean_env, run_local, visible_root
 
-REPO = Path(__file__).resolve().parents[2]
 NAMESPACES = sandbox.choose("auto").isolated
 SAGELAUNCH_CACHES = (".sagelaunch/", "home/.cache/sagelaunch/")
 
@@ -63,10 +60,7 @@ print("user tree still there:", user.is_dir(), flush=True)
 
 @pytest.fixture
 def user_tree() -> Iterator[Path]:
-    # Somewhere a sandboxed script sees (read-only): the checkout, unless it is under /tmp
-    # (each sandbox has its own /tmp, where the user's files would be out of the script's reach).
-    base = Path("/var/tmp") if REPO.is_relative_to("/tmp") else REPO / ".sagelaunch"
-    root = base / "test-sandbox" / uuid.uuid4().hex
+    root = visible_root("test-sandbox")
     (root / "code").mkdir(parents=True)
     (root / "data" / "train").mkdir(parents=True)
     (root / "home").mkdir()
@@ -74,14 +68,6 @@ def user_tree() -> Iterator[Path]:
     (root / "home" / ".bashrc").write_text("# the user's own\n")
     yield root
     shutil.rmtree(root, ignore_errors=True)
-
-
-def _checksums(root: Path) -> dict[str, str]:
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def _write_job(
@@ -108,13 +94,13 @@ def _write_job(
 @pytest.mark.skipif(not NAMESPACES, reason="this machine cannot make user namespaces")
 def test_hostile_script_changes_no_user_file_and_each_host_has_its_own_opt_ml(user_tree, tmp_path):
     config = _write_job(user_tree, HOSTILE)
-    before = _checksums(user_tree)
+    before = checksums(user_tree)
     machine_opt_ml = Path("/opt/ml").exists()
     workdir = tmp_path / "run"
     env = clean_env(HOME=str(user_tree / "home"))
     done = run_local(config, "--workdir", str(workdir), "--keep", "--output", "json", env=env)
     assert done.returncode == 0, done.stderr
-    after = _checksums(user_tree)
+    after = checksums(user_tree)
     assert {name: after.get(name) for name in before} == before
     # New files: only sagelaunch's own caches (plans, botocore data), none of the script's.
     assert all(new.startswith(SAGELAUNCH_CACHES) for new in set(after) - set(before))
@@ -172,7 +158,7 @@ def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(user_t
     """One mpirun starts the 4 ranks of 2 hosts; each rank runs in its own host's sandbox."""
     mpi = {"strategy": "mpi", "processes_per_host": 2}
     config = _write_job(user_tree, MPI_RANK, distribution=mpi)
-    before = _checksums(user_tree)
+    before = checksums(user_tree)
     machine_opt_ml = Path("/opt/ml").exists()
     workdir = tmp_path / "run"
     env = clean_env(HOME=str(user_tree / "home"))
@@ -180,7 +166,7 @@ def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(user_t
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     assert result["launcher"] == "mpirun" and result["sandbox"] == "namespace"
-    after = _checksums(user_tree)
+    after = checksums(user_tree)
     assert {name: after.get(name) for name in before} == before
     assert all(new.startswith(SAGELAUNCH_CACHES) for new in set(after) - set(before))
     assert Path("/opt/ml").exists() == machine_opt_ml

@@ -19,6 +19,7 @@ from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import JobStopped, UsageError
 from sagelaunch.local import (
     artifacts,
+    bytecode,
     channels,
     code_channel,
     environment,
@@ -190,6 +191,9 @@ def run(
     warnings += _hard_coded_paths(prepared, trees[0].code)
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
+    if prepared.sandbox.isolated:  # elsewhere the hosts' Python writes what it compiles
+        framework = software.FRAMEWORK_MODULES[config.framework]
+        bytecode.compile_imports(trees[0].code, framework, overlays, say)
     counts = channels.populate(
         trees,
         prepared.sources,

@@ -35,6 +35,8 @@ FRAMEWORK_DISTRIBUTIONS = {
     "xgboost": ("xgboost", "xgboost-cpu"),
     "tensorflow": ("tensorflow", "tensorflow-cpu"),
 }
+# What each framework's entry points (and torchrun) import.
+FRAMEWORK_MODULES = {"pytorch": "torch", "xgboost": "xgboost", "tensorflow": "tensorflow"}
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 

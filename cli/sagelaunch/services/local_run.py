@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sagelaunch.errors import UsageError
+from sagelaunch.local.software import FRAMEWORK_MODULES
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
     from sagelaunch.plan_model import Plan
     from sagelaunch.services.planning import Progress
 
-# What each framework's entry points import, and what installs it.
-FRAMEWORK_MODULES = {"pytorch": "torch", "xgboost": "xgboost", "tensorflow": "tensorflow"}
+# What installs each framework's module.
 INSTALL = "pip install 'sagelaunch[local]'"
 INSTALL_IN_CHECKOUT = "make setup"
 
