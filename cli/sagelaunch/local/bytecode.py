@@ -27,8 +27,11 @@ import re
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
+
+from sagelaunch.local.software import normal_name, project_name
 
 # `import a.b, c as d` and `from a.b import c`, also indented (imports inside functions); not
 # relative ones (`from . import x`).
@@ -41,9 +44,8 @@ _MAX_SCANNED = 2000  # .py files read from a code folder: a folder of data needs
 
 def compile_imports(
     code: Path, framework_module: str, overlays: list[Path], say: Callable[[str], None]
-) -> list[str]:
-    """Compile what ``code`` (and the framework) imports that lacks bytecode; the top-level
-    names compiled."""
+) -> None:
+    """Compile what ``code`` (and the framework) imports that lacks bytecode."""
     search = [*map(str, overlays), *sys.path]
     sites = [*overlays, *site_folders()]
     missing = {
@@ -52,10 +54,10 @@ def compile_imports(
         if (origin := installed_origin(name, search, code, sites)) and not compiled(origin)
     }
     if not missing:
-        return []
+        return
     roots = [r for r in requirement_roots(missing, search) if _writable(r) and _within(r, sites)]
     if not roots:
-        return []
+        return
     needs = "what it requires" if len(missing) == 1 else "what they require"
     say(
         f"compiling the bytecode of {', '.join(missing)} and {needs}, once for this Python "
@@ -68,13 +70,12 @@ def compile_imports(
         stderr=subprocess.DEVNULL,
         check=False,  # a file that does not compile is one Python cannot import either
     )
-    return list(missing)
 
 
 def imported_names(code: Path) -> set[str]:
     """The top-level module names the ``.py`` files under ``code`` import."""
     names: set[str] = set()
-    for path in _python_files(code):
+    for path in islice(sorted(code.rglob("*.py")), _MAX_SCANNED):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -83,13 +84,6 @@ def imported_names(code: Path) -> set[str]:
         for clause in _IMPORT.findall(text):
             names.update(m[1] for part in clause.split(",") if (m := _NAME.match(part)))
     return names - set(sys.stdlib_module_names) - {"__future__"}
-
-
-def _python_files(code: Path) -> Iterator[Path]:
-    for count, path in enumerate(sorted(code.rglob("*.py"))):
-        if count >= _MAX_SCANNED:
-            return
-        yield path
 
 
 def installed_origin(name: str, search: list[str], code: Path, sites: list[Path]) -> Path | None:
@@ -118,7 +112,7 @@ def requirement_roots(missing: dict[str, Path], search: list[str]) -> list[Path]
     seen: dict[str, importlib.metadata.Distribution] = {}
     while todo:
         dist = todo.pop()
-        key = _normal(dist.metadata["Name"] or "")
+        key = normal_name(dist.metadata["Name"] or "")
         if key in seen:
             continue
         seen[key] = dist
@@ -138,7 +132,7 @@ def _distributions_by_module(search: list[str]) -> dict[str, importlib.metadata.
     on ``search`` wins, as for imports)."""
     found: dict[str, importlib.metadata.Distribution] = {}
     for dist in importlib.metadata.distributions(path=search):
-        for name in {_normal(dist.metadata["Name"] or ""), *_top_level(dist)}:
+        for name in {normal_name(dist.metadata["Name"] or ""), *_top_level(dist)}:
             found.setdefault(name, dist)
     return found
 
@@ -158,16 +152,8 @@ def _python_sources(dist: importlib.metadata.Distribution) -> list[importlib.met
 
 def _required(dist: importlib.metadata.Distribution) -> list[str]:
     """Names of what ``dist`` requires unconditionally (not its extras')."""
-    names = []
-    for requirement in dist.requires or ():
-        match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
-        if match and not _EXTRA.search(requirement):
-            names.append(_normal(match[0]))
-    return names
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    requires = dist.requires or ()
+    return [normal_name(project_name(r)) for r in requires if not _EXTRA.search(r)]
 
 
 def site_folders() -> list[Path]:

@@ -59,7 +59,7 @@ def overlay(code: Path, pins: list[str], say: Callable[[str], None]) -> Path | N
         say(f"software: {' '.join(args)} already installed (cached in {target})")
         return target
     say(f"software: installing {' '.join(args)} into {target} ...")
-    named = requirement_names(code) + [_normal(_name(p)) for p in pins]
+    named = requirement_names(code) + [normal_name(project_name(p)) for p in pins]
     _install(code, args, target, named, say)
     say("software: installed")
     return target
@@ -129,7 +129,7 @@ def uv_command() -> list[str]:
 
 def _already_installed(named: list[str]) -> list[str]:
     """This venv's distributions, less those the install names (those it installs)."""
-    installed = {_normal(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    installed = {normal_name(d.metadata["Name"]) for d in importlib.metadata.distributions()}
     return sorted(installed - set(named))
 
 
@@ -142,16 +142,19 @@ def requirement_names(code: Path) -> list[str]:
         text = line.split("#", 1)[0].strip()
         match = _NAME.match(text)
         if match and not text.startswith((".", "/")) and "://" not in text:
-            names.append(_normal(match.group(1)))
+            names.append(normal_name(match.group(1)))
     return names
 
 
-def _name(requirement: str) -> str:
+def project_name(requirement: str) -> str:
+    """The project a requirement line names (`torch>=2; python_version > "3.9"`: torch)."""
     match = _NAME.match(requirement)
     return match.group(1) if match else requirement
 
 
-def _normal(name: str) -> str:
+def normal_name(name: str) -> str:
+    """A project name as installers compare them (PEP 503: `Typing_Extensions` is
+    `typing-extensions`)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
