@@ -184,6 +184,53 @@ def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(user_t
         assert sorted(packed.getnames()) == ["0.txt", "1.txt"]
 
 
+# As the container's hosts: each its own name, every host's name resolves, and the first host's
+# fixed port (given as a hyperparameter) is reached by name from the second.
+HOST_IDENTITY = r"""
+import json, os, socket, time
+hosts = json.loads(os.environ["SM_HOSTS"])
+me = os.environ["SM_CURRENT_HOST"]
+port = int(json.loads(open("/opt/ml/input/config/hyperparameters.json").read())["port"])
+seen = {"hostname": socket.gethostname(), "resolved": {h: socket.gethostbyname(h) for h in hosts}}
+if me == hosts[0]:
+    with socket.create_server((hosts[0], port)) as server:
+        server.settimeout(60)
+        peer, _ = server.accept()
+        seen["heard"] = peer.recv(100).decode()
+else:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection((hosts[0], port), timeout=5) as peer:
+                peer.sendall(f"hello from {socket.gethostname()}".encode())
+            break
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+open(os.path.join(os.environ["SM_MODEL_DIR"], "seen.json"), "w").write(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not NAMESPACES, reason="this machine cannot make user namespaces")
+def test_each_host_is_algo_n_by_name_and_reaches_the_first_hosts_fixed_port(user_tree, tmp_path):
+    from sagelaunch.local import ports
+
+    config = _write_job(user_tree, HOST_IDENTITY)
+    data = yaml.safe_load(config.read_text())
+    data["hyperparameters"]["port"] = ports.free_port()
+    config.write_text(yaml.safe_dump(data, sort_keys=False))
+    workdir = tmp_path / "run"
+    done = run_local(config, "--workdir", str(workdir), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for host in ("algo-1", "algo-2"):
+        seen = json.loads((workdir / host / "model" / "seen.json").read_text())
+        assert seen["hostname"] == host
+        assert seen["resolved"] == {"algo-1": "127.0.0.1", "algo-2": "127.0.0.2"}
+    heard = json.loads((workdir / "algo-1" / "model" / "seen.json").read_text())["heard"]
+    assert heard == "hello from algo-2"
+
+
 def test_without_a_sandbox_literal_paths_are_a_warning_with_file_and_line(user_tree, tmp_path):
     script = "import os\nMODEL = '/opt/ml/model'\nprint(os.environ['SM_MODEL_DIR'])\n"
     config = _write_job(user_tree, script, sandbox="off", hosts=1)
@@ -191,6 +238,7 @@ def test_without_a_sandbox_literal_paths_are_a_warning_with_file_and_line(user_t
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["sandbox"] == "off"
+    assert "algo-N does not resolve" in done.stderr  # says what differs from the container
     hard_coded = next(w for w in result["warnings"] if "literal /opt/ml" in w)
     assert "code/train.py:2" in hard_coded and "SM_MODEL_DIR" in hard_coded
     assert "--docker" in hard_coded

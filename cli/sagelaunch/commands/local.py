@@ -47,6 +47,14 @@ def local(
     docker: Annotated[
         bool, typer.Option("--docker", help="Use the SageMaker SDK's local mode (Docker Compose).")
     ] = False,
+    timeout: Annotated[
+        str | None,
+        typer.Option(
+            "--timeout",
+            help="Stop the run after this long, e.g. 600, 10m, 2h (default: compute.max_run); "
+            "a run stopped so exits 4.",
+        ),
+    ] = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
     """Run the job on this machine as the SageMaker container would.
@@ -67,15 +75,31 @@ def local(
         say=_say,
         progress=lambda: stderr.status("planning the request with the SageMaker SDK (offline)…"),
     )
-    result = local_run.run(
-        config, overrides, Options(hosts, procs_per_host, workdir, keep), display
-    )
+    options = Options(hosts, procs_per_host, workdir, keep, timeout_s=_seconds(timeout))
+    result = local_run.run(config, overrides, options, display)
     if output is OutputFormat.json:
         print_json(result.as_json())
     else:
         _summary(result)
     if result.failed:
         _report_failure(result)
+
+
+def _seconds(timeout: str | None) -> int | None:
+    """--timeout as seconds, read as the config reads a duration."""
+    if timeout is None:
+        return None
+    from sagelaunch.config.model import parse_duration
+    from sagelaunch.errors import UsageError
+
+    try:
+        seconds = parse_duration(timeout)
+    except ValueError as error:
+        raise UsageError(f"--timeout: {error}", hint="e.g. --timeout 600 or 10m") from None
+    assert isinstance(seconds, int)
+    if seconds < 1:
+        raise UsageError("--timeout must be at least 1 second", hint="e.g. --timeout 10m")
+    return seconds
 
 
 def _printer() -> Any:

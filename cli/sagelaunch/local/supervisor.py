@@ -6,6 +6,11 @@ a host means its whole process tree (found through /proc), not just its group: S
 torchrun can stop its workers), SIGKILL for whatever is left after the grace period, or at once
 when a second Ctrl-C (or SIGTERM) comes while they stop. After Ctrl-C the hosts' own output while
 they stop (torchrun's tracebacks) goes to their logs only; the caller reports one line per host.
+
+A run has a time limit, as a job has MaxRuntimeInSeconds: when it passes, every host is stopped
+as above and the caller hears which hosts were still running. A host that has used no CPU for a
+while after another host ended is reported once (it may wait on a peer that is gone: a
+rendezvous nobody else will join), not stopped: only the limit or Ctrl-C stops it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:\s*")
 GRACE_VARIABLE = "SAGELAUNCH_STOP_GRACE_S"
 GRACE_S = 5.0
 POLL_S = 0.05
+# How long a host may sit without CPU after another host ended before it is reported.
+STALL_VARIABLE = "SAGELAUNCH_STALL_NOTICE_S"
+STALL_S = 60.0
+_STALL_CHECK_S = 1.0
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 Printer = Callable[[str, str], None]  # (host, line)
 
@@ -48,6 +58,17 @@ class Interrupted(KeyboardInterrupt):
         super().__init__()
         self.outcomes = outcomes
         self.forced = forced
+
+
+class TimedOut(Exception):
+    """The run's time limit passed: every host was stopped. ``running``: the hosts that were still
+    running then (the others had ended on their own)."""
+
+    def __init__(self, outcomes: list[HostOutcome], running: list[str], limit_s: float) -> None:
+        super().__init__(f"time limit of {limit_s:g} s reached")
+        self.outcomes = outcomes
+        self.running = running
+        self.limit_s = limit_s
 
 
 @dataclass(frozen=True)
@@ -132,28 +153,40 @@ class _Running:
 
 
 def stop_grace_s() -> float:
-    value = os.environ.get(GRACE_VARIABLE) or str(GRACE_S)
+    return _seconds(GRACE_VARIABLE, GRACE_S, "120")
+
+
+def _seconds(variable: str, default: float, example: str) -> float:
+    value = os.environ.get(variable) or str(default)
     try:
         return max(0.0, float(value))
     except ValueError:
         raise UsageError(
-            f"{GRACE_VARIABLE}={value!r} is not a number of seconds",
-            hint=f"unset it for the default ({GRACE_S:g} s), or give seconds, e.g. 120",
+            f"{variable}={value!r} is not a number of seconds",
+            hint=f"unset it for the default ({default:g} s), or give seconds, e.g. {example}",
         ) from None
 
 
-def run(hosts: list[HostProcess], metrics: list[str], printer: Printer) -> list[HostOutcome]:
-    """Start every host, wait for all; the first failure (or Ctrl-C) stops the rest."""
+def run(
+    hosts: list[HostProcess],
+    metrics: list[str],
+    printer: Printer,
+    limit_s: float | None = None,
+) -> list[HostOutcome]:
+    """Start every host, wait for all; the first failure (or Ctrl-C) stops the rest, and so
+    does ``limit_s`` seconds passing (then TimedOut)."""
     grace_s = stop_grace_s()
+    watch = _StallWatch(_seconds(STALL_VARIABLE, STALL_S, "300"), printer)
     patterns = [re.compile(m) for m in metrics]
     running: list[_Running] = []
+    deadline = None if limit_s is None else time.monotonic() + limit_s
     with _signals() as hurry:
         try:
             for spec in hosts:
                 running.append(_Running(spec, patterns, printer))
                 with _LIVE_LOCK:
                     _LIVE.append(running[-1])
-            _wait(running, grace_s, hurry)
+            late = _wait(running, grace_s, hurry, deadline, watch)
         except KeyboardInterrupt:
             _stop(running, grace_s, hurry, quiet=True)
             outcomes = [host.outcome for host in running]
@@ -166,7 +199,10 @@ def run(hosts: list[HostProcess], metrics: list[str], printer: Printer) -> list[
                 host.reader.join(timeout=grace_s)
             with _LIVE_LOCK:
                 _LIVE[:] = [host for host in _LIVE if host not in running]
-    return [host.outcome for host in running]
+    outcomes = [host.outcome for host in running]
+    if late:
+        raise TimedOut(outcomes, late, limit_s or 0.0)
+    return outcomes
 
 
 # Every host this process is running: runs in other threads (a local sweep's trials) cannot be
@@ -186,13 +222,73 @@ def stop_everything() -> None:
     _stop(running, grace_s, threading.Event())
 
 
-def _wait(running: list[_Running], grace_s: float, hurry: threading.Event) -> None:
+def _wait(
+    running: list[_Running],
+    grace_s: float,
+    hurry: threading.Event,
+    deadline: float | None,
+    watch: _StallWatch,
+) -> list[str]:
+    """Until every primary host ends, one fails, or the deadline passes; then stop what is left.
+    The hosts still running at the deadline (none: it did not pass)."""
     primary = [host for host in running if not host.spec.auxiliary]
+    late: list[str] = []
     while not _all_finished(primary):
         if any(host.outcome.failed for host in running):
             break
+        if deadline is not None and time.monotonic() >= deadline:
+            late = [host.spec.host for host in primary if not host.finished()]
+            break
+        watch.check(primary)
         time.sleep(POLL_S)
     _stop(running, grace_s, hurry)  # after a failure, everything; else only auxiliaries are left
+    return late
+
+
+class _StallWatch:
+    """Reports, once per host, a host that has used no CPU for ``window_s`` seconds while
+    another host has ended: it may be waiting on a peer that has exited (a rendezvous at a host
+    that is gone hangs until torch's 30-minute timeout, or for ever)."""
+
+    def __init__(self, window_s: float, printer: Printer) -> None:
+        self.window_s = window_s
+        self.printer = printer
+        self.next_check = 0.0
+        self.samples: dict[str, tuple[float, int]] = {}  # host -> (since, CPU ticks then)
+        self.reported: set[str] = set()
+
+    def check(self, hosts: list[_Running]) -> None:
+        now = time.monotonic()
+        ended = [host for host in hosts if host.outcome.exit_code is not None]
+        if not ended or now < self.next_check:
+            return
+        self.next_check = now + _STALL_CHECK_S
+        for host in hosts:
+            name = host.spec.host
+            if host.outcome.exit_code is not None or name in self.reported:
+                continue
+            ticks = sum(_cpu_ticks(pid) for pid in process_tree(host.proc.pid))
+            since, before = self.samples.setdefault(name, (now, ticks))
+            if ticks > before + _CLOCK_TICKS * 0.02 * (now - since):  # busy: start again
+                self.samples[name] = (now, ticks)
+            elif now - since >= self.window_s:
+                self.reported.add(name)
+                gone = ", ".join(f"{h.spec.host} (exit {h.outcome.exit_code})" for h in ended)
+                self.printer(
+                    name,
+                    f"sagelaunch: {name} has used no CPU for {now - since:.0f} s since {gone} "
+                    "ended: it may be waiting on a peer that is gone. It is left running: "
+                    "compute.max_run (or local --timeout) stops it, or Ctrl-C",
+                )
+
+
+def _cpu_ticks(pid: int) -> int:
+    """User + system CPU time of ``pid`` in clock ticks (0 when it is gone or not Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 def _stop(
