@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Problems listed for one config before the rest are counted on one line: a file with thousands
+# of mistakes (a generated one) gets the first few dozen, located, not megabytes of errors.
+MAX_PROBLEMS = 40
+
 
 class ExitCode:
     OK = 0
@@ -36,6 +40,32 @@ class Problem:
         return {"line": self.line, "col": self.col, "path": self.path, "message": self.message}
 
 
+@dataclass(frozen=True)
+class More(Problem):
+    """The line that stands for ``count`` problems left out, located at the first of them."""
+
+    count: int = 0
+
+
+def more(first: Problem, count: int) -> More:
+    noun = "problem" if count == 1 else "problems"
+    message = f"and {count:,} more {noun} from here on, not listed: fix these first"
+    return More(first.file, first.line, first.col, "", message, first.severity, count)
+
+
+def bounded(problems: list[Problem]) -> list[Problem]:
+    """The first MAX_PROBLEMS problems, then one line counting the rest (if there are any)."""
+    if len(problems) <= MAX_PROBLEMS + 1:
+        return problems
+    rest = problems[MAX_PROBLEMS:]
+    return [*problems[:MAX_PROBLEMS], more(rest[0], counted(rest))]
+
+
+def counted(problems: list[Problem]) -> int:
+    """How many problems ``problems`` stands for, those a More line counts included."""
+    return sum(p.count if isinstance(p, More) else 1 for p in problems)
+
+
 class SagelaunchError(Exception):
     """Base of every error the tool reports to the user."""
 
@@ -55,6 +85,7 @@ class ConfigError(SagelaunchError):
     """A launch config that cannot be loaded or fails its rules (exit 2)."""
 
     def __init__(self, problems: list[Problem]) -> None:
+        problems = bounded(problems)
         super().__init__("\n".join(str(p) for p in problems))
         self.problems = problems
 

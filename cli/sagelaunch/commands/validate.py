@@ -71,6 +71,7 @@ def _print_table(reports: list[Report]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from sagelaunch.errors import counted
     from sagelaunch.output import stderr, stdout
 
     table = Table(box=None, show_header=True, header_style="bold")
@@ -83,7 +84,8 @@ def _print_table(reports: list[Report]) -> None:
             cfg = report.loaded.config
             job = f"{cfg.framework}/{cfg.distribution.strategy} "
             job += f"{cfg.compute.instance_count}×{cfg.compute.instance_type}"
-        result = "[green]ok[/green]" if report.ok else f"[red]{len(report.errors)} error(s)[/red]"
+        errors = counted(report.errors)
+        result = "[green]ok[/green]" if report.ok else f"[red]{errors:,} error(s)[/red]"
         if report.warnings:
             result += f" [yellow]{len(report.warnings)} warning(s)[/yellow]"
         table.add_row(str(report.file), result, job)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import types
 import typing
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from sagelaunch.config.yamlsource import (
     parse_text,
     read_document,
 )
-from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.errors import MAX_PROBLEMS, ConfigError, Problem, more
 from sagelaunch.strategies import registry
 
 SET_LABEL = "--set"
@@ -173,29 +174,55 @@ def _validate(doc: Document) -> LaunchConfig:
     try:
         return LaunchConfig.model_validate(doc.data)
     except ValidationError as exc:
-        problems = [_problem(doc, error) for error in exc.errors()]
-        raise ConfigError(_dedupe(problems)) from None
+        raise ConfigError(_problems(doc, exc.errors())) from None
 
 
-def _problem(doc: Document, error: Any) -> Problem:
+def _problems(doc: Document, errors: list[Any]) -> list[Problem]:
+    """pydantic's errors as located problems, in file order, each written once: only the first
+    MAX_PROBLEMS get a message (a did-you-mean is a fuzzy match); the rest are counted."""
+    located = sorted(
+        ((doc.position(loc), loc, error) for error in errors for loc in [_location(error)]),
+        key=lambda item: item[0],
+    )
+    problems: dict[tuple[str, str], Problem] = {}
+    listed: dict[KeyPath, int] = {}  # where the valid keys of a mapping were listed
+    for index, (_, loc, error) in enumerate(located):
+        problem = _problem(doc, loc, error, listed)
+        problems.setdefault((problem.path, problem.message), problem)
+        if len(problems) > MAX_PROBLEMS:
+            rest = {
+                (format_path(loc), error["type"], str(error["msg"]))
+                for _, loc, error in located[index + 1 :]
+            }
+            return [*problems.values(), *([more(problem, len(rest))] if rest else [])]
+    return list(problems.values())
+
+
+def _location(error: Any) -> KeyPath:
+    """The key path an error is about, as written in the YAML."""
     loc = _without_union_tag(tuple(error["loc"]))
+    if not loc and error["type"] == "value_error":
+        return _key_named_in(str(error["msg"]))
+    if error["type"] == "union_tag_invalid":
+        return (*loc, "strategy")
+    return loc
+
+
+def _problem(doc: Document, loc: KeyPath, error: Any, listed: dict[KeyPath, int]) -> Problem:
     kind = error["type"]
-    if not loc and kind == "value_error":
-        loc = _key_named_in(str(error["msg"]))
+    file, line, col = doc.position(loc)
     if kind == "extra_forbidden" and loc[:1] == ("distribution",) and len(loc) == 2:
-        message = _not_for_strategy(doc, str(loc[1]))
+        message = _not_for_strategy(doc, str(loc[1]), listed, line)
     elif kind == "extra_forbidden" and len(loc) == 1 and str(loc[0]) in _legacy_arguments():
         message = _legacy_message(str(loc[0]))
     elif kind == "extra_forbidden":
-        message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc)
+        message = f"unknown key {loc[-1]!r}" + _did_you_mean(loc, listed, line)
     elif kind == "union_tag_invalid":
         message = f"strategy must be one of {', '.join(registry.names())}"
-        loc = (*loc, "strategy")
     elif kind == "missing":
         message = f"missing required key {loc[-1]!r}"
     else:
         message = _pydantic_message(error)
-    file, line, col = doc.position(loc)
     return Problem(file, line, col, format_path(loc), message)
 
 
@@ -228,12 +255,12 @@ def _key_named_in(message: str) -> KeyPath:
     return (words[0],) if words and words[0] in LaunchConfig.model_fields else ()
 
 
-def _not_for_strategy(doc: Document, key: str) -> str:
+def _not_for_strategy(doc: Document, key: str, listed: dict[KeyPath, int], line: int) -> str:
     """A distribution key that the chosen strategy does not have: say which strategies do."""
     owners = [name for name, model in registry.models().items() if key in model.model_fields]
     strategy = doc.data.get("distribution", {}).get("strategy", registry.DEFAULT)
     if not owners:
-        return f"unknown key {key!r}" + _did_you_mean(("distribution", key))
+        return f"unknown key {key!r}" + _did_you_mean(("distribution", key), listed, line)
     return f"{key} applies to strategy {' or '.join(owners)}, not {strategy}"
 
 
@@ -249,23 +276,23 @@ def _pydantic_message(error: Any) -> str:
     return message.replace("Input should be", "must be")
 
 
-def _dedupe(problems: list[Problem]) -> list[Problem]:
-    seen: dict[tuple[str, str], Problem] = {}
-    for problem in problems:
-        seen.setdefault((problem.path, problem.message), problem)
-    return sorted(seen.values(), key=lambda p: (p.file, p.line, p.col))
-
-
-def _did_you_mean(loc: KeyPath) -> str:
-    key = str(loc[-1])
-    fields = _fields_at(LaunchConfig, loc[:-1])
+def _did_you_mean(loc: KeyPath, listed: dict[KeyPath, int], line: int) -> str:
+    """One suggestion: the closest key here, else where a key of that name belongs, else the
+    valid keys here (listed once per mapping: later unknown keys in it point to that line)."""
+    key, parent = str(loc[-1]), loc[:-1]
+    fields = _fields_at(LaunchConfig, parent)
     close = difflib.get_close_matches(key, fields, n=1, cutoff=0.6)
     if close:
         return f"; did you mean {close[0]!r}?"
     elsewhere = [format_path(p) for p in _all_field_paths(LaunchConfig, ()) if p[-1] == key]
     if elsewhere:
         return f"; it belongs at {elsewhere[0]!r}"
-    return f"; valid keys here: {', '.join(sorted(fields))}" if fields else ""
+    if not fields:
+        return ""
+    if parent in listed:
+        return f"; valid keys here: as listed for line {listed[parent]}"
+    listed[parent] = line
+    return f"; valid keys here: {', '.join(sorted(fields))}"
 
 
 def _model_types(annotation: Any) -> list[Any]:
@@ -306,11 +333,12 @@ def _step(annotation: Any, part: str | int) -> Any:
     return None
 
 
-def _all_field_paths(model: type[BaseModel], prefix: KeyPath) -> list[KeyPath]:
+@functools.cache
+def _all_field_paths(model: type[BaseModel], prefix: KeyPath) -> tuple[KeyPath, ...]:
     paths: list[KeyPath] = []
     for name, field in model.model_fields.items():
         paths.append((*prefix, name))
         for member in _model_types(field.annotation):
             if isinstance(member, type) and issubclass(member, BaseModel):
                 paths += _all_field_paths(member, (*prefix, name))
-    return paths
+    return tuple(paths)

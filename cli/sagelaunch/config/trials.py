@@ -12,7 +12,7 @@ import copy
 import itertools
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -127,14 +127,7 @@ def with_overrides(trial: Trial, overrides: list[str]) -> LoadedConfig:
 
 
 def _in_trial(problem: Problem, label: str) -> Problem:
-    return Problem(
-        problem.file,
-        problem.line,
-        problem.col,
-        problem.path,
-        f"{label}: {problem.message}",
-        problem.severity,
-    )
+    return replace(problem, message=f"{label}: {problem.message}")
 
 
 def _text(value: Any) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sagelaunch.config.loader import LoadedConfig, load
 from sagelaunch.config.rules import check
-from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.errors import ConfigError, Problem, bounded
 
 
 @dataclass
@@ -51,6 +51,7 @@ def validate_file(
         from sagelaunch.config.plan_settings import warnings_for
 
         report.warnings += warnings_for(report.loaded)
+    report.errors = bounded(report.errors)
     return report
 
 

@@ -1,14 +1,16 @@
 """Refuse YAML whose shape would exhaust the loader: alias bombs and runaway nesting.
 
 A 1 KB file of anchors that alias each other ("billion laughs") expands to billions of values
-once composed; 300 nested brackets overflow the composer's recursion. Both are found from
-ruamel's event stream (a state machine: no recursion, aliases not expanded) before anything is
-composed: each anchor's expanded size is counted once, each alias adds the size it stands for.
+once turned into plain data; 300 nested brackets overflow the composer's recursion. Both are
+found from ruamel's event stream (a state machine: no recursion, aliases not expanded), each
+event checked as the composer takes it (``ShapeGuard``; one read of the text, not a second pass
+that would double the cost of a large file): each anchor's expanded size is counted once, each
+alias adds the size it stands for, and the refusal comes before the composer goes a level too
+deep or anything is expanded.
 """
 
 from __future__ import annotations
 
-from ruamel.yaml import YAML
 from ruamel.yaml.events import (
     AliasEvent,
     CollectionEndEvent,
@@ -25,29 +27,35 @@ MAX_VALUES = 100_000
 MAX_DEPTH = 100
 
 
-def check_shape(text: str, label: str) -> None:
-    """Raise a located ConfigError if ``text`` nests too deep or aliases expand too far."""
-    open_starts: list[tuple[int, str | None]] = []  # per open collection: (values before, anchor)
-    sizes: dict[str, int] = {}  # anchor -> values it expands to
-    values = 0
-    for event in YAML(typ="rt").parse(text):
+class ShapeGuard:
+    """Counts one document's events as they come: depth, and values with aliases expanded."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        # per open collection: (values before it, its anchor)
+        self.open_starts: list[tuple[int, str | None]] = []
+        self.sizes: dict[str, int] = {}  # anchor -> values it expands to
+        self.values = 0
+
+    def see(self, event: Event) -> None:
+        """Raise a located ConfigError when ``event`` nests too deep or expands too far."""
         if isinstance(event, CollectionStartEvent):
-            if len(open_starts) >= MAX_DEPTH:
-                raise _refusal(label, event, f"nested more than {MAX_DEPTH} levels deep")
-            open_starts.append((values, event.anchor))
-            values += 1
+            if len(self.open_starts) >= MAX_DEPTH:
+                raise _refusal(self.label, event, f"nested more than {MAX_DEPTH} levels deep")
+            self.open_starts.append((self.values, event.anchor))
+            self.values += 1
         elif isinstance(event, CollectionEndEvent):
-            before, anchor = open_starts.pop()
+            before, anchor = self.open_starts.pop()
             if anchor:
-                sizes[anchor] = values - before
+                self.sizes[anchor] = self.values - before
         elif isinstance(event, ScalarEvent):
-            values += 1
+            self.values += 1
             if event.anchor:
-                sizes[event.anchor] = 1
+                self.sizes[event.anchor] = 1
         elif isinstance(event, AliasEvent):
-            values += sizes.get(event.anchor, 1)
-            if values > MAX_VALUES:
-                raise _refusal(label, event, _alias_message(event.anchor, sizes))
+            self.values += self.sizes.get(event.anchor, 1)
+            if self.values > MAX_VALUES:
+                raise _refusal(self.label, event, _alias_message(event.anchor, self.sizes))
 
 
 def _alias_message(anchor: str, sizes: dict[str, int]) -> str:

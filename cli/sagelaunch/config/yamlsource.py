@@ -15,8 +15,10 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import Event
+from ruamel.yaml.parser import RoundTripParser
 
-from sagelaunch.config.yamlguard import check_shape
+from sagelaunch.config.yamlguard import ShapeGuard
 from sagelaunch.errors import ConfigError, Problem
 
 KeyPath = tuple[str | int, ...]
@@ -52,8 +54,19 @@ def format_path(path: KeyPath) -> str:
     return text
 
 
-def _yaml() -> YAML:
+def _yaml(label: str) -> YAML:
+    """The round-trip loader, its parser's events checked by a ShapeGuard as they are composed:
+    alias bombs and deep nesting are refused before they load, in one read of the text."""
+    guard = ShapeGuard(label)
+
+    class GuardedParser(RoundTripParser):
+        def get_event(self) -> Event:
+            event = super().get_event()
+            guard.see(event)
+            return event
+
     yaml = YAML(typ="rt")
+    yaml.Parser = GuardedParser
     yaml.allow_duplicate_keys = False
     return yaml
 
@@ -61,8 +74,7 @@ def _yaml() -> YAML:
 def parse_text(text: str, label: str) -> Document:
     """Parse one YAML document; syntax errors become located ConfigErrors."""
     try:
-        check_shape(text, label)  # before composing: alias bombs and deep nesting never load
-        root = _yaml().load(text)
+        root = _yaml(label).load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -1,0 +1,61 @@
+"""Bounded, located errors through the real command (issue 41): a file with thousands of
+mistakes gets a few dozen located lines and one count, never megabytes; a path of the wrong
+kind, or in a folder that is not there, is one exit-2 line naming it and the fix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from sagelaunch.errors import MAX_PROBLEMS
+
+
+def sagelaunch(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "sagelaunch", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def error_lines(proc: subprocess.CompletedProcess) -> list[str]:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+
+
+def only_error(proc: subprocess.CompletedProcess) -> str:
+    (line,) = error_lines(proc)
+    return line
+
+
+def test_thousands_of_unknown_keys_are_a_few_dozen_lines_each_with_one_suggestion(
+    make_config, tmp_path
+):
+    keys = 5_000  # the issue's file had 55,000; the bound is the same, the test stays quick
+    path = make_config({"compute": {"instance_typ": "ml.g5.2xlarge", "instance_type": None}})
+    generated = "".join(f"generated_option_{i:05d}: {i}\n" for i in range(keys))
+    path.write_text(path.read_text() + generated)
+    for command in ("plan", "validate"):
+        proc = sagelaunch(tmp_path, command, path)
+        lines = error_lines(proc)
+        assert len(proc.stderr.splitlines()) <= 50
+        assert len(lines) == MAX_PROBLEMS + 1
+        assert lines[0].endswith("compute.instance_type: missing required key 'instance_type'")
+        assert lines[1].endswith(
+            "compute.instance_typ: unknown key 'instance_typ'; did you mean 'instance_type'?"
+        )
+        listing = [line for line in lines if "valid keys here: checkpoint, " in line]
+        assert len(listing) == 1  # the valid keys are listed once, not on every line
+        assert all(len(line) < 400 for line in lines if line not in listing)
+        # the two problems of compute come first, then the generated keys in file order
+        first_left_out = len(path.read_text().splitlines()) - keys + MAX_PROBLEMS - 1
+        more = keys + 2 - MAX_PROBLEMS
+        assert lines[-1] == (
+            f"error: {path}:{first_left_out}:1: and {more:,} more problems from here on, "
+            "not listed: fix these first"
+        )
+    assert f"{keys + 2:,} err" in proc.stdout  # validate's table counts them all
