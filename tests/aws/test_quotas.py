@@ -131,3 +131,104 @@ def test_plan_no_check_quota_stays_offline(cli, quota_proxy):
     result = cli("plan", SMDDP, "--no-check-quota", "-o", "json")
     assert result.exit_code == 0 and "quota" not in json.loads(result.stdout)
     assert quota_proxy.total() == 0
+
+
+# Advisory checks degrade: when Service Quotas cannot be read, submit and sweep say so in one
+# warning line and go on (CreateTrainingJob still enforces the quotas); only a quota read and
+# found short refuses. The reads give up after the advisory client's attempts, never after the
+# main clients' 8.
+
+LIST_QUOTAS = "servicequotas:ListServiceQuotas"
+SKIPPED = "without the quota check"
+
+
+def warning_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("warning:")]
+
+
+@pytest.fixture
+def plain_moto(proxy, monkeypatch):
+    """moto's server as it ships: its Service Quotas backend does not serve ListServiceQuotas
+    (it answers 500, which botocore retries), as a failing Service Quotas endpoint would."""
+    from moto.servicequotas.responses import ServiceQuotasResponse
+
+    monkeypatch.delattr(ServiceQuotasResponse, "list_service_quotas")
+    return proxy
+
+
+def test_plain_moto_submit_warns_once_and_creates_the_job(cli, plain_moto, plan_copy):
+    from sagelaunch.aws.session import ADVISORY_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS
+
+    result = cli("submit", plan_copy, "-o", "json")
+    job = submitted(result)
+    assert plain_moto.created_names == [job["job_name"]] and not job["attached"]
+    (warning,) = warning_lines(result.stderr)
+    assert "Service Quotas could not be read" in warning and "ListServiceQuotas" in warning
+    assert f"after {ADVISORY_MAX_ATTEMPTS} attempts (500)" in warning
+    assert f"the job is created {SKIPPED}" in warning
+    assert plain_moto.requests[LIST_QUOTAS] == ADVISORY_MAX_ATTEMPTS < DEFAULT_MAX_ATTEMPTS
+
+
+@pytest.mark.parametrize(
+    ("code", "requests", "said"),
+    [
+        ("AccessDeniedException", 1, "access denied: ListServiceQuotas"),
+        ("ThrottlingException", 2, "ListServiceQuotas failed after 2 attempts (Throttling"),
+    ],
+)
+def test_denied_or_throttled_service_quotas_is_one_warning(
+    cli, proxy, plan_copy, code, requests, said
+):
+    proxy.script(LIST_QUOTAS, code, "no", times=8)
+    result = cli("submit", plan_copy, "-o", "json")
+    job = submitted(result)
+    assert proxy.created_names == [job["job_name"]]
+    (warning,) = warning_lines(result.stderr)
+    assert said in warning and SKIPPED in warning
+    assert proxy.requests[LIST_QUOTAS] == requests
+
+
+def test_unreachable_service_quotas_endpoint_warns_and_the_job_is_created(
+    cli, proxy, plan_copy, monkeypatch, caplog
+):
+    """Service Quotas alone points at a closed port on loopback (botocore's per-service
+    endpoint variable); SageMaker and S3 are reached as usual."""
+    import logging
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SERVICE_QUOTAS", closed)
+    caplog.set_level(logging.DEBUG, logger="botocore.retries.standard")
+    result = cli("submit", plan_copy, "-o", "json")
+    job = submitted(result)
+    assert proxy.created_names == [job["job_name"]]
+    (warning,) = warning_lines(result.stderr)
+    assert f"Service Quotas could not be read: cannot reach AWS at {closed}" in warning
+    assert f"the job is created {SKIPPED}" in warning
+    # One retry in all (the advisory client's 2 attempts), not the main clients' 7.
+    retries = [r for r in caplog.records if r.getMessage().startswith("Retry needed")]
+    assert len(retries) == 1
+    assert proxy.requests[LIST_QUOTAS] == 0
+
+
+def test_a_sweep_on_plain_moto_warns_once_and_creates_its_trials(cli, plain_moto, tmp_path):
+    """The sweep's pre-flight is the same check: one warning, one failed read (not one per
+    trial), and every trial created."""
+    import yaml
+
+    from sagelaunch.aws.session import ADVISORY_MAX_ATTEMPTS
+    from tests.aws.test_sweep import CONFIG
+
+    config = {**CONFIG, "sweep": {**CONFIG["sweep"], "max_parallel": 4}}
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    result = cli("sweep", path, "--idempotency-key", "s2", "-o", "json")
+    assert result.exit_code == 0, result.output
+    trials = json.loads(result.stdout)["trials"]
+    assert len(trials) == 4 and not any(t["status"] == "Queued" for t in trials)
+    assert sorted(plain_moto.created_names) == sorted(t["job_name"] for t in trials)
+    (warning,) = warning_lines(result.stderr)
+    assert "ListServiceQuotas" in warning and f"trials are created {SKIPPED}" in warning
+    assert plain_moto.requests[LIST_QUOTAS] == ADVISORY_MAX_ATTEMPTS

@@ -16,7 +16,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagelaunch.aws.errors import DENIED, error_code, translated
+from sagelaunch.aws.errors import translated
 from sagelaunch.statuses import JobStatus
 
 SERVICE_CODE = "sagemaker"
@@ -58,21 +58,17 @@ def asked_instances(request: dict[str, Any]) -> Counter[str]:
 
 
 @translated
-def applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int] | None:
-    """The applied value of each named SageMaker quota the account lists (absent: not listed);
-    None when the credentials may not read Service Quotas (the create will still tell)."""
+def applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int]:
+    """The applied value of each named SageMaker quota the account lists (absent: not listed).
+    Any failure (unreachable, 5xx, denied, throttled) is an `AwsError`, for the caller to weigh:
+    the pre-flight only advises, so it goes on without (services.quota_check)."""
     wanted = set(names)
     found: dict[str, int] = {}
     pages = service_quotas.get_paginator("list_service_quotas").paginate(ServiceCode=SERVICE_CODE)
-    try:
-        for page in pages:
-            for quota in page.get("Quotas", []):
-                if quota.get("QuotaName") in wanted:
-                    found[quota["QuotaName"]] = int(quota["Value"])
-    except ClientError as exc:
-        if error_code(exc) in DENIED:
-            return None
-        raise
+    for page in pages:
+        for quota in page.get("Quotas", []):
+            if quota.get("QuotaName") in wanted:
+                found[quota["QuotaName"]] = int(quota["Value"])
     return found
 
 

@@ -95,6 +95,25 @@ def client_config(max_attempts: int | None = None) -> Config:
     )
 
 
+# Advisory look-ups (the quota pre-flight): when one fails, the command says so in a warning and
+# goes on, so it gets about two seconds, not the main clients' minutes of retries: 2 attempts
+# (standard mode: one backoff of up to 1 s), 0.5 s to connect, 1.5 s to read. Fixed, not from
+# AWS_MAX_ATTEMPTS / AWS_RETRY_MODE, which tune the calls the command cannot do without.
+ADVISORY_MAX_ATTEMPTS = 2
+ADVISORY_CONNECT_TIMEOUT_S = 0.5
+ADVISORY_READ_TIMEOUT_S = 1.5
+
+
+def advisory_config() -> Config:
+    """Retries and timeouts of a client whose answer the command can do without."""
+    return Config(
+        retries={"mode": "standard", "total_max_attempts": ADVISORY_MAX_ATTEMPTS},
+        connect_timeout=ADVISORY_CONNECT_TIMEOUT_S,
+        read_timeout=ADVISORY_READ_TIMEOUT_S,
+        user_agent_extra="sagelaunch",
+    )
+
+
 class Clients:
     """The AWS clients of one command, each created on first use from one session.
 
@@ -113,15 +132,27 @@ class Clients:
         self._session = session
         self._max_attempts = max_attempts
         self._clients: dict[str, Any] = dict(prebuilt)
+        self._given = set(prebuilt)
+        self._advisory: dict[str, Any] = {}
 
     def client(self, service: str) -> Any:
         if service not in self._clients:
-            if self._session is None:
-                raise SagelaunchError(f"no {service} client was given and no session to make one")
-            self._clients[service] = _create_client(
-                self._session, service, self.region, self._max_attempts
-            )
+            self._clients[service] = self._create(service, client_config(self._max_attempts))
         return self._clients[service]
+
+    def advisory(self, service: str) -> Any:
+        """A client for a look the command can do without (`advisory_config`: it gives up in
+        about two seconds); one handed in for ``service`` is used as it is."""
+        if service in self._given:
+            return self._clients[service]
+        if service not in self._advisory:
+            self._advisory[service] = self._create(service, advisory_config())
+        return self._advisory[service]
+
+    def _create(self, service: str, config: Config) -> Any:
+        if self._session is None:
+            raise SagelaunchError(f"no {service} client was given and no session to make one")
+        return _create_client(self._session, service, self.region, config)
 
     @property
     def sagemaker(self) -> Any:
@@ -171,11 +202,10 @@ def _loader(data_path: str | None) -> botocore.loaders.Loader:
 
 
 def _create_client(
-    session: botocore.session.Session, service: str, region: str, max_attempts: int | None
+    session: botocore.session.Session, service: str, region: str, config: Config
 ) -> Any:
     from sagelaunch.aws.errors import translate
 
-    config = client_config(max_attempts)
     try:
         return session.create_client(service, region_name=region, config=config)
     except BotoCoreError as exc:

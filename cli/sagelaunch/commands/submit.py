@@ -43,7 +43,8 @@ def submit(
         typer.Option(
             "--check-quota/--no-check-quota",
             help="Before uploading, check the account's SageMaker quotas (Service Quotas) "
-            "against its running training jobs; exit 3 naming the quota the job would exceed. "
+            "against its running training jobs; exit 3 naming the quota the job would exceed "
+            "(when Service Quotas cannot be read: a warning, and the job goes on). "
             "--no-check-quota leaves it to CreateTrainingJob (a failover chain always checks).",
         ),
     ] = True,
@@ -63,6 +64,7 @@ def submit(
     options = {
         "aws": given(ctx.obj),
         "uploader": _upload,
+        "warn": _warn,
         "progress": lambda: out.stderr.status(
             "building the request with the SageMaker SDK (offline)…"
         ),
@@ -132,6 +134,12 @@ def _report_attempts(attempts: list[Attempt]) -> None:
             f"{attempt.job_name or '-'}  {attempt.ended_because or ''}",
             highlight=False,
         )
+
+
+def _warn(message: str) -> None:
+    from rich.markup import escape
+
+    out.stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False)
 
 
 def _upload(aws: Clients, uri: str, data: bytes) -> None:

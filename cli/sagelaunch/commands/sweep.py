@@ -47,7 +47,8 @@ def sweep(
         typer.Option(
             "--check-quota/--no-check-quota",
             help="Hold trials the account's SageMaker quotas cannot take now (Service Quotas "
-            "against the running training jobs) instead of learning it from refused creates; "
+            "against the running training jobs) instead of learning it from refused creates "
+            "(when Service Quotas cannot be read: a warning, and the trials go on); "
             "--no-check-quota learns it from the creates.",
         ),
     ] = True,

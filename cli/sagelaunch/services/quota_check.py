@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.errors import QuotaExceeded, SagelaunchError
+from sagelaunch.errors import AwsError, QuotaExceeded, SagelaunchError
 
 if TYPE_CHECKING:
     from sagelaunch.aws.quotas import QuotaUse
@@ -77,6 +77,7 @@ def check_if_possible(region: str, request: dict[str, Any]) -> QuotaReport:
         return QuotaReport(checked=False, note=f"quotas not checked: {exc.message}")
 
 
+UNREAD = "quotas not checked: Service Quotas could not be read: "
 NO_CREDENTIALS = (
     "quotas not checked: no AWS credentials configured (plan works offline; with credentials "
     "it also checks the account's SageMaker quotas, as submit does)"
@@ -84,12 +85,19 @@ NO_CREDENTIALS = (
 
 
 def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
-    """The quotas ``request`` draws on, against the account's running training jobs."""
+    """The quotas ``request`` draws on, against the account's running training jobs.
+
+    The pre-flight advises; CreateTrainingJob has the last word on quotas. So when Service
+    Quotas cannot be read (unreachable, 5xx, not served, denied, throttled) nothing is checked
+    and the note says what failed; its client gives up in about two seconds
+    (`Clients.advisory`), not after the main clients' retries. Only a quota read and found
+    short refuses (`refusal_of`)."""
     from sagelaunch.aws import quotas
 
-    applied = quotas.applied_quotas(aws.client("service-quotas"), quotas.quota_names(request))
-    if applied is None:
-        return QuotaReport(checked=False, note="quotas not checked: Service Quotas access denied")
+    try:
+        applied = quotas.applied_quotas(aws.advisory("service-quotas"), quotas.quota_names(request))
+    except AwsError as exc:
+        return QuotaReport(checked=False, note=f"{UNREAD}{exc.message}")
     if not applied:
         return QuotaReport(checked=True)
     used = quotas.instances_in_use(aws.sagemaker)
@@ -97,7 +105,8 @@ def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
 
 
 def require_room(aws: Clients, request: dict[str, Any]) -> QuotaReport:
-    """Raise QuotaExceeded (exit 3) naming each quota the job would exceed."""
+    """Raise QuotaExceeded (exit 3) naming each quota the job would exceed; a report that
+    checked nothing (``note``) passes."""
     report = check(aws, request)
     refusal = refusal_of(report)
     if refusal is not None:
@@ -123,4 +132,15 @@ def _increase_hint(name: str) -> str:
         "service-quotas list-service-quotas --service-code sagemaker --query "
         f"\"Quotas[?QuotaName=='{name}'].QuotaCode\"`); or wait for running jobs to end, "
         "or use another instance type or region"
+    )
+
+
+def unchecked_warning(report: QuotaReport, going_on: str) -> str | None:
+    """The one warning line of a pre-flight that checked nothing: what failed, and that
+    ``going_on`` (e.g. "the job is created") without the quota check; None when it checked."""
+    if report.checked or not report.note:
+        return None
+    return (
+        f"{report.note}; {going_on} without the quota check "
+        "(CreateTrainingJob still enforces the quotas)"
     )

@@ -14,7 +14,8 @@ that a first submit costs no more calls than the SDK's own `fit()`:
 3. With `--check-quota`, the quota pre-flight (`services.quota_check`), only when a new job is
    about to be created:
    ListServiceQuotas, then ListTrainingJobs (InProgress) and a DescribeTrainingJob per running
-   job; a job the quotas cannot hold is refused here, before any upload.
+   job; a job the quotas cannot hold is refused here, before any upload. When Service Quotas
+   cannot be read (within about two seconds), a warning says so and the job goes on.
 4. PutObject when the bundle is missing (the key carries its sha256: present means identical).
 5. CreateTrainingJob; a retried create that is refused as "already exists" attaches (aws.jobs).
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 
 # Sends the bundle: (clients, s3 uri, bytes). The command passes one that draws a progress bar.
 Uploader = Callable[["Clients", str, bytes], None]
+# Tells the user one line of advice (the command prints it on stderr as a warning).
+Warn = Callable[[str], None]
 
 
 @dataclass
@@ -67,6 +70,7 @@ def deliver(
     uploader: Uploader | None = None,
     progress: Progress | None = None,
     check_quota: bool = False,
+    warn: Warn | None = None,
 ) -> tuple[Submission, Clients]:
     """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
     plan, bundle_data, from_file = load_plan(target, overrides, region, progress)
@@ -84,6 +88,7 @@ def deliver(
         may_exist=from_file or bool(key),
         uploader=uploader or put,
         check_quota=check_quota,
+        warn=warn,
     )
     return result, aws
 
@@ -127,13 +132,18 @@ def send(
     may_exist: bool,
     uploader: Uploader | None = None,
     check_quota: bool = False,
+    warn: Warn | None = None,
 ) -> Submission:
-    """Upload and create, or attach (the order is explained in the module docstring)."""
+    """Upload and create, or attach (the order is explained in the module docstring). A
+    pre-flight that could not read the quotas is one ``warn`` line, and the job goes on."""
 
     def quota_preflight() -> None:
         from sagelaunch.services import quota_check
 
-        quota_check.require_room(aws, request)
+        report = quota_check.require_room(aws, request)
+        skipped = quota_check.unchecked_warning(report, "the job is created")
+        if skipped and warn is not None:
+            warn(skipped)
 
     before_create = quota_preflight if check_quota else None
     sent = create_once(aws, TRAINING, request, upload, data, may_exist, uploader, before_create)

@@ -326,9 +326,13 @@ class Scheduler:
         whether they never can (a quota below what the trial asks on its own)."""
         if not self.check_quota:
             return None, False
-        from sagelaunch.services.quota_check import check, refusal_of
+        from sagelaunch.services.quota_check import check, refusal_of, unchecked_warning
 
         report = check(self.aws, trial.plan.request)
+        skipped = unchecked_warning(report, "trials are created")
+        if skipped:  # said once; the rest of the sweep goes on without asking again
+            self.say(f"warning: {skipped}")
+            self.check_quota = False
         return refusal_of(report), report.never_fits
 
     def _queued_by_quota(self, state: TrialState, exc: QuotaExceeded) -> None:
