@@ -4,6 +4,7 @@ kind, or in a folder that is not there, is one exit-2 line naming it and the fix
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,21 @@ def test_thousands_of_unknown_keys_are_a_few_dozen_lines_each_with_one_suggestio
             "not listed: fix these first"
         )
     assert f"{keys + 2:,} err" in proc.stdout  # validate's table counts them all
+
+
+def test_set_reads_its_value_as_the_file_reads_the_same_value(make_config, tmp_path):
+    base = make_config()
+    written = base.read_text()
+    assert "framework_version: 2.2.0\n" in written
+    in_file = tmp_path / "in-file.yaml"
+    in_file.write_text(written.replace("framework_version: 2.2.0\n", "framework_version: 2.3\n"))
+
+    def plan(config: Path, *args: str) -> dict:
+        proc = sagelaunch(tmp_path, "plan", config, "--job-name", "same", "-o", "json", *args)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    expected = plan(in_file)
+    assert expected["estimator"]["kwargs"]["framework_version"] == "2.3"
+    for value in ("2.3", '"2.3"'):  # plain, and quoted as a string
+        assert plan(base, "--set", f"framework_version={value}") == expected

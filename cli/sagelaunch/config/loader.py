@@ -143,7 +143,7 @@ def _apply_override(doc: Document, override: str) -> None:
     if not sep or not parts:
         problem = Problem(SET_LABEL, 1, 1, "", f"{override!r}: expected key.path=value")
         raise ConfigError([problem])
-    value = parse_text(raw, f"{SET_LABEL} {key}").data if raw.strip() else ""
+    value = parse_text(raw, f"{SET_LABEL} {key}", key=parts[-1]).data if raw.strip() else ""
     position = (f"{SET_LABEL} {override}", 1, 1)
     assign(doc, tuple(parts), value, position)
     for depth in range(1, len(parts)):

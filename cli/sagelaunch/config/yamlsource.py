@@ -8,7 +8,9 @@ compatibility rule's, the SDK's — can point at the YAML line the user has to f
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +73,9 @@ def _yaml(label: str) -> YAML:
     return yaml
 
 
-def parse_text(text: str, label: str) -> Document:
-    """Parse one YAML document; syntax errors become located ConfigErrors."""
+def parse_text(text: str, label: str, key: str | None = None) -> Document:
+    """Parse one YAML document; syntax errors become located ConfigErrors. ``key``: the key
+    the whole document is the value of (a `--set key=value`), read as a file reads its value."""
     try:
         root = _yaml(label).load(text)
     except MarkedYAMLError as exc:
@@ -88,6 +91,8 @@ def parse_text(text: str, label: str) -> Document:
         raise ConfigError([Problem(label, 1, 1, "", f"invalid YAML: {exc}")]) from None
     doc = Document(data=None, label=label)
     lines = text.splitlines()
+    if key is not None:
+        root = _verbatim(key, root, lambda: _NUMBER_TOKEN.match(text.lstrip()))
     doc.data = _plain(root, (), doc.positions, label, lines)
     return doc
 
@@ -109,8 +114,7 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
             line, col = _key_position(node, key)
             child = (*path, str(key))
             positions[child] = (label, line + 1, col + 1)
-            if str(key) in _VERBATIM_KEYS and isinstance(value, (int, float)):
-                value = _source_token(node, key, lines) or value
+            value = _verbatim(str(key), value, partial(_source_token, node, key, lines))
             result[str(key)] = _plain(value, child, positions, label, lines)
         return result
     if isinstance(node, CommentedSeq):
@@ -142,12 +146,19 @@ def _key_position(node: CommentedMap, key: Any) -> tuple[int, int]:
     return node.lc.line, node.lc.col
 
 
-def _source_token(node: CommentedMap, key: Any, lines: list[str]) -> str | None:
+def _verbatim(key: str, value: Any, token: Callable[[], re.Match[str] | None]) -> Any:
+    """The value of ``key``, its number kept as written where the key asks for it."""
+    if key not in _VERBATIM_KEYS or not isinstance(value, (int, float)) or value is True:
+        return value
+    found = token()
+    return found.group(0) if found else value
+
+
+def _source_token(node: CommentedMap, key: Any, lines: list[str]) -> re.Match[str] | None:
     if key not in node.lc.data:  # merged in with `<<`: its text is elsewhere
         return None
     line, col = node.lc.value(key)
-    match = _NUMBER_TOKEN.match(lines[line][col:]) if line < len(lines) else None
-    return match.group(0) if match else None
+    return _NUMBER_TOKEN.match(lines[line][col:]) if line < len(lines) else None
 
 
 def read_document(path: Path) -> Document:
