@@ -229,6 +229,12 @@ CASES |= {
 
 # What real users' SDK setups (from public examples) must get through validate: no errors.
 ACCEPTED_AS_THE_SDK_DOES = {
+    # SDK v3's Torchrun has no instance list (v2's fw_utils has): the container's own CPU test.
+    "sdk v3 torchrun on a CPU instance": {
+        "sdk": "v3",
+        "distribution": {"strategy": "torchrun"},
+        "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
+    },
     "pytorch 1.7.1 py3 on p3 with spot + checkpoint": {
         "framework_version": "1.7.1",
         "py_version": "py3",

@@ -11,14 +11,16 @@ import pytest
 from sagelaunch.local import launchers, mpi, mpi_rank
 
 
-def toolkit_command(monkeypatch, custom: str, env_names: list[str]) -> list[str]:
+def toolkit_command(
+    monkeypatch, custom: str, env_names: list[str], entry_point: str = "train.py"
+) -> list[str]:
     """sagemaker_training.mpi.MasterRunner's command for 2 hosts × 2 processes."""
     from sagemaker_training import mpi as toolkit
 
     # Its SMP-only part reads the container's /opt/ml; these jobs enable no model parallelism.
     monkeypatch.setattr(toolkit, "_modelparallel_environment_command", lambda _: [])
     runner = toolkit.MasterRunner(
-        "train.py",
+        entry_point,
         ["--lr", "0.1"],
         dict.fromkeys(env_names, "x"),
         2,
@@ -69,7 +71,7 @@ def test_mpirun_command_is_the_toolkits_on_loopback(monkeypatch, tmp_path):
         ranks_file=tmp_path / "ranks.json",
         exported=names,
         custom_mpi_options=custom,
-        script=["train.py", "--lr", "0.1"],
+        program=launchers.python_program("train.py", ["--lr", "0.1"]),
     )
     theirs = options(toolkit_command(monkeypatch, custom, names))
     mine = options(ours)
@@ -102,6 +104,25 @@ def test_mpirun_command_is_the_toolkits_on_loopback(monkeypatch, tmp_path):
     assert mine["program"] == wrapper
     assert ours[-4:] == [sys.executable, "train.py", "--lr", "0.1"]
     assert theirs["program"][-3:] == ["train.py", "--lr", "0.1"]
+
+
+def test_a_shell_entry_point_runs_under_mpirun_through_bin_sh_like_the_toolkit(
+    monkeypatch, tmp_path
+):
+    """MasterRunner runs a command entry point as ``/bin/sh -c ./launcher.sh ARGS`` on every
+    rank (never ``python launcher.sh``)."""
+    theirs = toolkit_command(monkeypatch, "", [], entry_point="launcher.sh")
+    ours = mpi.command(
+        "/venv/bin/mpirun",
+        processes_per_host=2,
+        host_count=2,
+        ranks_file=tmp_path / "ranks.json",
+        exported=[],
+        custom_mpi_options="",
+        program=launchers.python_program("launcher.sh", ["--lr", "0.1"]),
+    )
+    assert theirs[-3:] == ["/bin/sh", "-c", "./launcher.sh --lr 0.1"]
+    assert ours[-3:] == theirs[-3:]
 
 
 def test_custom_options_without_nccl_debug_keep_the_toolkits_default():

@@ -21,13 +21,19 @@ pytestmark = pytest.mark.slow
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "launch_configs" / "mpi-cpu-local.yaml"
 SHOW = """
-import json, os, sys
+import json, os, socket, sys
 from pathlib import Path
 keep = ("OMPI_", "SM_CURRENT_HOST", "SM_MODEL_DIR", "MASTER_", "RANK", "PMIX_RANK", "FROM_CUSTOM")
 seen = {k: v for k, v in os.environ.items() if k.startswith(keep)}
-seen.update(cwd=os.getcwd(), argv=sys.argv[1:])
+seen.update(cwd=os.getcwd(), argv=sys.argv[1:], hostname=socket.gethostname())
 out = Path(os.environ["SM_OUTPUT_DATA_DIR"]) / f"rank-{os.environ['OMPI_COMM_WORLD_RANK']}.json"
 out.write_text(json.dumps(seen))
+"""
+# A third-party pattern: a shell entry point under mpi, which the toolkit's MasterRunner runs as
+# `/bin/sh -c ./launcher.sh ARGS` on every rank.
+LAUNCHER = """\
+#!/bin/sh
+exec python show.py "$@"
 """
 
 
@@ -36,7 +42,7 @@ def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_pat
         {
             "name": "mpi-show",
             "framework": "pytorch",
-            "entry_point": "show.py",
+            "entry_point": "launcher.sh",
             "source_dir": "code",
             "framework_version": "2.2.0",
             "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
@@ -47,7 +53,7 @@ def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_pat
             },
             "hyperparameters": {"epochs": 1},
         },
-        code={"show.py": SHOW},
+        code={"show.py": SHOW, "launcher.sh": LAUNCHER},
     )
     done = run_local(config, "--keep", "--output", "json")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -67,6 +73,7 @@ def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_pat
         assert seen["OMPI_COMM_WORLD_LOCAL_RANK"] == str(rank % 2)
         assert seen["OMPI_COMM_WORLD_LOCAL_SIZE"] == "2"
         assert seen["SM_CURRENT_HOST"] == host
+        assert seen["hostname"] == host or not isolated  # its own UTS namespace
         root = Path("/opt/ml") if isolated else workdir / host
         assert seen["SM_MODEL_DIR"] == str(root / "model")
         assert seen["cwd"] == str(root / "code")

@@ -86,7 +86,6 @@ def host_command(
     ``log_dir``: where torchrun's agent keeps its files, which it otherwise leaves in the
     machine's /tmp after every run (the container's /tmp is its own; a run without a sandbox
     shares this machine's)."""
-    script = [entry_point, *args]
     if launch.kind == PYTHON:
         return python_program(entry_point, args)
     if launch.kind == MPIRUN:
@@ -100,7 +99,7 @@ def host_command(
             ranks_file=mpi_job.ranks_file,
             exported=mpi_job.exported,
             custom_mpi_options=mpi_job.custom_mpi_options,
-            script=script,
+            program=python_program(entry_point, args),  # a shell entry point too, as the toolkit
         )
     return [
         *(sys.executable, "-m", "torch.distributed.run"),
@@ -108,7 +107,8 @@ def host_command(
         *("--node_rank", str(host_index), "--master_addr", LOOPBACK),
         *("--master_port", str(master_port)),
         *(("--log-dir", str(log_dir)) if log_dir is not None else ()),
-        *script,
+        entry_point,
+        *args,
     ]
 
 

@@ -77,10 +77,12 @@ def command(
     ranks_file: Path,
     exported: list[str],
     custom_mpi_options: str,
-    script: list[str],
+    program: list[str],
 ) -> list[str]:
     """The one mpirun command host 0 runs; ``exported`` are the names the toolkit passes with
-    ``-x`` (its env_vars: the SM_* variables), present in mpirun's environment."""
+    ``-x`` (its env_vars: the SM_* variables), present in mpirun's environment. ``program``:
+    what every rank runs, as the toolkit's MasterRunner builds it (``python entry.py ARGS``, or
+    ``/bin/sh -c ./entry ARGS`` for a command entry point: launchers.python_program)."""
     ranks = processes_per_host * host_count
     nccl_debug, custom = split_custom_options(custom_mpi_options)
     mca = {
@@ -104,7 +106,7 @@ def command(
     argv += [arg for name in _CREDENTIALS if name in os.environ for arg in ("-x", name)]
     argv += [arg for name in exported for arg in ("-x", name)]
     wrapper = [sys.executable, "-I", "-S", str(RANK_WRAPPER), str(ranks_file), "--"]
-    return [*argv, *wrapper, sys.executable, *script]
+    return [*argv, *wrapper, *program]
 
 
 def write_ranks_file(

@@ -148,9 +148,26 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
 
 
 def _set_image(kwargs: dict[str, Any], config: LaunchConfig, region: str) -> None:
-    image = config.image_uri or tool_known_image(config, region)
+    image = config.image_uri or tool_known_image(config, region) or _v3_image(config, region)
     if image:
         kwargs["image_uri"] = image
+
+
+def _v3_image(config: LaunchConfig, region: str) -> str | None:
+    """SDK v3's ModelTrainer always sends its training_image, which skips v2's checks of the
+    distribution for the instance type (v3 has none: torchrun runs on a CPU instance too). The
+    request is planned through v2's estimator, so it gets the image v2 resolves for the job."""
+    if config.sdk != "v3" or not config.framework_version:
+        return None
+    image: str = sagemaker().image_uris.retrieve(
+        config.framework,
+        region,
+        config.framework_version,
+        py_version=config.py_version or default_py_version(config),
+        instance_type=config.compute.instance_type,
+        image_scope="training",
+    )
+    return image
 
 
 def _channel(channel: Channel) -> ChannelSpec:

@@ -40,11 +40,12 @@ def trainium_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
 
 @rule
 def torchrun_instance_and_version(loaded: LoadedConfig) -> Iterator[Problem]:
-    """Without image_uri the SDK refuses torch_distributed on CPU instances and on versions
+    """Without image_uri SDK v2 refuses torch_distributed on CPU instances and on versions
     outside its lists (fw_utils TORCH_DISTRIBUTED_GPU_SUPPORTED_FRAMEWORK_VERSIONS and
-    TRAINIUM_SUPPORTED_TORCH_DISTRIBUTED_FRAMEWORK_VERSIONS)."""
+    TRAINIUM_SUPPORTED_TORCH_DISTRIBUTED_FRAMEWORK_VERSIONS). SDK v3's Torchrun has no such
+    lists: the container runs torchrun on a CPU instance too (its own CPU tests do)."""
     config = loaded.config
-    if not registry.uses_torch_distributed(config) or config.image_uri:
+    if config.sdk != "v2" or not registry.uses_torch_distributed(config) or config.image_uri:
         return
     if images.tool_known_image(config, check_region(loaded)):
         return  # sagelaunch passes the image, and the SDK then skips its version lists
