@@ -14,7 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-CONFIG_SUFFIXES = (".yaml", ".yml")
+from sagelaunch.config.paths import CONFIG_SUFFIXES
+
 PLAN_SUFFIXES = (*CONFIG_SUFFIXES, ".json")
 RUNS = Path(".sagelaunch") / "runs"
 

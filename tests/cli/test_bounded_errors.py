@@ -78,3 +78,19 @@ def test_set_reads_its_value_as_the_file_reads_the_same_value(make_config, tmp_p
     assert expected["estimator"]["kwargs"]["framework_version"] == "2.3"
     for value in ("2.3", '"2.3"'):  # plain, and quoted as a string
         assert plan(base, "--set", f"framework_version={value}") == expected
+
+
+def test_a_folder_of_yml_configs_is_validated_and_named_like_yaml_ones(make_config, tmp_path):
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    for name in ("a.yml", "b.yaml", "c.YML"):
+        (configs / name).write_text(make_config().read_text().replace("code", "../code"))
+    (configs / "notes.txt").write_text("not a config\n")
+    proc = sagelaunch(tmp_path, "validate", configs)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 valid, 0 invalid" in proc.stdout
+    (configs / "b.yaml").unlink()
+    (configs / "c.YML").unlink()
+    proc = sagelaunch(tmp_path, "plan", configs)
+    assert only_error(proc) == f"error: plan takes one config file, not a folder: {configs}"
+    assert f"sagelaunch plan {configs / 'a.yml'}" in proc.stderr  # the .yml it found, named

@@ -46,7 +46,7 @@ def test_validate_set_override(cli, make_config):
 
 def test_validate_of_an_empty_folder_is_a_usage_error(cli, tmp_path):
     result = cli("validate", tmp_path)
-    assert result.exit_code == 2 and "no *.yaml configs" in result.output
+    assert result.exit_code == 2 and "no *.yaml or *.yml configs" in result.output
 
 
 def test_init_lists_templates(cli):

@@ -139,7 +139,9 @@ def _check_quota(region: str, request: dict[str, Any], mode: bool | None) -> Quo
 
 def _folder_error(folder: Path) -> UsageError:
     """A plan is one job: name one of the folder's configs (validate takes the whole folder)."""
-    first = min(folder.glob("*.yaml"), default=None)
+    from sagelaunch.config.paths import config_files
+
+    first = next(iter(config_files([folder])), None)
     example = f"sagelaunch plan {first}" if first else f"sagelaunch plan {folder}/NAME.yaml"
     return UsageError(
         f"plan takes one config file, not a folder: {folder}",

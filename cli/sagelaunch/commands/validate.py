@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def validate(
     paths: Annotated[
-        list[Path], typer.Argument(help="Launch config files, or folders of *.yaml files.")
+        list[Path], typer.Argument(help="Launch config files, or folders of *.yaml / *.yml files.")
     ],
     overrides: SetOption = None,
     output: OutputOption = OutputFormat.table,
@@ -31,7 +31,7 @@ def validate(
 
     files = config_files(paths)
     if not files:
-        raise UsageError(f"no *.yaml configs in {', '.join(map(str, paths))}")
+        raise UsageError(f"no *.yaml or *.yml configs in {', '.join(map(str, paths))}")
     key = validate_cache.key(files, overrides, output.value)
     answer = validate_cache.lookup(key)
     if answer is None:

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# What a launch config file is called: every command that finds configs in a folder (validate,
+# plan's hint, shell completion) reads them with this one list.
+CONFIG_SUFFIXES = (".yaml", ".yml")
+
 
 def shipped_source_dir(framework: str) -> Path:
     """The folder of the entry points shipped with sagelaunch for ``framework`` (pytorch,
@@ -54,7 +58,12 @@ def config_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
+            files += sorted(p for p in path.iterdir() if is_config_name(p) and p.is_file())
         else:
             files.append(path)
     return files
+
+
+def is_config_name(path: Path) -> bool:
+    """True when ``path`` is named like a launch config (*.yaml or *.yml, any case)."""
+    return path.suffix.lower() in CONFIG_SUFFIXES
