@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sagelaunch import atomic, bundle
 from sagelaunch.config import topology
@@ -22,6 +22,7 @@ from sagelaunch.local import (
     bytecode,
     channels,
     code_channel,
+    disk,
     environment,
     groups,
     launchers,
@@ -173,9 +174,24 @@ def run(
     agents: list[subprocess.Popen[bytes]] | None = None,
 ) -> Result:
     """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
-    launch = prepared.launch
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     lock = run_dir.claim(workdir)  # held (open) until this run returns
+    with disk.reported(workdir):
+        return _run(prepared, plan, code, options, printer, say, agents or [], workdir, lock)
+
+
+def _run(
+    prepared: Prepared,
+    plan: Plan,
+    code: bytes | None,
+    options: Options,
+    printer: supervisor.Printer,
+    say: Callable[[str], None],
+    agents: list[subprocess.Popen[bytes]],
+    workdir: Path,
+    lock: IO[str],
+) -> Result:
+    launch = prepared.launch
     _clear(workdir)
     local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
     plan = plan.model_copy(update={"request": local})
@@ -208,7 +224,7 @@ def run(
     if prepared.sandbox.isolated:
         sandbox.write_hosts_file(workdir, [host.name for host in trees])
     with software.on_path(overlays):
-        specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
+        specs = _host_processes(prepared, plan, trees, agents, options.cores)
     if config.sdk == "v3":
         v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
     limit = _time_limit(config, options)
@@ -228,6 +244,9 @@ def run(
         raise _timed_out_error(workdir, result, late.running, limit) from None
     result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
     result.warnings, result.sandbox = warnings, prepared.sandbox.mode
+    for host in result.hosts:
+        if host.log_error:
+            result.warnings.append(f"{host.host}'s log is incomplete: {host.log_error}")
     if not result.failed:
         empty = _empty_model_warning(master, trees)
         if empty:

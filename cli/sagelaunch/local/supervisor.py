@@ -97,6 +97,7 @@ class HostOutcome:
     )
     last_metrics: str | None = None
     failure: str | None = None  # the host's failure file (SageMaker's FailureReason)
+    log_error: str | None = None  # why its log could not be written to the end (a full disk)
 
     @property
     def failed(self) -> bool:
@@ -132,17 +133,47 @@ class _Running:
         self.reader.start()
 
     def _copy(self, stream: IO[bytes], metrics: list[re.Pattern[str]], printer: Printer) -> None:
-        with self.spec.log.open("w", encoding="utf-8") as log:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                log.write(line + "\n")
-                log.flush()
-                self.outcome.tail.append(line)
-                if any(pattern.search(line) for pattern in metrics):
-                    self.outcome.last_metrics = MPI_TAG.sub("", line, count=1)
-                if not self.quiet:
-                    printer(self.spec.host, line)
+        """Every line of the host's output to its log, its tail and the terminal. A log that
+        cannot be written (a full disk) is said once; the output is still read to its end, so
+        the host never blocks on a full pipe, and still shown."""
+        log: IO[str] | None = self._write_log(None, printer)
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            log = self._write_log(log, printer, line)
+            self.outcome.tail.append(line)
+            if any(pattern.search(line) for pattern in metrics):
+                self.outcome.last_metrics = MPI_TAG.sub("", line, count=1)
+            if not self.quiet:
+                printer(self.spec.host, line)
+        if log is not None:
+            with suppress(OSError):
+                log.close()
         stream.close()
+
+    def _write_log(
+        self, log: IO[str] | None, printer: Printer, line: str | None = None
+    ) -> IO[str] | None:
+        """The log after writing ``line`` (no line: the log opened); None once it failed."""
+        if self.outcome.log_error is not None:
+            return None
+        try:
+            if line is None:
+                return self.spec.log.open("w", encoding="utf-8")
+            assert log is not None
+            log.write(line + "\n")
+            log.flush()
+            return log
+        except OSError as error:
+            self.outcome.log_error = f"{self.spec.log}: {error.strerror or error}"
+            printer(
+                self.spec.host,
+                f"sagelaunch: {self.spec.host}'s log stops here ({self.outcome.log_error}); "
+                "its output still shows in this terminal",
+            )
+            if log is not None:
+                with suppress(OSError):
+                    log.close()
+            return None
 
     def finished(self) -> bool:
         code = self.proc.poll()
