@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from sagelaunch import atomic
-from sagelaunch.errors import UsageError
+from sagelaunch.errors import ConfigError, UsageError
 from sagelaunch.plan_model import SCHEMA_VERSION, Plan
 
 OLD_FORMAT = "sagelaunch-plan/1"
+_REMAKE = "make the plan again (sagelaunch writes it): sagelaunch plan CONFIG --out {name}"
 
 
 def bundle_path_for(plan_path: Path) -> Path:
@@ -40,7 +43,7 @@ def load(plan_path: Path) -> tuple[Plan, bytes | None]:
     try:
         plan = Plan.model_validate(document)
     except ValidationError as exc:
-        raise UsageError(f"{plan_path}: not a valid sagelaunch plan: {exc}") from None
+        raise _invalid(plan_path, exc.errors()) from None
     if bundle_name is None or plan.upload is None:
         return plan, None
     bundle_path = plan_path.parent / str(bundle_name)
@@ -56,10 +59,50 @@ def load(plan_path: Path) -> tuple[Plan, bytes | None]:
     return plan, data
 
 
+def _invalid(plan_path: Path, errors: list[Any]) -> UsageError:
+    """The first problem of a plan file, at its line in the JSON, and how many more there are:
+    a plan is written by `plan --out`, so the fix is to make it again, not to edit it."""
+    from sagelaunch.config.loader import pydantic_message
+    from sagelaunch.config.yamlsource import format_path
+
+    where = _positions(plan_path)
+    located = sorted((where(tuple(e["loc"])), i, e) for i, e in enumerate(errors))
+    (file, line, col), _, first = located[0]
+    path = format_path(tuple(first["loc"]))
+    if first["type"] == "missing":
+        what = f"missing required key {first['loc'][-1]!r}"
+    elif first["type"] == "extra_forbidden":
+        what = f"unknown key {first['loc'][-1]!r}"
+    else:
+        what = pydantic_message(first)
+    rest = len(errors) - 1
+    more = f" (and {rest} more problem{'s' if rest > 1 else ''})" if rest else ""
+    return UsageError(
+        f"{file}:{line}:{col}: {path}: {what}{more}: not a valid sagelaunch plan",
+        hint=_REMAKE.format(name=plan_path.name),
+    )
+
+
+def _positions(plan_path: Path) -> Callable[[tuple[str | int, ...]], tuple[str, int, int]]:
+    """Where each key path of the plan file is written (JSON read as YAML keeps the lines), or
+    the file's first line for every path when it cannot be read that way."""
+    from sagelaunch.config.yamlsource import read_document
+
+    try:
+        return read_document(plan_path).position
+    except ConfigError:
+        return lambda path: (str(plan_path), 1, 1)
+
+
 def _document(plan_path: Path) -> dict[str, object]:
     try:
         document = json.loads(plan_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{plan_path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}",
+            hint=_REMAKE.format(name=plan_path.name),
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{plan_path}: not a readable plan file: {exc}") from None
     if not isinstance(document, dict):
         raise UsageError(f"{plan_path}: not a sagelaunch plan (expected {SCHEMA_VERSION})")

@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 from sagelaunch.errors import MAX_PROBLEMS
+from tests.conftest import REPO
+
+GOLDEN = REPO / "tests" / "golden"
 
 
 def sagelaunch(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -94,3 +97,33 @@ def test_a_folder_of_yml_configs_is_validated_and_named_like_yaml_ones(make_conf
     proc = sagelaunch(tmp_path, "plan", configs)
     assert only_error(proc) == f"error: plan takes one config file, not a folder: {configs}"
     assert f"sagelaunch plan {configs / 'a.yml'}" in proc.stderr  # the .yml it found, named
+
+
+def test_a_damaged_plan_file_is_one_line_at_its_first_problem_and_the_fix(tmp_path):
+    saved = tmp_path / "plan.json"
+    plan = json.loads((GOLDEN / "cpu-local.json").read_text())  # a plan as `plan --out` saves it
+    plan["cost"]["hourly_usd"] = "cheap"
+    plan["topology"]["world_size"] = "many"
+    del plan["region"]
+    text = json.dumps(plan, indent=2)
+    saved.write_text(text)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if '"cheap"' in row)
+    proc = sagelaunch(tmp_path, "submit", saved)
+    assert only_error(proc) == (
+        f"error: {saved}:1:1: region: missing required key 'region' (and 2 more problems): "
+        "not a valid sagelaunch plan"
+    )
+    hint = (
+        "hint: make the plan again (sagelaunch writes it): sagelaunch plan CONFIG --out plan.json"
+    )
+    assert hint in proc.stderr
+    assert "pydantic" not in proc.stderr and len(proc.stderr.splitlines()) == 2
+    plan["region"] = "us-east-1"
+    saved.write_text(json.dumps(plan, indent=2))
+    assert only_error(sagelaunch(tmp_path, "submit", saved)).startswith(
+        f"error: {saved}:{line}:5: cost.hourly_usd: must be a valid number"
+    )
+    saved.write_text(text.replace('"cheap",', '"cheap"'))  # a lost comma: not JSON any more
+    assert only_error(sagelaunch(tmp_path, "submit", saved)) == (
+        f"error: {saved}:{line + 1}:5: not valid JSON: Expecting ',' delimiter"
+    )

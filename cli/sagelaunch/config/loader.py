@@ -222,7 +222,7 @@ def _problem(doc: Document, loc: KeyPath, error: Any, listed: dict[KeyPath, int]
     elif kind == "missing":
         message = f"missing required key {loc[-1]!r}"
     else:
-        message = _pydantic_message(error)
+        message = pydantic_message(error)
     return Problem(file, line, col, format_path(loc), message)
 
 
@@ -264,7 +264,8 @@ def _not_for_strategy(doc: Document, key: str, listed: dict[KeyPath, int], line:
     return f"{key} applies to strategy {' or '.join(owners)}, not {strategy}"
 
 
-def _pydantic_message(error: Any) -> str:
+def pydantic_message(error: Any) -> str:
+    """One pydantic error in our words ("must be", "expected X, got Y"), without its link."""
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] == "string_pattern_mismatch" and error["loc"] == ("name",):
         return "use letters, digits and '-' only (starting and ending with a letter or digit)"
