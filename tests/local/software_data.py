@@ -16,20 +16,26 @@ print("ARGV", json.dumps(sys.argv[1:]))
 """
 
 
-def write_wheel(folder: Path, name: str = "tinypkg", version: str = "0.1") -> Path:
-    """A pure-Python wheel with one module (VALUE = 42, __version__), as a build backend would
-    write it."""
+def write_wheel(
+    folder: Path,
+    name: str = "tinypkg",
+    version: str = "0.1",
+    modules: dict[str, str] | None = None,
+    tag: str = "py3-none-any",
+) -> Path:
+    """A wheel, as a build backend would write it: one package ``name`` (VALUE = 42,
+    __version__), or the files ``modules`` maps to their text."""
     dist = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": f"VALUE = 42\n__version__ = {version!r}\n",
+    files = dict(modules or {f"{name}/__init__.py": f"VALUE = 42\n__version__ = {version!r}\n"})
+    files |= {
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
         f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\n"
-        "Tag: py3-none-any\n",
+        f"Tag: {tag}\n",
     }
     record = [f"{path},sha256={_digest(text)},{len(text.encode())}" for path, text in files.items()]
     files[f"{dist}/RECORD"] = "\n".join([*record, f"{dist}/RECORD,,"]) + "\n"
     folder.mkdir(parents=True, exist_ok=True)
-    wheel = folder / f"{name}-{version}-py3-none-any.whl"
+    wheel = folder / f"{name}-{version}-{tag}.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
         for path, text in files.items():
             archive.writestr(path, text)

@@ -42,6 +42,46 @@ def test_a_requirement_is_installed_once_and_imported(write_config, tmp_path):
     assert "requirements.txt is not installed" not in said
 
 
+# Backports of standard modules, as a requirement pulls them in (typing==3.10.0.0, enum34): each
+# fails if it is ever imported instead of the standard library's module.
+BACKPORTS = {
+    "typing": ("3.10.0.0", {"typing.py": "raise ImportError('typing backport imported')\n"}),
+    "enum34": ("1.1.10", {"enum/__init__.py": "raise ImportError('enum34 imported')\n"}),
+}
+STDLIB_USER = """\
+import enum, sysconfig, typing
+import tinypkg, yaml
+stdlib = sysconfig.get_paths()["stdlib"]
+print("STDLIB", typing.__file__.startswith(stdlib), enum.__file__.startswith(stdlib))
+print("TINYPKG", tinypkg.VALUE, tinypkg.__file__)
+print("YAML", yaml.__version__, yaml.__file__)
+"""
+
+
+def test_a_stdlib_backport_in_requirements_leaves_the_standard_library_in_charge(
+    write_config, tmp_path
+):
+    """In the container pip installs into site-packages, after the standard library: typing and
+    enum34 are inert there, while a package upgrading the venv's (PyYAML 99.0) wins."""
+    config = _importer_config(
+        write_config,
+        tmp_path,
+        "--no-index\n--find-links ./wheels\ntyping==3.10.0.0\nenum34==1.1.10\ntinypkg==0.1\n"
+        "pyyaml==99.0\n",
+    )
+    wheels = tmp_path / "code" / "wheels"
+    for name, (version, modules) in BACKPORTS.items():
+        write_wheel(wheels, name, version, modules)
+    write_wheel(wheels, "pyyaml", "99.0", {"yaml/__init__.py": "__version__ = '99.0'\n"})
+    (tmp_path / "code" / "train.py").write_text(STDLIB_USER)
+    done = run_local(config)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    said = _said(done)
+    envs = str(tmp_path / ".sagelaunch" / "envs")
+    assert "STDLIB True True" in said
+    assert f"TINYPKG 42 {envs}" in said and f"YAML 99.0 {envs}" in said
+
+
 def test_a_package_missing_from_the_index_is_named(write_config, tmp_path):
     missing = "--no-index\n--find-links ./wheels\nno-such-package-sagelaunch==1.0\n"
     config = _importer_config(write_config, tmp_path, missing)

@@ -5,7 +5,8 @@ The training toolkit (sagemaker_training/entry_point.py `install`, modules.py) r
 script starts and in the code folder: `pip install -r requirements.txt` for a script, and
 `pip install . -r requirements.txt` when the folder has a setup.py (a pyproject.toml alone is not
 installed). Here uv installs the same into `.sagelaunch/envs/<content hash>` with `--target`; the
-hosts get that folder on PYTHONPATH and keep this interpreter (and its torch). Packages this venv
+hosts keep this interpreter (and its torch) and get that folder as a site directory after the
+standard library, as the container's site-packages is (overlay_site.py). Packages this venv
 already has are excluded from the resolution (`--excludes`) unless requirements.txt names them,
 as pip leaves satisfied requirements alone, so a dependency on torch never downloads another
 torch. The same requirements give the same hash: a second run installs nothing.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import os
+import py_compile
 import re
 import shutil
 import subprocess
@@ -25,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sagelaunch.errors import UsageError
+from sagelaunch.local import overlay_site
 
 ENVS_DIR = Path(".sagelaunch") / "envs"
 REQUIREMENTS = "requirements.txt"
@@ -264,16 +267,38 @@ def framework_overlay(framework: str, version: str, say: Callable[[str], None]) 
 
 @contextmanager
 def on_path(folders: list[Path]) -> Iterator[None]:
-    """While the hosts' environments are built, the overlays lead this process's PYTHONPATH, so
-    every host process (mpirun's ranks and TF parameter servers included) gets them right after
-    its code folder, where the container's site-packages would be."""
-    before = os.environ.get("PYTHONPATH")
+    """While the hosts' environments are built, this process's environment gives every host
+    process (mpirun's ranks and TF parameter servers included) the overlays as site directories
+    after the standard library, first wins (overlay_site.py): PYTHONPATH leads with the folder
+    holding its sitecustomize.py (after the code folder, which environment.py puts first), and
+    SAGELAUNCH_SITE_PACKAGES names the overlays."""
+    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", overlay_site.VARIABLE)}
     if folders:
-        os.environ["PYTHONPATH"] = os.pathsep.join([*map(str, folders), *filter(None, [before])])
+        before = saved["PYTHONPATH"]
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(site_bootstrap()), *filter(None, [before])])
+        os.environ[overlay_site.VARIABLE] = os.pathsep.join(map(str, folders))
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = before
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def site_bootstrap() -> Path:
+    """ENVS_DIR, holding a copy of overlay_site.py as its sitecustomize.py (with its bytecode:
+    in the sandbox the folder is read-only). The overlays live in it, so a sandbox binding what
+    PYTHONPATH names under /tmp binds them too (the stand-ins are sagelaunch's own files, which
+    it binds anyway); no import asks for their names, which are hashes."""
+    folder = ENVS_DIR.resolve()
+    source = Path(overlay_site.__file__).read_text("utf-8")
+    script = folder / "sitecustomize.py"
+    if not script.is_file() or script.read_text("utf-8") != source:
+        folder.mkdir(parents=True, exist_ok=True)
+        writing = folder / f"sitecustomize.{os.getpid()}.tmp"
+        writing.write_text(source, "utf-8")
+        writing.replace(script)  # two runs at once write the same text
+        py_compile.compile(str(script), doraise=False)
+    return folder

@@ -1,0 +1,79 @@
+"""The hosts' ``sitecustomize``: the software overlays as site directories after the standard
+library, where the container's pip installs into site-packages.
+
+A requirement that pulls in a backport of a standard module (``typing``, ``enum34``'s ``enum``)
+is inert in the container: site-packages comes after the standard library. On PYTHONPATH the
+same overlay would come before it, and the first ``import enum`` (``re`` imports it, and so does
+a .pth file at start-up) would load the backport and fail. So the hosts get only the folder of
+overlays (software.ENVS_DIR) on PYTHONPATH, whose ``sitecustomize.py`` is a copy of this file.
+Python imports it once its own site directories are set up, and it:
+
+- puts the folders named in SAGELAUNCH_SITE_PACKAGES (first wins) right before this venv's
+  site-packages: after the standard library and ahead of the venv's packages, as pip upgrading a
+  package in the container's site-packages replaces the old one;
+- processes their ``.pth`` files, as Python does in a site directory (their folders go last);
+- then runs the ``sitecustomize`` this one hides (the next on sys.path: the venv's, the
+  system's), so the machine's own customisation is not lost.
+
+It imports nothing but what Python's start-up has loaded already (os, sys, site) and the frozen
+importlib machinery.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+
+VARIABLE = "SAGELAUNCH_SITE_PACKAGES"
+
+
+def main() -> None:
+    folders = [folder for folder in os.environ.get(VARIABLE, "").split(os.pathsep) if folder]
+    if folders:
+        add_site_folders(folders)
+    chain(os.path.dirname(os.path.abspath(__file__)))
+
+
+def add_site_folders(folders: list[str]) -> None:
+    """``folders`` on sys.path before the first site directory, each processed as one."""
+    present = {_key(entry) for entry in sys.path}
+    at = _first_site_directory()
+    sys.path[at:at] = [folder for folder in folders if _key(folder) not in present]
+    known = {_key(entry) for entry in sys.path}
+    for folder in folders:
+        site.addsitedir(folder, known)  # its .pth files; the folder is on sys.path already
+
+
+def _first_site_directory() -> int:
+    """Where this interpreter's site-packages start on sys.path (its end when none is on it)."""
+    sites = {_key(folder) for folder in site.getsitepackages()}
+    if site.ENABLE_USER_SITE:
+        sites.add(_key(site.getusersitepackages()))
+    keys = [_key(entry) for entry in sys.path]
+    return next((i for i, key in enumerate(keys) if key in sites), len(keys))
+
+
+def chain(own: str) -> None:
+    """Run the ``sitecustomize`` found after ``own`` on sys.path, as ``sitecustomize``."""
+    from importlib.machinery import PathFinder
+    from importlib.util import module_from_spec
+
+    mine = _key(own)
+    keys = [_key(entry) for entry in sys.path]
+    start = keys.index(mine) + 1 if mine in keys else 0
+    rest = [entry for entry in sys.path[start:] if _key(entry) != mine]
+    spec = PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
+if __name__ == "sitecustomize":
+    main()
