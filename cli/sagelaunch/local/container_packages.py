@@ -66,7 +66,11 @@ TENSORFLOW = {
 SHIPPED = {"pytorch": PYTORCH, "tensorflow": TENSORFLOW}
 # Libraries a container ships that no package index offers: sagelaunch's own stand-ins
 # (container_libraries/), on the hosts' path when the code imports one this venv lacks.
-STAND_INS = {"xgboost": {"sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode"}}
+STAND_INS = {
+    "xgboost": {
+        "sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode, distributed.rabit_run"
+    }
+}
 STAND_INS_DIR = Path(__file__).with_name("container_libraries")
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.MULTILINE)
 

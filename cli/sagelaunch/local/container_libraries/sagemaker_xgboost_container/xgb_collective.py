@@ -1,0 +1,1 @@
+../../../../../entrypoints/xgboost/xgb_collective.py
