@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import smenv
 import torch_mesh
@@ -71,9 +71,9 @@ class TrainConfig:
     checkpoint_every: int = 0
     checkpoint_dir: Path = Path("checkpoints")
     keep_checkpoints: int = 2
-    mp_parameters: str | None = None
+    mp_parameters: dict[str, Any] | None = None  # SMP v2's, as the SDK put them in SM_HPS
     zero_stage: int = 0  # DeepSpeed ZeRO stage; 0 (and no deepspeed_config): no DeepSpeed
-    deepspeed_config: str | None = None
+    deepspeed_config: str | dict[str, Any] | None = None  # a JSON file's name, or the config
     offload_optimizer: Offload = "none"
     offload_params: Offload = "none"
     num_ps: int = 1  # --parallel ps: parameter-server ranks (the first ones)

@@ -5,7 +5,8 @@
 
 The engine comes from ``deepspeed.initialize`` over the process group torch_dist made (from
 torchrun's variables or mpirun's), so the same script runs under either launcher. A
-``--deepspeed_config`` file (a path relative to the code folder) is used as given, with the
+``--deepspeed_config`` file (a path relative to the code folder), or the config itself given as
+a dict hyperparameter (read typed, see shared_hparams.structured), is used as given, with the
 hyperparameters filling what it leaves out or sets to "auto" (micro-batch, accumulation,
 clipping, optimizer); ``--zero_stage`` alone builds the config from the hyperparameters.
 
@@ -54,15 +55,7 @@ def config_path(raw: str, code_dir: Path) -> Path:
 
 def build_config(cfg: torch_config.TrainConfig, precision: str, code_dir: Path) -> dict[str, Any]:
     """The DeepSpeed config: the user's file (if any), completed from the hyperparameters."""
-    user: dict[str, Any] = {}
-    if cfg.deepspeed_config:
-        path = config_path(cfg.deepspeed_config, code_dir)
-        try:
-            user = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise smenv.UsageError(f"--deepspeed_config {path}: cannot be read ({exc})") from None
-        if not isinstance(user, dict):
-            raise smenv.UsageError(f"--deepspeed_config {path}: not a JSON object")
+    user = _user_config(cfg.deepspeed_config, code_dir)
     ours = _from_hyperparameters(cfg, precision)
     merged = {**ours, **{k: v for k, v in user.items() if v != "auto"}}
     for key in ("zero_optimization", "optimizer"):  # nested "auto" values too
@@ -71,6 +64,20 @@ def build_config(cfg: torch_config.TrainConfig, precision: str, code_dir: Path) 
     merged.setdefault("checkpoint", {}).setdefault("use_node_local_storage", True)
     merged.pop("train_batch_size", None)  # derived: micro-batch × accumulation × world size
     return merged
+
+
+def _user_config(given: str | dict[str, Any] | None, code_dir: Path) -> dict[str, Any]:
+    """The config the job gave: inline (a dict hyperparameter), or a JSON file's."""
+    if isinstance(given, dict) or not given:
+        return dict(given or {})
+    path = config_path(given, code_dir)
+    try:
+        user = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise smenv.UsageError(f"--deepspeed_config {path}: cannot be read ({exc})") from None
+    if not isinstance(user, dict):
+        raise smenv.UsageError(f"--deepspeed_config {path}: not a JSON object")
+    return user
 
 
 def _without_auto(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 import torch
 import torch.distributed as dist
 
+import shared_hparams as hp
 import smenv
 
 SMDDP_KEY = "sagemaker_distributed_dataparallel_enabled"
@@ -143,16 +144,18 @@ def smddp_requested(env: smenv.SageMakerEnv) -> bool:
     return any(_truthy(v) for v in sources if v is not None)
 
 
-def mp_parameters(env: smenv.SageMakerEnv, from_cli: str | None) -> dict[str, Any] | None:
-    """SMP v2's parameters, from the command line, SM_HPS or SM_HP_MP_PARAMETERS; None if absent."""
-    raw: object = from_cli
-    if raw is None:
-        raw = env.hyperparameters.get("mp_parameters", env.environ.get("SM_HP_MP_PARAMETERS"))
-    if raw is None:
-        return None
-    value = smenv.decode_value(raw) if isinstance(raw, str) else raw
-    if not isinstance(value, dict):
-        raise smenv.UsageError(f"mp_parameters must be a JSON object, got {raw!r}")
+def mp_parameters(
+    env: smenv.SageMakerEnv, from_cli: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """SMP v2's parameters: the command line's (decoded by torch_hparams), else SM_HPS's or
+    SM_HP_MP_PARAMETERS' (a job started without the toolkit's arguments); None if absent."""
+    if from_cli is not None:
+        return from_cli
+    value = hp.structured("mp_parameters", None, env)
+    if isinstance(value, str):  # a JSON object passed as a string hyperparameter
+        value = hp.literal(value)
+    if value is not None and not isinstance(value, dict):
+        raise smenv.UsageError(f"mp_parameters must be a JSON object, got {value!r}")
     return value
 
 

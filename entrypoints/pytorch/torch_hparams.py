@@ -1,9 +1,11 @@
 """The PyTorch entry point's hyperparameters, read the way SageMaker passes them.
 
 SageMaker puts every hyperparameter on the command line as ``--key value``: booleans as
-``True``, strings sometimes JSON-quoted, and keys meant for other tools alongside ours. So values
-are decoded leniently, unknown keys are ignored with a warning, and bad values fail before any
-work with a one-line UsageError (which smenv.run turns into the failure file).
+``True``, strings sometimes JSON-quoted, dicts as ``k=v,k=v`` (``mp_parameters``, a
+``deepspeed_config`` given inline: read typed from SM_HPS, see shared_hparams.structured), and
+keys meant for other tools alongside ours. So values are decoded leniently, unknown keys are
+ignored with a warning, and bad values fail before any work with a one-line UsageError (which
+smenv.run turns into the failure file).
 """
 
 from __future__ import annotations
@@ -54,9 +56,10 @@ HELP = {
     "warmup_steps": "--benchmark: steps excluded from the measurement",
     "checkpoint_dir": "where checkpoints go and resume from",
     "keep_checkpoints": "complete checkpoints kept",
-    "mp_parameters": "SMP v2 parameters (JSON), set by SageMaker",
+    "mp_parameters": "SMP v2 parameters (JSON object or k=v,k=v), set by SageMaker",
     "zero_stage": "DeepSpeed ZeRO stage 1, 2 or 3 (0: no DeepSpeed)",
-    "deepspeed_config": "DeepSpeed JSON config, relative to the code folder",
+    "deepspeed_config": "DeepSpeed config: a JSON file relative to the code folder, or the "
+    "config itself (a dict hyperparameter)",
     "offload_optimizer": "ZeRO: optimizer state on",
     "offload_params": "ZeRO-3: parameters on",
     "num_ps": "--parallel ps: parameter-server ranks (the first ones)",
@@ -95,11 +98,12 @@ NON_NEGATIVE = (
 
 
 def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> torch_config.TrainConfig:
-    args, unknown = build_parser(env).parse_known_args(list(argv))
+    args, unknown = build_parser(env).parse_known_args(hp.without_nulls(argv))
     ignored = [item for item in unknown if item.startswith("--")]
     if ignored:
         torch_dist.warn(f"ignoring unknown hyperparameters: {' '.join(ignored)}")
     validate(args)
+    hp.decode_structured(args, torch_config.TrainConfig, env)
     return torch_config.TrainConfig(**vars(args))
 
 

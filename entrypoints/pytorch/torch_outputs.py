@@ -32,7 +32,7 @@ def metric_line(
 def hyperparameters(cfg: torch_config.TrainConfig) -> dict[str, Any]:
     """The run's settings as metrics.json records them (JSON values; unset ones left out)."""
     return {
-        k: v if isinstance(v, int | float | str) else str(v)
+        k: v if isinstance(v, int | float | str | dict) else str(v)
         for k, v in dataclasses.asdict(cfg).items()
         if v is not None
     }

@@ -9,13 +9,25 @@ strings sometimes JSON-quoted. The converters below decode all of these; bad val
 any work (argparse reports them through smenv.UsageError, which becomes the failure file).
 ``add_options`` builds a script's parser from its config dataclass, the one owner of each
 option's default and choices. Standard library only (plus smenv).
+
+The training toolkit writes each decoded value with ``str()`` (``mapping.to_cmd_args``): ``None``
+as an empty argument (the option keeps its default: ``without_nulls``), a list as its Python
+repr (``['auc', 'logloss']``), a dict as ``k=v,k=v`` with sorted keys and each value
+``str()``-ed (``sm_activation_offloading=False``, nested dicts as reprs). That rendering loses
+types, so a dict- or list-valued hyperparameter is read with ``structured``: the typed value from
+``SM_HPS`` / ``SM_HP_<NAME>`` (JSON, exact) when the command line carries exactly its
+rendering, else the command line decoded (``literal``, ``pairs``). Every entry point reads its
+structured hyperparameters through it.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+import json
 import math
+import re
 import sys
 import types
 import typing
@@ -60,6 +72,120 @@ def flag(raw: str) -> bool:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+# ---------------------------------------------------- structured values: dicts, lists, reprs
+
+_MISSING: Any = object()
+_PYTHON_CONSTANTS = {"True": True, "False": False, "None": None}
+# In a rendered dict, a comma outside brackets that precedes the next ``key=`` ends a value.
+_NEXT_KEY = re.compile(r"\s*[^\s=,'\"()\[\]{}]+=")
+
+
+def rendered(value: object) -> str:
+    """``value`` as the toolkit's ``to_cmd_args`` writes it on the command line."""
+    if value is None:
+        return ""
+    if isinstance(value, Mapping):
+        return ",".join(f"{key}={item}" for key, item in sorted(value.items()))
+    return str(value)
+
+
+def literal(raw: str) -> object:
+    """One rendered value: JSON (SageMaker's encoding), else the Python repr the toolkit's
+    ``str()`` wrote (``True``, ``None``, ``['auc', 'logloss']``, ``{'stage': 3}``), else text."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        pass
+    stripped = raw.strip()
+    if stripped in _PYTHON_CONSTANTS:
+        return _PYTHON_CONSTANTS[stripped]
+    if stripped[:1] in ("[", "(", "{"):
+        try:
+            return ast.literal_eval(stripped)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+    return raw
+
+
+def pairs(raw: str, name: str) -> dict[str, object]:
+    """A dict as ``to_cmd_args`` renders it (``k=v,k=v``), each value decoded by ``literal``.
+    Commas inside brackets or not followed by ``key=`` stay in the value; a string value that
+    itself holds ``,key=`` cannot be told apart (the typed value in SM_HPS can)."""
+    result: dict[str, object] = {}
+    for piece in _split_pairs(raw):
+        key, equals, value = piece.partition("=")
+        if not equals or not key.strip():
+            raise smenv.UsageError(f"--{name}: expected a JSON object or k=v,k=v, got {raw!r}")
+        result[key.strip()] = literal(value)
+    return result
+
+
+def _split_pairs(raw: str) -> list[str]:
+    pieces, start, depth, quote, escaped = [], 0, 0, "", False
+    for i, char in enumerate(raw):
+        if quote:  # inside a repr's quoted string: only its unescaped closing quote matters
+            quote = "" if char == quote and not escaped else quote
+            escaped = char == "\\" and not escaped
+        elif depth and char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif char == "," and not depth and _NEXT_KEY.match(raw, i + 1):
+            pieces.append(raw[start:i])
+            start = i + 1
+    return [*pieces, raw[start:]]
+
+
+def from_environment(name: str, env: smenv.SageMakerEnv) -> Any:
+    """A hyperparameter's typed value as the toolkit exports it (SM_HPS, else SM_HP_<NAME>, JSON
+    for anything but a string); ``_MISSING`` when neither has it."""
+    if name in env.hyperparameters:
+        return env.hyperparameters[name]
+    raw = env.environ.get(f"SM_HP_{name.upper()}")
+    return _MISSING if raw is None else smenv.decode_value(raw)
+
+
+def structured(name: str, raw: str | None, env: smenv.SageMakerEnv) -> Any:
+    """A hyperparameter that may hold a dict or list: the typed value from the environment when
+    the command line carries exactly its rendering (or nothing), else the command line decoded
+    (``literal``; ``pairs`` for ``k=v`` text). None when neither has it."""
+    typed = from_environment(name, env)
+    if raw is None or (typed is not _MISSING and rendered(typed) == raw):
+        return None if typed is _MISSING else typed
+    value = literal(raw)
+    if isinstance(value, str) and _NEXT_KEY.match(value):
+        return pairs(value, name)
+    return value
+
+
+def decode_structured(args: argparse.Namespace, config: type, env: smenv.SageMakerEnv) -> None:
+    """Turn the text of ``config``'s dict-typed options into dicts (``structured``); a field
+    typed ``str | dict`` keeps text that is no rendered dict as it came (a file name)."""
+    hints = typing.get_type_hints(config)
+    for field in dataclasses.fields(config):
+        members = _members(hints[field.name])
+        if dict not in members:
+            continue
+        raw = getattr(args, field.name)
+        value = structured(field.name, raw, env)
+        if value is not None and not isinstance(value, dict):
+            if str not in members:
+                raise smenv.UsageError(
+                    f"--{field.name} must be a JSON object or k=v,k=v, got {raw!r}"
+                )
+            value = raw
+        setattr(args, field.name, value)
+
+
+def _members(hint: Any) -> tuple[Any, ...]:
+    """The types a field may hold (``dict[str, Any] | None`` -> ``(dict,)``)."""
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    found = typing.get_args(hint) if union else (hint,)
+    return tuple(typing.get_origin(t) or t for t in found if t is not type(None))
+
+
 # Help for the shared vocabulary; each script's config dataclass holds the defaults.
 SHARED_HELP = {
     "max_steps": "steps (0: --epochs)",
@@ -85,17 +211,19 @@ def add_options(
     the environment, a registry of another module); ``help`` must describe every field."""
     hints = typing.get_type_hints(config)
     for field in dataclasses.fields(config):
-        decode, literal = _decoder(hints[field.name])
+        decode, literal_values = _decoder(hints[field.name])
         default = (defaults or {}).get(field.name, field.default)
         name, text_ = f"--{field.name}", {**SHARED_HELP, **help}[field.name]
         if decode is flag:  # bare `--flag` locally, `--flag True` from SageMaker
             parser.add_argument(name, type=flag, nargs="?", const=True, default=default, help=text_)
             continue
-        allowed = (choices or {}).get(field.name, literal)
+        allowed = (choices or {}).get(field.name, literal_values)
         parser.add_argument(name, type=decode, default=default, choices=allowed, help=text_)
 
 
 def _decoder(hint: Any) -> tuple[Callable[[str], Any], tuple[str, ...] | None]:
+    if dict in _members(hint):
+        return text, None  # the text, made a dict by decode_structured once the env is known
     if typing.get_origin(hint) in (typing.Union, types.UnionType):  # X | None
         hint = next(arg for arg in typing.get_args(hint) if arg is not type(None))
     if typing.get_origin(hint) is typing.Literal:
@@ -128,12 +256,25 @@ def check_shared(
         raise smenv.UsageError(f"--lr must be positive, got {args.lr}")
 
 
+def without_nulls(argv: Sequence[str]) -> list[str]:
+    """``argv`` less the options the toolkit wrote with an empty value: it renders a YAML null
+    (and an empty string or dict) as ``--key ""``, which is to keep the option's default."""
+    kept: list[str] = []
+    for token in argv:
+        if token == "" and kept and kept[-1].startswith("-"):
+            kept.pop()
+        else:
+            kept.append(token)
+    return kept
+
+
 def parse_known(
     parser: argparse.ArgumentParser, argv: Sequence[str]
 ) -> tuple[argparse.Namespace, list[str]]:
     """Parse, returning the unknown ``--keys`` (warned about, never fatal: SageMaker passes keys
-    meant for other tools, such as the TensorFlow estimator's model_dir, alongside ours)."""
-    args, unknown = parser.parse_known_args(list(argv))
+    meant for other tools, such as the TensorFlow estimator's model_dir, alongside ours); an
+    option with an empty value keeps its default (``without_nulls``)."""
+    args, unknown = parser.parse_known_args(without_nulls(argv))
     ignored = [item for item in unknown if item.startswith("--")]
     if ignored:
         print(f"warning: ignoring unknown hyperparameters: {' '.join(ignored)}", file=sys.stderr)

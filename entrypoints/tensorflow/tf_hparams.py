@@ -70,4 +70,5 @@ def parse_args(argv: Sequence[str], env: smenv.SageMakerEnv) -> TfConfig:
     args, _ = hp.parse_known(build_parser(env), argv)
     positive = ("hidden", "features", "num_samples", "log_every", "keep_checkpoints")
     hp.check_shared(args, at_least_one=positive)
+    hp.decode_structured(args, TfConfig, env)  # dict-typed options, should TfConfig gain one
     return TfConfig(**vars(args))

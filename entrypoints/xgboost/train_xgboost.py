@@ -196,8 +196,8 @@ def _try_load(
 
 def main(argv: Sequence[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    settings = parse_hyperparameters(argv)
     env = smenv.current()
+    settings = parse_hyperparameters(argv, env)
     if env.current_host not in env.hosts:
         raise smenv.UsageError(
             f"SM_CURRENT_HOST {env.current_host!r} is not in SM_HOSTS {env.hosts}"

@@ -2,11 +2,17 @@
 
 SageMaker passes each as ``--key value``; script-mode jobs may JSON-encode values
 (``"\\"reg:squarederror\\""``), so every value goes through the shared decoders
-(shared_hparams, over ``smenv.decode_value``).
+(shared_hparams, over ``smenv.decode_value``). The toolkit writes a list as its Python repr
+(``eval_metric: [auc, logloss]`` arrives as ``['auc', 'logloss']``) and a dict as ``k=v,k=v``,
+so XGBoost's parameters are read with ``shared_hparams.structured`` (typed from SM_HPS when the
+command line is their rendering). The XGBoost container's script mode passes the same command
+line (its training.py runs the script with the toolkit's ``to_cmd_args``); its built-in algorithm
+instead reads hyperparameters.json, where eval_metric is a comma-separated string.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -76,9 +82,11 @@ def _parser() -> smenv.ArgumentParser:
     return parser
 
 
-def parse_hyperparameters(argv: Sequence[str]) -> Settings:
-    """Split the command line into this script's settings and XGBoost's parameters."""
-    known, rest = _parser().parse_known_args(list(argv))
+def parse_hyperparameters(argv: Sequence[str], env: smenv.SageMakerEnv | None = None) -> Settings:
+    """Split the command line into this script's settings and XGBoost's parameters (``env``'s
+    SM_HPS gives dict and list values their types)."""
+    env = env or smenv.current()
+    known, rest = _parser().parse_known_args(hp.without_nulls(argv))  # null: the default
     if known.num_round < 1:
         raise smenv.UsageError("num_round must be at least 1")
     if known.early_stopping_rounds < 0 or known.checkpoint_every < 0:
@@ -91,7 +99,11 @@ def parse_hyperparameters(argv: Sequence[str]) -> Settings:
         tracker_port=known.tracker_port,
         checkpoint_every=known.checkpoint_every,
         content_type=known.content_type,
-        params=[param for key, value in _pairs(rest) for param in booster_params(key, value)],
+        params=[
+            param
+            for key, raw in _pairs(rest)
+            for param in booster_params(key, hp.structured(key, raw, env))
+        ],
     )
 
 
@@ -108,19 +120,23 @@ def _pairs(tokens: Sequence[str]) -> Iterator[tuple[str, str]]:
         yield key.replace("-", "_"), value
 
 
-def booster_params(key: str, raw: str) -> list[Param]:
-    """One hyperparameter as XGBoost parameters: numbers and booleans typed, JSON strings
-    unquoted, ``eval_metric`` lists (JSON or comma-separated) repeated, null dropped."""
-    value = smenv.decode_value(raw)
+def booster_params(key: str, value: object) -> list[Param]:
+    """One decoded hyperparameter as XGBoost parameters: the toolkit's ``True``/``False`` typed,
+    null and empty dropped, ``eval_metric`` lists (or comma-separated names) repeated, a list of
+    ``monotone_constraints`` as the tuple XGBoost reads (it refuses ``[1, -1]``), other lists
+    as JSON text (XGBoost's Python layer would map their items as feature names); a dict (e.g.
+    monotone_constraints by feature name) as it is, for XGBoost's Python layer to map."""
     if isinstance(value, str) and value.lower() in ("true", "false"):
         value = value.lower() == "true"  # the toolkit writes Python's True / False
-    if value is None:
+    if value is None or value == "":
         return []
     if key == "eval_metric":
-        names = value if isinstance(value, list) else str(value).split(",")
+        names = value if isinstance(value, list | tuple) else str(value).split(",")
         return [(key, str(name).strip()) for name in names if str(name).strip()]
-    if isinstance(value, list | dict):
-        return [(key, raw)]  # constraints such as "[[0,1],[2,3]]": XGBoost reads the text
+    if key == "monotone_constraints" and isinstance(value, list):
+        return [(key, tuple(value))]
+    if isinstance(value, list | tuple):
+        return [(key, json.dumps(value))]  # e.g. interaction_constraints: XGBoost reads JSON
     if isinstance(value, bool):
         return [(key, str(value).lower())]
     return [(key, value)]

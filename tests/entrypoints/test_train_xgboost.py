@@ -138,7 +138,7 @@ def test_hyperparameters_are_typed_and_passed_through(entrypoints):
         ("max_depth", 6),
         ("eval_metric", "auc"),
         ("eval_metric", "logloss"),
-        ("monotone_constraints", "[1,-1]"),
+        ("monotone_constraints", (1, -1)),  # the tuple XGBoost reads (it refuses "[1,-1]")
         ("validate_parameters", "true"),
         ("alpha", 0.5),
     ]
