@@ -1,16 +1,120 @@
-"""CreateTrainingJob's limits on hyperparameters and environment, checked where the config
-writes them: by `validate` on the config, by `plan` on the request the SDK builds (its own
-sagemaker_* hyperparameters counted). The oracles: botocore's loaded service model and the SDK."""
+"""The API's limits as data (data/api_limits.json): the file is what the installed botocore's
+model says, every limit of the two requests is accounted for (config.request_limits), and the
+few numbers and patterns still written in code equal the model's. Then CreateTrainingJob's
+limits on hyperparameters and environment, checked where the config writes them: by `validate`
+on the config, by `plan` on the request the SDK builds (its own sagemaker_* hyperparameters
+counted). The oracles: botocore's loaded service model and the SDK."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from sagelaunch.config.api_limits import map_limits
+from sagelaunch.config import api_limits, request_limits
+from sagelaunch.config.api_limits import limit, limits, map_limits, python_pattern
 from sagelaunch.config.loader import load
 from sagelaunch.config.rules import RULES
+
+
+def botocore_limits() -> dict[str, dict[str, Any]]:
+    """Every string, list and map limit of the two requests, walked in botocore's own loaded
+    model (its Shape objects): an oracle independent of the generator's reading of the JSON."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    found: dict[str, dict[str, Any]] = {}
+
+    def walk(shape, path: str, within: tuple[str, ...]) -> None:
+        meta = shape.metadata
+        if shape.type_name in ("string", "list", "map") and ({"min", "max", "pattern"} & set(meta)):
+            entry = {"shape": shape.name, "type": shape.type_name, "min": meta.get("min", 0)}
+            entry.update({k: meta[k] for k in ("max", "pattern") if k in meta})
+            found[path] = entry
+        if shape.name in within:
+            return
+        inside = (*within, shape.name)
+        if shape.type_name == "structure":
+            for name, member in shape.members.items():
+                walk(member, f"{path}.{name}", inside)
+        elif shape.type_name == "list":
+            walk(shape.member, f"{path}[]", inside)
+        elif shape.type_name == "map":
+            walk(shape.key, path + "{key}", inside)
+            walk(shape.value, path + "{value}", inside)
+
+    for operation in api_limits.OPERATIONS:
+        walk(model.operation_model(operation).input_shape, operation, ())
+    return found
+
+
+def test_the_data_file_is_the_installed_botocores_model():
+    """Regenerate with `python -m sagelaunch.config.api_limits` when botocore changes them."""
+    written = json.loads(api_limits.LIMITS_FILE.read_text(encoding="utf-8"))
+    assert written["limits"] == api_limits.generate(api_limits.service_shapes())
+    assert written["limits"] == botocore_limits()
+    assert written["source"].startswith("botocore ") and "service-2.json" in written["source"]
+
+
+def test_validate_reads_the_data_file_not_botocore():
+    """The model is 4 MB of JSON (a fifth of a second to parse): validate reads the data."""
+    api_limits.service_shapes.cache_clear()
+    api_limits.limits.cache_clear()
+    assert limit("CreateTrainingJob.Tags").max == 50
+    assert api_limits.service_shapes.cache_info().currsize == 0
+
+
+def test_every_limit_of_the_two_requests_is_accounted_for():
+    """Checked by request_limits.CHECKS, by a rule of its own, as the twin of a
+    CreateTrainingJob field, or out of a config's reach, with the reason."""
+    kinds = {path: request_limits.classify(path) for path in limits()}
+    assert [path for path, (kind, _) in kinds.items() if kind == "unaccounted"] == []
+    for path, (kind, detail) in kinds.items():
+        if kind == "twin":  # the same config key, so the same limit must hold
+            twin = limit(detail)
+            assert (twin.min, twin.max, twin.pattern) == (
+                limit(path).min,
+                limit(path).max,
+                limit(path).pattern,
+            ), path
+            assert request_limits.classify(detail)[0] != "twin"
+        elif kind == "elsewhere" and not detail.startswith("model:"):
+            assert detail in RULES, (path, detail)
+    checked = [check.path for check in request_limits.CHECKS]
+    assert len(checked) == len(set(checked)) and set(checked) <= set(limits())
+    assert set(request_limits.ELSEWHERE) <= set(limits())
+
+
+def test_the_checked_patterns_are_told_in_python():
+    for check in request_limits.CHECKS:
+        found = limit(check.path)
+        if check.pattern and found.pattern:
+            assert python_pattern(found.pattern) is not None, (check.path, found.pattern)
+
+
+def test_the_numbers_and_patterns_still_in_code_are_the_models():
+    """Rules that predate the data file keep their constants (the config model's schema needs
+    them at import): each equals the model's."""
+    from sagelaunch import naming
+    from sagelaunch.config.rules import resources
+    from sagelaunch.config.sweep import Tuning, WarmStart
+
+    name = limit("CreateTrainingJob.TrainingJobName")
+    assert (name.max, f"^{name.pattern}$") == (naming.MAX_JOB_NAME, naming.JOB_NAME_PATTERN)
+    tuning = limit("CreateHyperParameterTuningJob.HyperParameterTuningJobName")
+    assert tuning.max == naming.MAX_TUNING_JOB_NAME
+    base_name = Tuning.model_fields["base_name"].metadata
+    assert any(getattr(m, "pattern", None) == f"^{tuning.pattern}$" for m in base_name)
+    parents = WarmStart.model_fields["parents"].metadata
+    most = limit("CreateHyperParameterTuningJob.WarmStartConfig.ParentHyperParameterTuningJobs")
+    assert any(getattr(m, "max_length", None) == most.max for m in parents)
+    assert resources.ROLE_ARN.pattern == f"^{limit('CreateTrainingJob.RoleArn').pattern}$"
+    s3 = limit("CreateTrainingJob.OutputDataConfig.S3OutputPath")
+    assert resources.S3_URI.pattern == f"^{s3.pattern}$"
+    channel = limit("CreateTrainingJob.InputDataConfig[].ChannelName")
+    assert channel.pattern.endswith("]+") and (channel.min, channel.max) == (1, 64)
+    assert resources.CHANNEL_NAME.pattern == f"^{channel.pattern[:-1]}{{1,64}}$"
 
 
 def model_shape(member: str):

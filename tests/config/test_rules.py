@@ -182,6 +182,11 @@ CASES = {
         "must match the API's pattern",
         {"environment": {"MY_VAR": "1"}},
     ),
+    "api_request_limits": (
+        {"tags": {"aws:team": "vision"}},
+        "AWS reserves the aws: prefix",
+        {"tags": {"team": "vision"}},
+    ),
     "deepspeed_needs_a_launcher": (
         {"compute": P4D, "hyperparameters": {"zero_stage": 3}},
         "runs under a distributed launcher, not strategy none",

@@ -1,8 +1,16 @@
-"""Limits of the CreateTrainingJob API, read from botocore's service model as data.
+"""Limits of the CreateTrainingJob and CreateHyperParameterTuningJob APIs, from botocore's service
+model, as data.
 
-The service enforces them (botocore does not, client-side); reading the very model that
-`plan` validates against keeps one owner for each number. Read without importing botocore, so
-`validate` stays on the fast path; only configs that use a limited key pay for the read.
+The service enforces them (botocore does not, client-side), so each one a config breaks is a
+refused job. Every string, list and map limit of the two requests (lengths, member counts,
+patterns) is generated into `data/api_limits.json` from the SageMaker model botocore ships
+(`python -m sagelaunch.config.api_limits` writes it; tests/config/test_api_limits.py checks that it
+equals what the installed botocore says), so no number is copied by hand and `validate` reads a
+few kilobytes instead of botocore's 4 MB model (about 0.2 s to parse), without importing botocore.
+
+A limit's path names a request member: ``CreateTrainingJob.Tags`` (the list),
+``CreateTrainingJob.Tags[].Key`` (a member of each element), ``CreateTrainingJob.Environment{key}``
+and ``{value}`` (a map's keys and values).
 """
 
 from __future__ import annotations
@@ -13,34 +21,94 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from sagelaunch.config.sdk_data import package_dir
 
+LIMITS_FILE = Path(__file__).resolve().parent.parent / "data" / "api_limits.json"
+OPERATIONS = ("CreateTrainingJob", "CreateHyperParameterTuningJob")
+SERVICE = "sagemaker"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """What the model allows at one request path: a string's length and pattern, or a list's or
+    a map's number of members."""
+
+    path: str
+    shape: str
+    type: str  # string | list | map
+    min: int = 0
+    max: int | None = None
+    pattern: str = ""  # the model's (Java) pattern, matched against the whole string
+
+    @property
+    def operation(self) -> str:
+        return self.path.split(".", 1)[0]
+
+    @property
+    def member(self) -> str:
+        """The path below the operation, e.g. ``Tags[].Key``."""
+        return self.path.split(".", 1)[1]
+
 
 @cache
-def service_shapes() -> dict[str, Any]:
-    """The SageMaker service model's shapes (the newest API version botocore ships)."""
-    folder = max((package_dir("botocore") / "data" / "sagemaker").iterdir())
-    plain, packed = folder / "service-2.json", folder / "service-2.json.gz"
-    raw = plain.read_bytes() if plain.is_file() else gzip.decompress(packed.read_bytes())
-    return dict(json.loads(raw)["shapes"])
+def limits() -> dict[str, Limit]:
+    """Every limit of the two requests, by path (`data/api_limits.json`)."""
+    data = json.loads(LIMITS_FILE.read_text(encoding="utf-8"))
+    return {path: Limit(path, **fields) for path, fields in data["limits"].items()}
+
+
+def limit(path: str) -> Limit:
+    return limits()[path]
+
+
+@cache
+def _by_shape() -> dict[str, Limit]:
+    return {found.shape: found for found in limits().values()}
 
 
 def bounds(shape: str) -> tuple[int, int]:
-    """(min, max) of a list's length or a string's length, as the model states them."""
-    found = service_shapes()[shape]
-    return int(found.get("min", 0)), int(found["max"])
+    """(min, max) of a list's length or a string's length, by the model's shape name."""
+    found = _by_shape()[shape]
+    assert found.max is not None, shape
+    return found.min, found.max
 
 
-def members(shape: str) -> list[str]:
-    """A structure's member names, in the model's order."""
-    return list(service_shapes()[shape]["members"])
+# The model's patterns are Java regular expressions. Python's `re` lacks the \p{...} classes
+# the tag patterns use; each becomes a Python class that holds at least what the Java one does
+# (\w: letters, digits, marks of numbers and '_'; \s: separators and other spaces), so a value
+# Python refuses is one the service refuses too. A pattern with any other \p{...} is not
+# checked (`python_pattern` returns None; the fence test lists those in use).
+_JAVA_CLASSES = {r"\p{L}": r"\w", r"\p{N}": r"\w", r"\p{Z}": r"\s", r"\p{Alnum}": "a-zA-Z0-9"}
+
+
+@cache
+def python_pattern(java: str) -> re.Pattern[str] | None:
+    """The model's pattern as a Python regular expression to `fullmatch` (the service matches
+    whole strings); None when it cannot be told in Python."""
+    text = java
+    for java_class, python_class in _JAVA_CLASSES.items():
+        text = text.replace(java_class, python_class)
+    if r"\p{" in text or r"\P{" in text:
+        return None
+    try:
+        return re.compile(text)
+    except re.error:
+        return None
+
+
+def matches(found: Limit, value: str) -> bool:
+    """Whether ``value`` matches the limit's pattern (True when there is none, or it cannot be
+    told in Python)."""
+    pattern = python_pattern(found.pattern) if found.pattern else None
+    return pattern is None or pattern.fullmatch(value) is not None
 
 
 @dataclass(frozen=True)
 class MapLimits:
-    """What CreateTrainingJob's model allows in one of its string-to-string maps."""
+    """What a request allows in one of its string-to-string maps."""
 
     member: str  # e.g. "HyperParameters"
     entries: int
@@ -52,17 +120,18 @@ class MapLimits:
 
 @cache
 def map_limits(member: str, operation: str = "CreateTrainingJob") -> MapLimits:
-    """The limits of ``operation``'s map ``member``, as the model states them."""
-    shapes = service_shapes()
-    found = shapes[shapes[f"{operation}Request"]["members"][member]["shape"]]
-    key, value = shapes[found["key"]["shape"]], shapes[found["value"]["shape"]]
+    """The limits of ``operation``'s map ``member`` (a path below the operation, e.g.
+    ``TrainingJobDefinition.Environment``), as the model states them."""
+    path = f"{operation}.{member}"
+    found, key, value = limit(path), limit(path + "{key}"), limit(path + "{value}")
+    assert found.max is not None and key.max is not None and value.max is not None, path
     return MapLimits(
-        member=member,
-        entries=int(found["max"]),
-        key_length=int(key["max"]),
-        key_pattern=key.get("pattern", ""),
-        value_length=int(value["max"]),
-        value_pattern=value.get("pattern", ""),
+        member=member.rsplit(".", 1)[-1],
+        entries=found.max,
+        key_length=key.max,
+        key_pattern=key.pattern,
+        value_length=value.max,
+        value_pattern=value.pattern,
     )
 
 
@@ -78,7 +147,7 @@ def map_violations(limits: MapLimits, mapping: Mapping[str, str]) -> Iterator[tu
                     f"{limits.key_length}"
                 ),
             )
-        elif limits.key_pattern and not re.fullmatch(limits.key_pattern, key):
+        elif limits.key_pattern and not _fullmatch(limits.key_pattern, key):
             yield key, f"{limits.member} keys must match the API's pattern {limits.key_pattern}"
         if len(value) > limits.value_length:
             yield (
@@ -88,5 +157,92 @@ def map_violations(limits: MapLimits, mapping: Mapping[str, str]) -> Iterator[tu
                     f"{limits.value_length}"
                 ),
             )
-        elif limits.value_pattern and not re.fullmatch(limits.value_pattern, value):
+        elif limits.value_pattern and not _fullmatch(limits.value_pattern, value):
             yield key, f"the value must match the API's pattern {limits.value_pattern}"
+
+
+def _fullmatch(java: str, value: str) -> bool:
+    pattern = python_pattern(java)
+    return pattern is None or pattern.fullmatch(value) is not None
+
+
+# --- Generating data/api_limits.json from botocore's model (never on the validate path) ---
+
+
+def model_file() -> Path:
+    """botocore's SageMaker service model: the newest API version it ships."""
+    folder = max((package_dir("botocore") / "data" / SERVICE).iterdir())
+    plain = folder / "service-2.json"
+    return plain if plain.is_file() else folder / "service-2.json.gz"
+
+
+@cache
+def service_shapes() -> dict[str, Any]:
+    """The SageMaker service model's shapes, read as data (no botocore import)."""
+    path = model_file()
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return dict(json.loads(raw)["shapes"])
+
+
+def generate(shapes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every string, list and map limit of the two requests, by path, from the model's shapes."""
+    found: dict[str, dict[str, Any]] = {}
+    for operation in OPERATIONS:
+        _walk(shapes, f"{operation}Request", operation, (), found)
+    return found
+
+
+def _walk(
+    shapes: Mapping[str, Any],
+    name: str,
+    path: str,
+    within: tuple[str, ...],
+    found: dict[str, dict[str, Any]],
+) -> None:
+    shape = shapes[name]
+    kind = shape["type"]
+    if kind in ("string", "list", "map") and any(k in shape for k in ("min", "max", "pattern")):
+        entry: dict[str, Any] = {"shape": name, "type": kind, "min": int(shape.get("min", 0))}
+        if "max" in shape:
+            entry["max"] = int(shape["max"])
+        if "pattern" in shape:
+            entry["pattern"] = shape["pattern"]
+        found[path] = entry
+    if name in within:  # a recursive shape: its members are listed once
+        return
+    within = (*within, name)
+    if kind == "structure":
+        for member, spec in shape["members"].items():
+            _walk(shapes, spec["shape"], f"{path}.{member}", within, found)
+    elif kind == "list":
+        _walk(shapes, shape["member"]["shape"], f"{path}[]", within, found)
+    elif kind == "map":
+        _walk(shapes, shape["key"]["shape"], path + "{key}", within, found)
+        _walk(shapes, shape["value"]["shape"], path + "{value}", within, found)
+
+
+def generated_file() -> dict[str, Any]:
+    """The contents of data/api_limits.json, from the installed botocore."""
+    version = (package_dir("botocore") / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r"^__version__ = ['\"]([^'\"]+)['\"]", version, re.MULTILINE)
+    model = model_file()
+    relative = model.relative_to(package_dir("botocore").parent).as_posix()
+    return {
+        "source": (
+            f"botocore {match.group(1) if match else '?'}: {relative} (the service model botocore "
+            "validates requests against); written by `python -m sagelaunch.config.api_limits`, "
+            "checked against the installed botocore by tests/config/test_api_limits.py"
+        ),
+        "limits": generate(service_shapes()),
+    }
+
+
+def main() -> None:
+    """Write data/api_limits.json from the installed botocore."""
+    text = json.dumps(generated_file(), indent=1, sort_keys=True, ensure_ascii=False)
+    LIMITS_FILE.write_text(text + "\n", encoding="utf-8")
+    print(f"wrote {LIMITS_FILE} ({len(limits.__wrapped__())} limits)")
+
+
+if __name__ == "__main__":
+    main()

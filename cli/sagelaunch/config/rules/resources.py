@@ -220,3 +220,12 @@ def api_map_limits(loaded: LoadedConfig) -> Iterator[Problem]:
     """CreateTrainingJob's limits on hyperparameters and environment (entries, key and value
     lengths and patterns, from botocore's model): the service refuses a request over any."""
     yield from request_limits.config_problems(loaded)
+
+
+@rule
+def api_request_limits(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Every other length, pattern and member count of CreateTrainingJob and
+    CreateHyperParameterTuningJob a config writes (tags, metrics, channels, VPC, KMS keys,
+    Debugger, TensorBoard, experiments, tuning ranges; botocore's model, read as data), and the
+    reserved aws: tag prefix: the service refuses a request over any."""
+    yield from request_limits.limit_problems(loaded)
