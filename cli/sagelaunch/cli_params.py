@@ -1,4 +1,5 @@
-"""Plain command-line values converted without pydantic.
+"""Plain command-line values converted without pydantic, and the checks of the paths the
+commands write (``folder_option``, ``output_file``).
 
 Typer turns each value into its parameter's type through a pydantic TypeAdapter, which costs a
 pydantic import and a schema build per parameter (a quarter of a second on a 2-core machine)
@@ -21,6 +22,8 @@ from typing import Any
 
 from typer._coercion import RuntimeParam, build_runtime_param
 from typer.core import _TyperParameter
+
+from sagelaunch.errors import UsageError
 
 _NOT_PLAIN = object()
 
@@ -98,3 +101,68 @@ def _path(info: Any, value: str | Path) -> Any:
     if info.readable and os.path.exists(value) and not os.access(value, os.R_OK):
         return _NOT_PLAIN  # Typer's converter says "is not readable"
     return Path(value)
+
+
+# --- paths the commands write ----------------------------------------------------------------
+# Checked before a command does any work, so a wrong path is one exit-2 line that names it and
+# the fix, and nothing is written: never a FileExistsError (exit 70) halfway through a run, and
+# never a folder tree created from a typo.
+
+
+def folder_option(path: Path | None, option: str) -> Path | None:
+    """A folder a command creates (with the folders above it) or reuses: refused when it, or
+    a folder above it, is a file, or when it cannot be created there."""
+    if path is None:
+        return None
+    existing = _nearest_existing(path)
+    if not existing.is_dir():
+        what = f"{option} {path}" if existing == path else f"{option} {path}: {existing}"
+        raise UsageError(
+            f"{what} is a file, not a folder",
+            hint=f"{option} takes a folder (created when missing): name another one, "
+            f"or move the file {existing} away",
+        )
+    if existing != path and not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"{option} {path}: cannot create it: {existing} is not writable",
+            hint=f"name a folder where you may write, e.g. {option} ./{path.name}",
+        )
+    return path
+
+
+def output_file(path: Path | None, option: str, example: str = "FILE") -> Path | None:
+    """A file a command writes: its folder must exist (a typo never creates folders, anywhere
+    up to the filesystem's root); refused when it is a folder, or its folder is a file."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise UsageError(
+            f"{option} {path} is a folder, not a file",
+            hint=f"name the file to write, e.g. {option} {path / example}",
+        )
+    folder = path.parent
+    existing = _nearest_existing(folder)
+    if not existing.is_dir():
+        raise UsageError(
+            f"{option} {path}: {existing} is a file, not a folder; nothing written",
+            hint=f"name a file in an existing folder, e.g. {option} ./{path.name}",
+        )
+    if existing != folder:
+        raise UsageError(
+            f"{option} {path}: the folder {folder} does not exist; nothing written",
+            hint=f"create it first (mkdir -p {folder}), or write to an existing folder",
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"{option} {path}: cannot write in {folder} (not writable); nothing written",
+            hint=f"write to a folder where you may, e.g. {option} ./{path.name}",
+        )
+    return path
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or the nearest folder above it that exists (a link counts as what it names)."""
+    for candidate in (path, *path.parents):
+        if os.path.lexists(candidate):
+            return candidate
+    return Path(path.anchor or ".")

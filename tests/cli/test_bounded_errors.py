@@ -127,3 +127,73 @@ def test_a_damaged_plan_file_is_one_line_at_its_first_problem_and_the_fix(tmp_pa
     assert only_error(sagelaunch(tmp_path, "submit", saved)) == (
         f"error: {saved}:{line + 1}:5: not valid JSON: Expecting ',' delimiter"
     )
+
+
+def test_local_workdir_naming_a_file_is_one_line_naming_it_and_the_fix(make_config, tmp_path):
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine\n")
+    proc = sagelaunch(tmp_path, "local", make_config(), "--workdir", taken)
+    assert only_error(proc) == f"error: --workdir {taken} is a file, not a folder"
+    assert "hint: --workdir takes a folder (created when missing)" in proc.stderr
+    assert taken.read_text() == "mine\n" and sorted(tmp_path.iterdir()) == sorted(
+        [taken, tmp_path / "code", tmp_path / "job.yaml"]
+    )
+
+
+def folder_options(config: Path) -> list[list[str]]:
+    """Every option that takes a folder, with the command around it."""
+    sweep = [str(config), "--local"]
+    return [
+        ["local", str(config), "--workdir"],
+        ["sweep", *sweep, "--workdir"],
+        ["import", str(GOLDEN / "cpu-local.json"), "--source-dir"],
+    ]
+
+
+def file_options(config: Path) -> list[list[str]]:
+    """Every option that names a file to write, with the command around it."""
+    return [
+        ["plan", str(config), "--out"],
+        ["export", str(config), "--out"],
+        ["import", str(GOLDEN / "cpu-local.json"), "--out"],
+        ["init", "single", "--out"],
+        ["recommend", "--params", "7B", "--emit-config"],
+        ["recommend", "--params", "7B", "--zero-stage", "3", "--emit-deepspeed-config"],
+        ["sweep", str(config), "--local", "--results"],
+        ["metrics", str(config), "--png"],
+    ]
+
+
+def test_every_folder_option_refuses_a_file_where_a_folder_is_expected(cli, make_config, tmp_path):
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    for command in folder_options(make_config()):
+        for value, named in ((taken, taken), (taken / "below", taken)):
+            result = cli(*command, value)
+            assert result.exit_code == 2, (command, result.output)
+            where = f"{command[-1]} {value}" + (f": {named}" if named != value else "")
+            assert f"error: {where} is a file, not a folder" in result.output, result.output
+    assert [p.name for p in tmp_path.iterdir() if p.is_dir()] == ["code"]
+
+
+def test_an_output_in_a_missing_folder_is_refused_and_nothing_is_written(
+    cli, make_config, tmp_path
+):
+    config = make_config()
+    before = sorted(tmp_path.rglob("*"))
+    taken = tmp_path / "taken"
+    for command in file_options(config):
+        missing = tmp_path / "no" / "such" / "folder"
+        result = cli(*command, missing / "out.file")
+        assert result.exit_code == 2, (command, result.output)
+        assert (
+            f"error: {command[-1]} {missing / 'out.file'}: the folder {missing} does not exist; "
+            "nothing written"
+        ) in result.output
+        assert f"hint: create it first (mkdir -p {missing})" in result.output
+        assert cli(*command, tmp_path).exit_code == 2  # a folder where the file should be
+        taken.write_text("")
+        result = cli(*command, taken / "out.file")
+        assert result.exit_code == 2 and f"{taken} is a file, not a folder" in result.output
+        taken.unlink()
+    assert sorted(tmp_path.rglob("*")) == before

@@ -123,6 +123,7 @@ def emit(cli, tmp_path: Path, *args: str):
     (tmp_path / "entrypoints").mkdir(exist_ok=True)
     (tmp_path / "entrypoints" / "train_pytorch.py").write_text("print('train')\n")
     target = tmp_path / "configs" / "job.yaml"
+    target.parent.mkdir(exist_ok=True)  # --emit-config writes into a folder that exists
     result = cli("recommend", *args, "--emit-config", target, "--force")
     assert result.exit_code == 0, result.output
     return target, yaml.safe_load(target.read_text())

@@ -40,8 +40,10 @@ def export(
 ) -> None:
     """Write a runnable SageMaker SDK script that creates the same training job."""
     from sagelaunch import atomic
+    from sagelaunch.cli_params import output_file
     from sagelaunch.services import exporting
 
+    output_file(out, "--out", "job.py")
     plan = exporting.plan_of(
         target,
         overrides,

@@ -29,8 +29,11 @@ def import_job(
     region: RegionOption = None,
 ) -> None:
     """Turn an existing training job into a launch config that plans to the same request."""
+    from sagelaunch.cli_params import folder_option, output_file
     from sagelaunch.services import importing
 
+    output_file(out, "--out", "job.yaml")
+    folder_option(source_dir, "--source-dir")
     path = Path(source)
     if path.suffix == ".json" or path.is_file():
         request = importing.request_from_file(path)

@@ -48,10 +48,11 @@ def init(
             f"unknown template {template!r}",
             hint=f"choose one of: {', '.join(available)}",
         )
-    target = out or Path(f"{template}.yaml")
+    from sagelaunch.cli_params import output_file
+
+    target = output_file(out, "--out", f"{template}.yaml") or Path(f"{template}.yaml")
     if target.exists() and not force:
         raise UsageError(f"{target} exists", hint="pass --force to overwrite, or --out elsewhere")
-    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(with_settings(available[template]), encoding="utf-8")
     stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
 

@@ -63,8 +63,10 @@ def local(
     prefixed with the host name, model.tar.gz at the end. On Linux each host's processes run in a
     sandbox (local.sandbox: auto) where /opt/ml is that host's tree and nothing outside the run
     folder can be written; the header and the summary say which mode ran (namespace or off)."""
+    from sagelaunch.cli_params import folder_option
     from sagelaunch.services import local_run
 
+    folder_option(workdir, "--workdir")
     if docker:
         local_run.run_in_docker(config, overrides, hosts, workdir)
         return

@@ -42,9 +42,11 @@ def metrics(
     step); a SageMaker job's from CloudWatch (x: seconds since its first point); a sweep's per
     trial (x: the trial). json keys: source (local, sagemaker, sweep), name, metrics, series
     (metric, host, x, points)."""
+    from sagelaunch.cli_params import output_file
     from sagelaunch.services.clients import connect
     from sagelaunch.services.metrics import find
 
+    output_file(png, "--png", "metrics.png")
     found = find(target, metric, lambda: connect(ctx.obj, region))
     if not found.series:
         stderr.print(f"no metric points recorded for {found.name} yet", highlight=False)

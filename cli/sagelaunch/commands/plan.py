@@ -65,11 +65,13 @@ def plan(
 
     An unchanged config (same content, code, sagelaunch and SDK versions) is answered from
     .sagelaunch/cache/plans without running the SDK again."""
+    from sagelaunch.cli_params import output_file
     from sagelaunch.services.failover import alternative_costs
     from sagelaunch.services.planning import make_plan
 
     if config.is_dir():
         raise _folder_error(config)
+    output_file(out, "--out", "plan.json")
     result, bundle_data, loaded = make_plan(
         config,
         overrides,

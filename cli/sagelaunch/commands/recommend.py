@@ -107,9 +107,12 @@ def recommend(
     force: Annotated[bool, typer.Option("--force", help="Overwrite --emit-config's file.")] = False,
 ) -> None:
     """Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model."""
+    from sagelaunch.cli_params import output_file
     from sagelaunch.recommend import layouts, planner
     from sagelaunch.recommend.workload import Workload, estimate_shape, parse_params
 
+    output_file(emit_config, "--emit-config", "job.yaml")
+    output_file(emit_deepspeed_config, "--emit-deepspeed-config", "ds_config.json")
     if emit_config is not None and emit_config.exists() and not force:
         raise UsageError(f"{emit_config} exists", hint="pass --force to overwrite it")
     count = parse_params(params)
@@ -155,7 +158,6 @@ def _write_deepspeed_config(target: Path, rec: Recommendation, force: bool) -> N
     if target.exists() and not force:
         raise UsageError(f"{target} exists", hint="pass --force to overwrite it")
     config = zero_json(rec.workload, rec.chosen)["deepspeed_config"]
-    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     stderr.print(
         f"wrote [bold]{target}[/bold] — pass it as the hyperparameter deepspeed_config "
@@ -171,7 +173,6 @@ def _write_config(target: Path, rec: Recommendation, command: str) -> None:
             f"not writing {target}: the recommended layout does not fit",
             hint="follow the reason above (more instances, --activation-checkpointing, ...)",
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(launch_config(rec, command), encoding="utf-8")
     stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
 

@@ -80,6 +80,10 @@ def sweep(
 
     Exit 0 when every trial completed, 1 when any failed, 4 when any was stopped, 5 when --wait
     timed out."""
+    from sagelaunch.cli_params import folder_option, output_file
+
+    output_file(results, "--results", "results.json")
+    folder_option(workdir, "--workdir")
     timeout_s = timeout_seconds(timeout)
     progress = _progress(output)
     if local:
