@@ -96,8 +96,12 @@ def test_a_framework_version_mismatch_warns(write_config, tmp_path):
     done = run_local(_importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS))
     assert done.returncode == 0, done.stderr[-3000:]
     said = _said(done)
-    assert "framework_version 2.8.0 but this machine runs pytorch 2.13" in said
-    assert "(2.13 instead of 2.8)" in said
+    installed = importlib.metadata.version("torch")
+    assert (
+        f"framework_version 2.8.0, but this run uses this machine's pytorch {installed} "
+        "(local.framework: installed), not the container's 2.8" in said
+    )
+    assert "install torch 2.8 into this venv to match" in said
 
 
 def test_matching_versions_do_not_warn(write_config, tmp_path):
@@ -112,7 +116,7 @@ def test_matching_versions_do_not_warn(write_config, tmp_path):
 def test_match_explains_why_it_cannot_install_torch(write_config, tmp_path):
     config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
     config.write_text(config.read_text() + "local:\n  framework: match\n")
-    done = run_local(config)
+    done = run_local(config, env=clean_env(UV_OFFLINE="1"))  # the index is asked about 2.8
     assert done.returncode == 2, done.stdout[-3000:]
     said = _said(done)
     assert "cannot install torch 2.8.0" in said and "download.pytorch.org/whl/cpu" in said
@@ -162,7 +166,7 @@ def test_match_installs_the_pinned_framework_into_an_overlay(write_config, tmp_p
     assert done.returncode == 0, done.stderr[-3000:]
     said = _said(done)
     assert "installing xgboost==1.7.* (local.framework: match)" in said
-    assert "XGBOOST 1.7.0" in said and "framework_version 1.7-1 but" not in said
+    assert "XGBOOST 1.7.0" in said and "framework_version 1.7-1, but" not in said
     again = run_local(config, env=env)
     assert "installing" not in _said(again) and "XGBOOST 1.7.0" in _said(again)
 

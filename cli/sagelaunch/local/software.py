@@ -22,12 +22,13 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sagelaunch.errors import UsageError
-from sagelaunch.local import overlay_site
+from sagelaunch.local import install_errors, overlay_site
 
 ENVS_DIR = Path(".sagelaunch") / "envs"
 REQUIREMENTS = "requirements.txt"
@@ -63,9 +64,22 @@ def overlay(code: Path, pins: list[str], say: Callable[[str], None]) -> Path | N
         return target
     say(f"software: installing {' '.join(args)} into {target} ...")
     named = requirement_names(code) + [normal_name(project_name(p)) for p in pins]
-    _install(code, args, target, named, say)
+
+    def explain(stderr: str) -> UsageError:
+        what = _installing(code, pins)
+        return install_errors.requirements_failure(stderr, code / REQUIREMENTS, what)
+
+    _install(code, args, target, named, say, explain)
     say("software: installed")
     return target
+
+
+def _installing(code: Path, pins: list[str]) -> str:
+    """What an overlay installs, in words (requirements.txt and the container's torchvision)."""
+    parts = ["the source package"] if (code / "setup.py").is_file() else []
+    parts += [REQUIREMENTS] if (code / REQUIREMENTS).is_file() else []
+    parts += [f"the container's {', '.join(pins)}"] if pins else []
+    return " and ".join(parts)
 
 
 def content_key(code: Path, pins: list[str]) -> str:
@@ -81,10 +95,16 @@ def content_key(code: Path, pins: list[str]) -> str:
 
 
 def _install(
-    code: Path, args: list[str], target: Path, named: list[str], say: Callable[[str], None]
+    code: Path,
+    args: list[str],
+    target: Path,
+    named: list[str],
+    say: Callable[[str], None],
+    explain: Callable[[str], UsageError],
 ) -> None:
     """Install into a private folder, then rename it into place: two runs at once each build
-    their own and the first rename wins."""
+    their own and the first rename wins. A failure raises what ``explain`` makes of uv's
+    output."""
     building = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
@@ -95,7 +115,7 @@ def _install(
     returncode, stderr = _run_showing_progress(command, code, say)
     if returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
-        raise UsageError(_install_failure(stderr), _install_hint(stderr))
+        raise explain(stderr)
     (building / DONE_MARK).write_text(" ".join(args), "utf-8")
     try:
         building.rename(target)
@@ -161,23 +181,6 @@ def normal_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _install_failure(stderr: str) -> str:
-    missing = re.findall(r"Because (\S+) was not found in the package registry", stderr)
-    if missing:
-        return (
-            f"{REQUIREMENTS}: {', '.join(sorted(set(missing)))} is not in the package index, "
-            "so the container's pip install would fail too"
-        )
-    tail = "\n".join(stderr.strip().splitlines()[-12:])
-    return f"installing {REQUIREMENTS} failed (as the container's pip install would):\n{tail}"
-
-
-def _install_hint(stderr: str) -> str:
-    if "not found in the package registry" in stderr:
-        return "fix the name in requirements.txt, or vendor the package into source_dir"
-    return "fix requirements.txt (or the setup.py package) in source_dir"
-
-
 def installed_framework(framework: str) -> str | None:
     """The installed version of the framework's distribution, read without importing it."""
     for name in FRAMEWORK_DISTRIBUTIONS[framework]:
@@ -205,12 +208,13 @@ def version_warning(framework: str, framework_version: str | None) -> str | None
     fix = (
         f"install torch {_dotted(wanted)} into this venv to match"
         if framework == "pytorch"
-        else "set local.framework: match to run the pinned version"
+        else f"set local.framework: match to install and run {framework} {_dotted(wanted)} instead"
     )
     return (
-        f"framework_version {framework_version} but this machine runs {framework} {installed} "
-        f"({_dotted(have)} instead of {_dotted(wanted)}): results and APIs may differ from the "
-        f"container's; {fix}"
+        f"framework_version {framework_version}, but this run uses this machine's {framework} "
+        f"{installed} (local.framework: installed), not the container's {_dotted(wanted)}: "
+        f"results and APIs may differ, and a script written for {_dotted(wanted)} may fail "
+        f"where {_dotted(have)} changed them; {fix}"
     )
 
 
@@ -243,26 +247,62 @@ def prepare(
 
 
 def framework_overlay(framework: str, version: str, say: Callable[[str], None]) -> Path:
-    """A cached overlay with the framework at the config's major.minor, from the package index.
-    PyTorch is refused: the index's torch wheels are CUDA builds of gigabytes."""
-    if framework == "pytorch":
-        raise UsageError(
-            f"local.framework: match cannot install torch {version} here: the package index "
-            "has only its CUDA builds (gigabytes); the CPU builds live on download.pytorch.org",
-            f"pip install 'torch=={version}.*' --index-url https://download.pytorch.org/whl/cpu "
-            "into this venv, or drop local.framework: match",
-        )
+    """A cached overlay with the framework at the config's major.minor, from the package index's
+    wheels (never built from source). PyTorch is refused: the index's torch wheels are CUDA
+    builds of gigabytes. A version with no wheel for this Python is refused with uv's reason
+    and what would run instead."""
     wanted = major_minor(version)
     name = FRAMEWORK_DISTRIBUTIONS[framework][0]
     pin = f"{name}=={_dotted(wanted or ())}.*"
+    if framework == "pytorch":
+        raise _torch_refusal(version, pin)
     target = (ENVS_DIR / ("framework-" + hashlib.sha256(pin.encode()).hexdigest()[:16])).resolve()
     if not (target / DONE_MARK).is_file():
         say(f"software: installing {pin} (local.framework: match) into {target} ...")
         requirements = target.with_name(target.name + ".in")
         requirements.parent.mkdir(parents=True, exist_ok=True)
         requirements.write_text(pin + "\n", "utf-8")
-        _install(requirements.parent, ["-r", requirements.name], target, [name], say)
+        args = ["--only-binary", name, "-r", requirements.name]
+        installed = installed_framework(framework) or "(none)"
+
+        def explain(stderr: str) -> UsageError:
+            wanted_text = _dotted(wanted or ())
+            return install_errors.framework_failure(stderr, framework, wanted_text, pin, installed)
+
+        _install(requirements.parent, args, target, [name], say, explain)
     return target
+
+
+def _torch_refusal(version: str, pin: str) -> UsageError:
+    """Why ``local.framework: match`` installs no torch: the index's torch wheels are CUDA
+    builds of gigabytes, and the CPU builds on download.pytorch.org cover the same Pythons, so
+    a torch with no wheel for this Python (torch 1.13 on 3.11) cannot run here at all: the index
+    is asked (resolution only, nothing downloaded) to tell which."""
+    installed = installed_framework("pytorch") or "(none)"
+    wanted = _dotted(major_minor(version) or ())
+    command = [*uv_command(), "pip", "install", "--dry-run", "--no-deps", "--only-binary", "torch"]
+    with tempfile.TemporaryDirectory() as nowhere:
+        command += ["--python", sys.executable, "--target", nowhere, pin]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:  # no answer: the index's CUDA builds are reason enough
+            done = subprocess.CompletedProcess(command, 0, "", "")
+    reason = install_errors.no_wheel(done.stderr) if done.returncode else None
+    if reason:
+        return UsageError(
+            f"local.framework: match cannot install torch {wanted} on this machine: no torch "
+            f"{wanted} is built for {install_errors.this_python()} ({reason})",
+            f"set local.framework: installed to run this machine's torch {installed} instead "
+            f"(results and APIs may differ from the container's {wanted}), use a venv with a "
+            f"Python torch {wanted} supports, or run the container itself with --docker",
+        )
+    return UsageError(
+        f"local.framework: match cannot install torch {version} here: the package index "
+        "has only its CUDA builds (gigabytes); the CPU builds live on download.pytorch.org",
+        f"pip install 'torch=={version}.*' --index-url https://download.pytorch.org/whl/cpu "
+        "into this venv, or set local.framework: installed to run this machine's torch "
+        f"{installed} instead",
+    )
 
 
 @contextmanager
