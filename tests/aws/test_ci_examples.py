@@ -3,7 +3,9 @@
 Each file is read as YAML; the `run:` / `script:` lines of each job are run by bash, in order, in a
 scratch checkout (launch_configs/ and entrypoints/ linked in), with the CI's variables filled in
 from a small table, against moto's server. Steps that only set the machine up (checkout, Python,
-`pip install .`, AWS credentials, artifact upload) are the CI's own and are not run; the test
+`pip install uv`, AWS credentials, artifact upload) are the CI's own and are not run, nor is the
+install of sagelaunch from its wheel (the venv running these tests stands in for it;
+tests/packaging/test_wheel.py runs those lines and these jobs from the installed wheel); the test
 checks that those are all it leaves out. The workflow is also linted by actionlint.
 """
 
@@ -30,7 +32,7 @@ BIN = Path(sys.executable).parent
 SHA = "0123456789abcdef0123456789abcdef01234567"
 ROLE = "arn:aws:iam::123456789012:role/SageMakerRole"
 GITHUB_CONTEXT = {"github.sha": SHA, "github.ref": "refs/heads/main", "vars.SAGELAUNCH_ROLE": ROLE}
-SETUP_ONLY = {"pip install ."}  # what a CI runner needs, not what sagelaunch does
+SETUP_ONLY = {"pip install uv"}  # what a CI runner needs, not what sagelaunch does
 
 
 @pytest.fixture(scope="module")
@@ -63,25 +65,46 @@ def expand(value: str) -> str:
     return re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: GITHUB_CONTEXT[m.group(1)], value)
 
 
-def base_env(extra: dict[str, Any]) -> dict[str, str]:
-    env = {**os.environ, **{k: expand(str(v)) for k, v in extra.items()}}
-    env["PATH"] = f"{BIN}{os.pathsep}{env['PATH']}"  # sagelaunch and python3 as installed
-    return env
+def installs_sagelaunch(script: str) -> bool:
+    """The examples' install of sagelaunch (build the wheel, `uv tool install` it)."""
+    return "uv tool install" in script
 
 
-def github_job(workflow: dict[str, Any], name: str, checkout: Path) -> dict[str, Any]:
-    """Run one job's `run` steps; returns its exit code, summary and outputs."""
+def base_env(extra: dict[str, Any], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """``environ`` (default: this process's, with sagelaunch and python3 as installed here first
+    on PATH) and the CI's variables ``extra``."""
+    if environ is None:
+        environ = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    return {**environ, **{k: expand(str(v)) for k, v in extra.items()}}
+
+
+def github_job(
+    workflow: dict[str, Any],
+    name: str,
+    checkout: Path,
+    environ: dict[str, str] | None = None,
+    install: bool = False,
+) -> dict[str, Any]:
+    """Run one job's `run` steps (the install of sagelaunch only with ``install``); returns its
+    exit code, summary and outputs. A step's lines in $GITHUB_PATH go on PATH for the next."""
     job = workflow["jobs"][name]
     summary, outputs = checkout / "summary.md", checkout / "outputs.txt"
-    summary.write_text(""), outputs.write_text("")
-    env = base_env({**workflow.get("env", {}), **job.get("env", {})})
+    github_path = checkout / "github-path.txt"
+    for file in (summary, outputs, github_path):
+        file.write_text("")
+    env = base_env({**workflow.get("env", {}), **job.get("env", {})}, environ)
     env.update(GITHUB_STEP_SUMMARY=str(summary), GITHUB_OUTPUT=str(outputs))
+    env.update(GITHUB_PATH=str(github_path))
     skipped = []
     for step in job["steps"]:
-        if "run" not in step or step["run"].strip() in SETUP_ONLY:
-            skipped.append(step.get("uses") or step["run"].strip())
+        script = step.get("run", "").strip()
+        if not script or script in SETUP_ONLY or (installs_sagelaunch(script) and not install):
+            skipped.append(step.get("uses") or script)
             continue
-        done = bash(step["run"], checkout, {**env, **base_env(step.get("env", {}))})
+        added = github_path.read_text().split("\n")[::-1]  # the last line added comes first
+        path = os.pathsep.join([*filter(None, added), env["PATH"]])
+        step_env = {k: expand(str(v)) for k, v in step.get("env", {}).items()}
+        done = bash(step["run"], checkout, {**env, "PATH": path, **step_env})
         if done.returncode != 0:
             return {"code": done.returncode, "stderr": done.stderr, "skipped": skipped,
                     "summary": summary.read_text(), "outputs": outputs.read_text()}  # fmt: skip
@@ -95,6 +118,26 @@ def load_workflow() -> dict[str, Any]:
     return workflow
 
 
+def github_install(workflow: dict[str, Any]) -> str:
+    """The one script every job of the workflow installs sagelaunch with."""
+    scripts = {
+        step["run"].strip()
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        if installs_sagelaunch(step.get("run", ""))
+    }
+    assert len(scripts) == 1, scripts
+    return scripts.pop()
+
+
+def gitlab_install(pipeline: dict[str, Any]) -> list[str]:
+    """The lines of GitLab's before_script that install sagelaunch (after the setup-only ones)."""
+    lines = pipeline["default"]["before_script"]
+    setup = [line for line in lines if line in SETUP_ONLY]
+    assert lines[: len(setup)] == setup == ["pip install uv"], lines
+    return lines[len(setup) :]
+
+
 def test_github_pull_request_validates_plans_and_summarises(moto, checkout):
     workflow = load_workflow()
     assert set(workflow["on"]) == {"pull_request", "push"}
@@ -106,8 +149,8 @@ def test_github_pull_request_validates_plans_and_summarises(moto, checkout):
     assert f"### sagelaunch plan: `{plan['job_name']}`" in result["summary"]
     assert "| instances | 2 × ml.p4d.24xlarge |" in result["summary"]
     assert set(result["skipped"]) == {
-        "actions/checkout@v4", "actions/setup-python@v5", "pip install .",
-        "actions/upload-artifact@v4",
+        "actions/checkout@v4", "actions/setup-python@v5", "pip install uv",
+        github_install(workflow), "actions/upload-artifact@v4",
     }  # fmt: skip
 
 
@@ -133,7 +176,7 @@ def test_github_merge_submits_once_waits_and_maps_exit_codes(moto, checkout):
 
 def gitlab_job(pipeline: dict[str, Any], name: str, checkout: Path) -> subprocess.CompletedProcess:
     job = pipeline[name]
-    assert pipeline["default"]["before_script"] == ["pip install ."]  # setup only
+    gitlab_install(pipeline)  # before_script: uv, then the install test_wheel.py checks
     env = base_env({**pipeline["variables"], "CI_COMMIT_SHA": SHA, "SAGELAUNCH_ROLE": ROLE})
     return bash("\n".join(job["script"]), checkout, env)
 
