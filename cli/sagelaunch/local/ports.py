@@ -6,8 +6,16 @@ comes from the ephemeral range, which the kernel also hands to every outgoing co
 between our choice and the job's ``listen()`` another process's ``connect()`` may take it
 (seen under load: torch's TCPStore failing with EADDRINUSE). So a listening port comes from
 below the ephemeral range, where the kernel never assigns one on its own, and is leased for a
-while through a lock file, so that two sagelaunch processes (two runs at once, a test suite's
-workers) never choose the same port before either listens on it.
+while, so that two sagelaunch processes (two runs at once, a test suite's workers) never choose
+the same port before either listens on it.
+
+The lease is a UDP socket this process binds to the same port on loopback: the jobs listen on
+TCP, which is a port space of its own, and a second process's bind of the same UDP port fails
+until the lease is given up. Nothing is written anywhere: the kernel releases a lease when its
+socket is closed, which happens when the lease lapses, or when the process ends in any way
+(exit, Ctrl-C, SIGTERM, even SIGKILL), so no lease ever outlives its run. (Earlier versions
+leased through lock files in the temporary directory that nothing removed; the lapsed ones
+are cleared once per process.)
 """
 
 from __future__ import annotations
@@ -18,10 +26,10 @@ import os
 import random
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
 
 LOOPBACK = "127.0.0.1"
 # The XGBoost entry point reads its tracker port here when no tracker_port hyperparameter is
@@ -35,21 +43,85 @@ _EPHEMERAL_DEFAULT = 32_768  # Linux's default start; macOS's range starts highe
 _LEASE_S = 300
 _ATTEMPTS = 2_000
 
+_held: dict[int, tuple[socket.socket, float]] = {}  # port -> (its lease, when it was taken)
+_lock = threading.Lock()  # a sweep's trials choose ports from several threads
+_legacy_cleared = False
+
 
 def free_port() -> int:
-    """A port no socket on loopback holds now, leased to this caller."""
-    for port in _candidates():
-        if _lease(port) and _bindable(port):
-            return port
+    """A port no socket on loopback holds now, leased to this process."""
+    with _lock:
+        _prepare()
+        for port in _candidates():
+            if _take(port, port):
+                return port
     raise OSError(f"no free port on {LOOPBACK} below {_ephemeral_start()}")
 
 
 def free_port_pair() -> int:
     """A port p with p and p + 1 both free and leased (XGBoost's tracker restarts on p + 1)."""
-    for port in _candidates():
-        if _lease(port) and _lease(port + 1) and _bindable(port) and _bindable(port + 1):
-            return port
+    with _lock:
+        _prepare()
+        for port in _candidates():
+            if _take(port, port + 1):
+                return port
     raise OSError(f"no two consecutive free ports on {LOOPBACK} below {_ephemeral_start()}")
+
+
+def release(port: int) -> None:
+    """Give up this process's lease of ``port`` now (it lapses by itself otherwise)."""
+    with _lock:
+        held = _held.pop(port, None)
+    if held:
+        held[0].close()
+
+
+def held() -> list[int]:
+    """The ports this process leases now."""
+    with _lock:
+        return sorted(_held)
+
+
+def _take(first: int, last: int) -> bool:
+    """Lease ports ``first``..``last`` if every one is unleased and free, else none of them."""
+    leases: list[socket.socket] = []
+    for port in range(first, last + 1):
+        lease = _lease(port)
+        if lease is not None:
+            leases.append(lease)
+        if lease is None or not _bindable(port):
+            for taken in leases:
+                taken.close()
+            return False
+    now = time.monotonic()
+    _held.update({first + i: (lease, now) for i, lease in enumerate(leases)})
+    return True
+
+
+def _lease(port: int) -> socket.socket | None:
+    """The lease of ``port`` (a UDP socket bound to it), or None while someone holds it."""
+    if port in _held:
+        return None
+    lease = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        lease.bind((LOOPBACK, port))
+    except OSError:
+        lease.close()
+        return None
+    return lease
+
+
+def _prepare() -> None:
+    """Let this process's lapsed leases go; the first time, clear the old lease files."""
+    global _legacy_cleared
+    now = time.monotonic()
+    for port, (lease, taken) in list(_held.items()):
+        if now - taken >= _LEASE_S:
+            lease.close()
+            del _held[port]
+    if not _legacy_cleared:
+        _legacy_cleared = True
+        clear_legacy_leases()
 
 
 def _candidates() -> Iterator[int]:
@@ -77,35 +149,44 @@ def _bindable(port: int) -> bool:
     return True
 
 
-def _lease(port: int) -> bool:
-    """Take ``port``'s lease unless another process holds a live one (lock file's mtime)."""
-    path = _lease_dir() / str(port)
-    with _locked(path) as handle:
-        if handle is None:
+# --- the lease files of earlier versions ---------------------------------------------------------
+
+
+def legacy_lease_dir() -> Path:
+    """Where earlier versions kept a lock file per leased port (one folder per user)."""
+    return Path(tempfile.gettempdir()) / f"sagelaunch-ports-{os.getuid()}"
+
+
+def clear_legacy_leases() -> None:
+    """Remove the old lease files whose lease lapsed or whose process is gone (none of them was
+    ever removed), then their folder once it is empty. A file another process has locked, or
+    one a live process leased less than a lease ago, stays."""
+    folder = legacy_lease_dir()
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for path in entries:
+        with contextlib.suppress(OSError), path.open("r") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # being written by an earlier version's process right now
+            fresh = time.time() - os.fstat(handle.fileno()).st_mtime < _LEASE_S
+            if not (fresh and _alive(handle.read().strip())):
+                path.unlink()
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only when empty
+
+
+def _alive(pid_text: str) -> bool:
+    try:
+        pid = int(pid_text)
+        if pid <= 0:
             return False
-        held = os.fstat(handle.fileno())
-        if held.st_size and time.time() - held.st_mtime < _LEASE_S:
-            return False
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))  # size > 0 and a fresh mtime: leased
+        os.kill(pid, 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True  # another user's process: alive
     return True
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[TextIO | None]:
-    """``path`` open for writing under an exclusive lock, or None while another holds it."""
-    with path.open("a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield None
-            return
-        yield handle
-
-
-def _lease_dir() -> Path:
-    """One folder per user in the temporary directory: sagelaunch's own, never the user's."""
-    folder = Path(tempfile.gettempdir()) / f"sagelaunch-ports-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder
