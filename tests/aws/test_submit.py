@@ -175,3 +175,42 @@ def test_two_plans_sharing_a_job_name_do_not_attach(cli, moto, tmp_path):
     assert 'HyperParameters.max_steps: planned "7"' in refused.output
     again = submitted(cli("submit", one, "-o", "json"))  # the same plan still attaches
     assert again["attached"] is True and again["job_name"] == "shared-name"
+
+
+def test_a_create_refused_as_existing_attaches_only_to_the_same_request(cli, proxy, tmp_path):
+    """The create race: with the code missing from S3 no describe comes first (our job cannot
+    exist without its bundle), so a job of this name is found only when the create is refused as
+    "already exists" (the proxy refuses a second create of a name, as AWS does; moto replaces the
+    job). The attach then compares too: a different request is refused, the same one attaches."""
+    proxy.unique_creates = True
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert cli("plan", SMDDP, "--job-name", "raced-name", "--out", one).exit_code == 0
+    changed = ["--set", "hyperparameters.max_steps=7"]
+    assert cli("plan", SMDDP, *changed, "--job-name", "raced-name", "--out", two).exit_code == 0
+    assert submitted(cli("submit", one, "-o", "json"))["attached"] is False
+    bucket, key = json.loads(one.read_text())["upload"]["s3_uri"][5:].split("/", 1)
+
+    def bundle_gone() -> None:
+        boto_client("s3").delete_object(Bucket=bucket, Key=key)
+
+    bundle_gone()
+    refused = cli("submit", two)
+    assert refused.exit_code == 2, refused.output
+    assert "'raced-name' already exists with a different request" in refused.output
+    assert 'HyperParameters.max_steps: planned "7"' in refused.output
+    bundle_gone()
+    again = submitted(cli("submit", one, "-o", "json"))
+    assert (again["attached"], again["uploaded"]) == (True, True)
+    jobs = boto_client("sagemaker").list_training_jobs()["TrainingJobSummaries"]
+    assert len(jobs) == 1
+
+
+def test_a_different_key_for_the_same_config_is_a_different_job(cli, moto):
+    first = submitted(cli("submit", SMDDP, "--idempotency-key", "run-a", "-o", "json"))
+    second = submitted(cli("submit", SMDDP, "--idempotency-key", "run-b", "-o", "json"))
+    assert first["job_name"] != second["job_name"]
+    assert (first["attached"], second["attached"]) == (False, False)
+    jobs = boto_client("sagemaker").list_training_jobs()["TrainingJobSummaries"]
+    assert sorted(job["TrainingJobName"] for job in jobs) == sorted(
+        [first["job_name"], second["job_name"]]
+    )

@@ -414,3 +414,21 @@ def test_parameter_server_counts_mpirun_processes_and_names_num_ps(make_config):
         {"compute": two_hosts, "distribution": mpi, "hyperparameters": hyperparameters}
     )
     assert findings(fine, "parameter_server_needs_a_worker") == []
+
+
+@pytest.mark.parametrize(
+    ("compute", "fires"),
+    [
+        ({"keep_alive": 3600}, False),  # the API model's maximum
+        ({"keep_alive": 3601}, True),
+        ({"keep_alive": 0}, False),
+        ({"max_run": 28 * 86400}, False),  # 28 days: the service's limit
+        ({"max_run": 28 * 86400 + 1}, True),
+        ({"max_run": 1}, False),
+    ],
+)
+def test_run_time_ranges_at_their_bounds(make_config, compute, fires):
+    path = make_config({"compute": {"instance_type": "ml.p4d.24xlarge", **compute}})
+    found = findings(path, "run_time_ranges")
+    assert bool(found) is fires, [p.message for p in found]
+    assert all(p.path == f"compute.{next(iter(compute))}" for p in found)

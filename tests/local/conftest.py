@@ -12,7 +12,9 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,18 @@ def run_local(
         cwd=config.parent,
         env=env or clean_env(),
     )
+
+
+def wait_until(
+    ready: Callable[[], Any], run: subprocess.Popen[str], what: str, timeout_s: float = 180
+) -> None:
+    """Poll ``ready`` while ``run`` lives; fail on its exit, or after ``timeout_s`` (a hung run
+    fails the test instead of holding the suite)."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        assert run.poll() is None, run.communicate()
+        assert time.monotonic() < deadline, f"{what}: not within {timeout_s:g} s"
+        time.sleep(0.05)
 
 
 def alive(pid: int) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sagelaunch.local.supervisor import GRACE_VARIABLE
-from tests.local.conftest import alive, clean_env, pytorch_config, run_local
+from tests.local.conftest import alive, clean_env, pytorch_config, run_local, wait_until
 
 # Each process (torchrun's worker) starts a child of its own, says so, then sleeps until killed.
 # A rerun (the `release` file exists) ends at once.
@@ -62,14 +62,14 @@ def _start(config: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen
 
 def _wait_until_running(run: subprocess.Popen[str], gate: Path) -> list[int]:
     """The pids every host's script reported, once both hosts run (a file each, polled)."""
-    while not all((gate / f"{host}.ready").is_file() for host in HOSTS):
-        assert run.poll() is None, run.communicate()
-        time.sleep(0.05)
+    wait_until(
+        lambda: all((gate / f"{host}.ready").is_file() for host in HOSTS), run, "hosts ready"
+    )
     pids = []
     for host in HOSTS:
-        while not (text := (gate / f"{host}.ready").read_text()):
-            time.sleep(0.05)
-        pids += [int(pid) for pid in text.split()]
+        ready = gate / f"{host}.ready"
+        wait_until(ready.read_text, run, f"{host}'s pids")
+        pids += [int(pid) for pid in ready.read_text().split()]
     return pids
 
 
@@ -167,9 +167,9 @@ def test_sigterm_handlers_get_the_grace_period_in_the_sandbox(sleeper, tmp_path)
     try:
         pids = _wait_until_running(run, gate)
         os.kill(run.pid, signal.SIGINT)
-        while not all((gate / f"{host}.term").is_file() for host in HOSTS):
-            assert run.poll() is None, run.communicate()
-            time.sleep(0.05)
+        wait_until(
+            lambda: all((gate / f"{host}.term").is_file() for host in HOSTS), run, "SIGTERM heard"
+        )
         assert run.poll() is None  # still in its grace period, whoever runs the hosts
         (gate / "save").write_text("")
         out, err = run.communicate(timeout=120)

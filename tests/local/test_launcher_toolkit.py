@@ -5,10 +5,9 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 
 from sagelaunch.local import launchers
-from tests.local.conftest import clean_env, pytorch_config, run_local
+from tests.local.conftest import clean_env, pytorch_config, run_local, wait_until
 
 # A third-party pattern: a shell entry point that calls ``python`` and needs the job's packages.
 TRAIN_SH = """\
@@ -126,9 +125,9 @@ def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_pa
     )
     try:
         marker = tmp_path / "run" / ".sagelaunch-run"
-        while not (marker.exists() and marker.read_text().strip()):
-            assert first.poll() is None, first.communicate()
-            time.sleep(0.05)
+        wait_until(
+            lambda: marker.exists() and marker.read_text().strip(), first, "the first run's lock"
+        )
         second = run_local(config, "--workdir", str(tmp_path / "run"), env=env)
         other = subprocess.Popen(
             [*command, str(tmp_path / "other")],
