@@ -254,3 +254,59 @@ def test_the_containers_rabit_run_trains_the_hosts_with_data_together(write_conf
     assert "Host algo-3 not being used for distributed training." in done.stderr
     with tarfile.open(tmp_path / "run" / "model.tar.gz") as tar:
         assert tar.getnames() == ["xgboost-model"]
+
+
+# The older script-mode pattern (sagemaker_containers, which the XGBoost container pins): the
+# settings from training_env(), the host wait, the serving helpers imported at module level.
+CONTAINERS = """\
+import json, os
+import sagemaker_containers
+from sagemaker_containers import entry_point
+from sagemaker_containers.beta.framework import content_types, encoders, env, worker
+
+entry_point._wait_hostname_resolution()
+settings = sagemaker_containers.training_env()
+seen = {
+    "hyperparameters": settings.hyperparameters,
+    "channels": settings.channel_input_dirs,
+    "model_dir": settings.model_dir,
+    "hosts": settings.hosts,
+    "current_host": settings["current_host"],
+    "csv": content_types.CSV,
+}
+try:
+    worker.Response
+except NotImplementedError as error:
+    seen["serving"] = str(error)
+open(os.path.join(settings.model_dir, "seen.json"), "w").write(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+def test_a_script_using_sagemaker_containers_gets_the_training_env(write_config, tmp_path):
+    write_csv(tmp_path / "data" / "train" / "part-0.csv", rows(5, 4, seed=13))
+    config = write_config(
+        {
+            "name": "xgb-sagemaker-containers",
+            "framework": "xgboost",
+            "entry_point": "train.py",
+            "source_dir": "code",
+            "framework_version": "1.7-1",
+            "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
+            "hyperparameters": {"num_round": 3, "objective": "reg:squarederror"},
+            "inputs": {"train": "s3://bucket/train/"},
+            "local": {"inputs": {"train": "data/train"}, "hosts": 2},
+        },
+        code={"train.py": CONTAINERS},
+    )
+    workdir = tmp_path / "run"
+    done = run_local(config, "--workdir", str(workdir), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    for host in ("algo-1", "algo-2"):
+        seen = json.loads((workdir / host / "model" / "seen.json").read_text())
+        assert seen["hyperparameters"] == {"num_round": 3, "objective": "reg:squarederror"}
+        assert Path(seen["channels"]["train"]).parts[-3:] == ("input", "data", "train")
+        assert Path(seen["model_dir"]).name == "model"
+        assert seen["hosts"] == ["algo-1", "algo-2"] and seen["current_host"] == host
+        assert seen["csv"] == "text/csv"
+        assert "does not emulate" in seen["serving"] and "--docker" in seen["serving"]

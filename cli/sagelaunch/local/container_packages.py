@@ -70,7 +70,10 @@ SHIPPED = {"pytorch": PYTORCH, "tensorflow": TENSORFLOW}
 # (container_libraries/), on the hosts' path when the code imports one this venv lacks.
 STAND_INS = {
     "xgboost": {
-        "sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode, distributed.rabit_run"
+        "sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode, distributed.rabit_run",
+        # Pinned by the XGBoost container's requirements.txt (sagemaker-containers 2.8.6.post2),
+        # which no longer imports on Python 3.10+.
+        "sagemaker_containers": "training_env(), entry_point._wait_hostname_resolution()",
     }
 }
 STAND_INS_DIR = Path(__file__).with_name("container_libraries")

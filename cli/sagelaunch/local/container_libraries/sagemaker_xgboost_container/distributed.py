@@ -18,51 +18,23 @@ the run's own leased pair (``SAGELAUNCH_XGBOOST_TRACKER_PORT``), so two runs at 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import socket
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
+from _stand_in_hosts import address, wait_hostname_resolution
+
 from sagemaker_xgboost_container import xgb_collective
+
+__all__ = ["Rabit", "RabitHelper", "rabit_run", "wait_hostname_resolution"]
 
 CONTAINER_PORT = 9099
 PORT_VARIABLE = "SAGELAUNCH_XGBOOST_TRACKER_PORT"
-RESOLVE_TIMEOUT_S = 15 * 60  # the container's DNS retries give up after 15 minutes
 LOOPBACK = "127.0.0.1"
 
 log = logging.getLogger(__name__)
-
-
-def _job_hosts() -> list[str]:
-    return list(json.loads(os.environ.get("SM_HOSTS", "[]")))
-
-
-def address(host: str) -> str:
-    """``host``'s address: resolved, or loopback for a host of this local job that has no name."""
-    try:
-        return socket.gethostbyname(host)
-    except OSError:
-        if host in _job_hosts():
-            return LOOPBACK
-        raise
-
-
-def wait_hostname_resolution(sm_hosts: list[str]) -> None:
-    """Until every host name resolves (the container retries while the cluster boots)."""
-    for host in sm_hosts:
-        deadline = time.monotonic() + RESOLVE_TIMEOUT_S
-        while True:
-            try:
-                address(host)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(1.0)
 
 
 def rabit_run(

@@ -1,0 +1,1 @@
+"""`sagemaker_containers.beta`: only what training scripts import at module level."""
