@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tables import cell, code
+
 # Typer vendors its own click: the objects are used through their public methods, by duck typing.
 
 
@@ -16,14 +18,13 @@ def _group() -> Any:
 
 
 def _option_row(param: Any) -> str:
-    names = ", ".join(f"`{n}`" for n in [*param.opts, *param.secondary_opts])
+    names = ", ".join(code(n) for n in [*param.opts, *param.secondary_opts])
     kind = "argument" if param.param_type_name == "argument" else "option"
     help_text = getattr(param, "help", None) or ""
     default = getattr(param.default, "value", param.default)
     default = None if callable(default) else default
-    shown = f"`{default}`" if default not in (None, False, (), "") else ""
-    cell = help_text.replace("|", "\\|").replace("\n", " ")
-    return f"| {names} | {kind} | {shown} | {cell} |"
+    shown = code(str(default)) if default not in (None, False, (), "") else ""
+    return f"| {cell(names)} | {kind} | {cell(shown)} | {cell(help_text)} |"
 
 
 def _section(name: str, command: Any, ctx: Any) -> list[str]:

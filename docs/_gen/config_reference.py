@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from tables import cell, code
 
 Row = dict[str, str]
 
@@ -116,10 +117,6 @@ def example_values(folder: Path = Path("launch_configs")) -> dict[str, str]:
     return values
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown() -> str:
     lines = [
         "# Config reference",
@@ -134,7 +131,7 @@ def markdown() -> str:
         "|---|---|---|---|---|",
     ]
     for row in rows():
-        cells = [f"`{row['key']}`", f"`{row['type']}`", row["default"] and f"`{row['default']}`"]
-        cells += [row["description"], row["example"] and f"`{row['example']}`"]
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        cells = [code(row["key"]), code(row["type"]), row["default"] and code(row["default"])]
+        cells += [row["description"], row["example"] and code(row["example"])]
+        lines.append("| " + " | ".join(cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
