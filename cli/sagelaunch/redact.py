@@ -2,8 +2,11 @@
 configs it writes.
 
 Only the display is redacted (`plan`'s views, `status`): the saved plan file and the request sent
-to AWS keep the real values, since the job needs them. `import` writes a secret as a reference,
-``${env:HF_TOKEN}``, that `plan`, `submit` and `local` resolve from the user's environment.
+to AWS keep the real values, since the job needs them. The display masks broadly: a secret-looking
+name, or a value that secretscan finds secret. `import` writes a secret as a reference,
+``${env:HF_TOKEN}``, that `plan`, `submit` and `local` resolve from the user's environment; what is
+a secret there is decided on the name *and* the value (secretscan), since each reference is a
+variable the user must export before the config plans again.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import dataclasses
 import os
 import re
 from typing import TYPE_CHECKING, Any
+
+from sagelaunch import secretscan
 
 if TYPE_CHECKING:
     from sagelaunch.config.loader import LoadedConfig
@@ -47,7 +52,10 @@ def _walk(value: Any) -> Any:
 
 
 def _masked(environment: dict[str, Any]) -> dict[str, Any]:
-    return {name: MASK if is_secret(name) else value for name, value in environment.items()}
+    return {
+        name: MASK if is_secret(name) or secretscan.finding(name, str(value)) else value
+        for name, value in environment.items()
+    }
 
 
 def reference(variable: str) -> str:
@@ -56,10 +64,12 @@ def reference(variable: str) -> str:
 
 
 def referenced(environment: dict[str, str]) -> dict[str, str]:
-    """``environment`` with each secret-looking value replaced by a reference to a variable of
-    the same name (what `import` writes: the job gets the value back from the user's shell)."""
+    """``environment`` with each secret value (secretscan: by name and value) replaced by a
+    reference to a variable of the same name (what `import` writes: the job gets the value back
+    from the user's shell)."""
+    secret = {f.name for f in secretscan.scan(environment)}
     return {
-        name: reference(name) if is_secret(name) else value for name, value in environment.items()
+        name: reference(name) if name in secret else value for name, value in environment.items()
     }
 
 

@@ -54,6 +54,9 @@ def import_job(
     except ValueError:
         shown = str(relative)
     text = importing.to_yaml(importing.launch_config(request, source_dir=shown), source)
+    note = importing.secrets_note(importing.replaced_secrets(request))
+    if note:
+        stderr.print(note, markup=False, highlight=False)
     if out:
         out.write_text(text, encoding="utf-8")
         stderr.print(f"wrote {out}; check it with: sagelaunch plan {out}")

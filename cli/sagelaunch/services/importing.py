@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sagelaunch import bundle
+from sagelaunch import bundle, secretscan
 from sagelaunch.config import importer, tuning_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode
@@ -52,6 +52,28 @@ def launch_config(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     if tuning_import.is_tuning_request(request):
         return tuning_import.import_tuning_request(request, source_dir)
     return importer.import_request(request, source_dir)
+
+
+def replaced_secrets(request: dict[str, Any]) -> list[secretscan.Finding]:
+    """The environment values `launch_config` writes as ``${env:NAME}`` references (the same
+    detector decides), each with why: import names them, never their values."""
+    definition = request.get("TrainingJobDefinition")
+    source = definition if isinstance(definition, dict) else request
+    return secretscan.scan(source.get("Environment") or {})
+
+
+def secrets_note(found: list[secretscan.Finding]) -> str | None:
+    """What import says about the values it replaced (names and reasons only)."""
+    if not found:
+        return None
+    lines = [
+        f"{len(found)} environment value(s) written as ${{env:NAME}} references, not copied "
+        "into the config:"
+    ]
+    lines += [f"  {f.name}: {f.reason}" for f in found]
+    names = " ".join(f"{f.name}=..." for f in found)
+    lines.append(f"export them before plan/submit/local: export {names}")
+    return "\n".join(lines)
 
 
 def unpack_saved_bundle(path: Path, target: Path) -> str | None:
