@@ -64,3 +64,22 @@ def test_a_v3_config_exports_model_trainer_without_the_flag(cli, tmp_path):
     )
     assert "ModelTrainer(" in cli("export", config).output
     assert "ModelTrainer(" not in cli("export", config, "--sdk", "v2").output
+
+
+def with_channel_mode(plan: Plan, name: str, mode: str) -> Plan:
+    estimator = json.loads(json.dumps(plan.estimator.model_dump()))
+    estimator["fit_inputs"][name]["kwargs"]["input_mode"] = mode
+    return plan.model_copy(update={"estimator": type(plan.estimator).model_validate(estimator)})
+
+
+def test_a_channel_input_mode_file_is_what_model_trainer_sends_for_a_uri():
+    """ModelTrainer gives a channel passed as an S3 URI InputMode File itself: a config's explicit
+    input_mode File exports; another mode, or File on a channel v3 describes as an S3DataSource
+    (a sharded one, sent without InputMode), has no v3 spelling and is named."""
+    plan = golden("xgboost-sharded")
+    replicated = with_channel_mode(plan, "validation", "File")
+    compile(script(replicated, "v3", source="x.yaml", name="x.py"), "x.py", "exec")
+    with pytest.raises(UsageError, match=r"channel validation: .* \(FastFile\)"):
+        script(with_channel_mode(plan, "validation", "FastFile"), "v3", source="x", name="x.py")
+    with pytest.raises(UsageError, match=r"channel train: .* \(File\)"):
+        script(with_channel_mode(plan, "train", "File"), "v3", source="x", name="x.py")

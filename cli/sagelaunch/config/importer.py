@@ -313,7 +313,13 @@ def _channel(channel: dict[str, Any]) -> dict[str, Any]:
         }
     if channel.get("ContentType"):
         result["content_type"] = channel["ContentType"]
-    if channel.get("InputMode"):
+    if channel.get("InputMode"):  # kept even when it is the job's: TrainingInput sent it
+        if "file_system" in result:
+            raise ImportRefused(
+                f"InputDataConfig[{name}].InputMode: a file system channel's own input mode has "
+                "no config key (the SDK's FileSystemInput sends none)",
+                hint="remove it from the JSON (the channel then takes the job's input mode)",
+            )
         result["input_mode"] = channel["InputMode"]
     return result
 

@@ -229,7 +229,12 @@ class Channel(ChannelGroups, Strict):
         "(FullyReplicated); SageMaker's names are accepted too.",
     )
     content_type: str | None = Field(None, description="MIME type, e.g. text/csv.")
-    input_mode: Literal["File", "FastFile", "Pipe"] = Field("File", description="Input mode.")
+    input_mode: Literal["File", "FastFile", "Pipe"] | None = Field(
+        None,
+        description="This channel's input mode (TrainingInput(input_mode=...)): sent when set, "
+        "even when it equals the job's input_mode, as the SDK sends it; unset, the channel "
+        "takes the job's. S3 channels only (the SDK's FileSystemInput has none).",
+    )
     compression: Literal["Gzip"] | None = Field(
         None, description="Gzip: the channel's data is gzip-compressed (Pipe mode)."
     )
@@ -256,6 +261,11 @@ class Channel(ChannelGroups, Strict):
     def _one_source(self) -> Channel:
         if (self.uri is None) == (self.file_system is None):
             raise ValueError("give exactly one of uri or file_system")
+        if self.file_system is not None and self.input_mode is not None:
+            raise ValueError(
+                "input_mode: a file_system channel has none of its own (the SDK's "
+                "FileSystemInput sends none); set the job's input_mode instead"
+            )
         return self
 
 

@@ -259,7 +259,9 @@ def _channel(name: str, spec: dict[str, Any]) -> str:
         data_source = Source(call("S3DataSource", source, depth=3))
     else:
         data_source = kwargs["s3_data"]
-    if kwargs.get("input_mode"):
+    mode = kwargs.get("input_mode")
+    # ModelTrainer sends InputMode File itself for a channel given as an S3 URI string.
+    if mode and (mode != "File" or isinstance(data_source, Source)):
         raise UsageError(
             f"channel {name}: SDK v3's InputData has no per-channel input_mode "
             f"({kwargs['input_mode']})",

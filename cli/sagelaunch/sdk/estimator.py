@@ -190,7 +190,7 @@ def _channel(channel: Channel) -> ChannelSpec:
     }
     if channel.content_type:
         kwargs["content_type"] = channel.content_type
-    if channel.input_mode != "File":
+    if channel.input_mode is not None:  # set: sent, even when it is the job's (as the SDK)
         kwargs["input_mode"] = channel.input_mode
     kwargs.update(_channel_options(channel))
     return ChannelSpec("TrainingInput", kwargs)
