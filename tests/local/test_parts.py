@@ -148,7 +148,7 @@ def test_torchrun_command_per_host():
         log_dir=Path("/run/logs/torchelastic-algo-2"),
     )
     assert command == [
-        sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "2",
+        sys.executable, warm.AGENT_SCRIPT, "--nnodes", "2", "--nproc_per_node", "2",
         "--node_rank", "1", "--master_addr", "127.0.0.1", "--master_port", "29999",
         "--log-dir", "/run/logs/torchelastic-algo-2", "train.py", "--lr", "0.1",
     ]  # fmt: skip

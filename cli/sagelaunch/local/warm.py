@@ -5,7 +5,7 @@ take seconds; one after the other they would be most of a short local run's over
 torchrun launches every host's process starts before planning as ``python -m
 sagelaunch.local.warm``, imports torch.distributed.run, and waits on stdin. Once the plan exists,
 the supervisor sends one JSON line with the real command line, working directory and environment,
-and the process becomes ``python -m torch.distributed.run ARGS`` as launched cold: its workers are
+and the process becomes ``python torchrun_agent.py ARGS`` as launched cold: its workers are
 fresh interpreters started with that environment. End of input without a command (planning
 failed, sagelaunch died) makes it exit quietly at once, even while it is still importing torch.
 """
@@ -19,13 +19,16 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import IO, Any
 
-TORCHRUN = ("-m", "torch.distributed.run")
+# How a host runs torchrun: its agent's script, by path (it imports no sagelaunch).
+AGENT_SCRIPT = str(Path(__file__).with_name("torchrun_agent.py"))
+TORCHRUN_AGENT = (sys.executable, AGENT_SCRIPT)
 
 
 def is_warmable(argv: list[str]) -> bool:
-    return argv[:3] == [sys.executable, *TORCHRUN]
+    return tuple(argv[:2]) == TORCHRUN_AGENT
 
 
 def start(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
@@ -45,7 +48,7 @@ def release(
 ) -> None:
     """Hand a waiting agent its command; it runs from here on like a cold start."""
     assert proc.stdin is not None and is_warmable(argv)
-    order = {"args": argv[len(TORCHRUN) + 1 :], "cwd": cwd, "env": dict(env)}
+    order = {"args": argv[len(TORCHRUN_AGENT) :], "cwd": cwd, "env": dict(env)}
     with contextlib.suppress(BrokenPipeError):
         proc.stdin.write((json.dumps(order) + "\n").encode())
         proc.stdin.close()
@@ -101,15 +104,16 @@ def _serve(stdin: IO[str]) -> int:
     orders: list[str] = []
     listener = threading.Thread(target=_listen, args=(stdin, orders), daemon=True)
     listener.start()
-    from torch.distributed import run as torchrun  # the slow import, overlapped with planning
+    from torch.distributed import run  # noqa: F401 - the slow import, overlapped with planning
+
+    from sagelaunch.local import torchrun_agent
 
     listener.join()
     order: dict[str, Any] = json.loads(orders[0])
     os.chdir(order["cwd"])
     os.environ.clear()
     os.environ.update(order["env"])
-    sys.argv = [torchrun.__file__, *order["args"]]
-    torchrun.main(order["args"])
+    torchrun_agent.main(order["args"])
     return 0
 
 
