@@ -1,0 +1,123 @@
+"""Small synthetic channel data for the third-party scripts (no downloads).
+
+Each case's channels are folders shaped as the script's own repository feeds it: MNIST as the
+idx/gzip files or .npy arrays the script reads, abalone as LIBSVM shards. The launch configs
+beside the scripts read them from ``.sagelaunch/third-party-data/`` (``make``-style demo data):
+
+    .venv/bin/python -m tests.local.third_party.data          # writes every case's channels
+    .venv/bin/sagelaunch local tests/local/third_party/amazon-sagemaker-examples/mnist_pytorch.yaml
+"""
+
+from __future__ import annotations
+
+import gzip
+import struct
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from tests.conftest import REPO
+
+DEFAULT_ROOT = REPO / ".sagelaunch" / "third-party-data"
+
+
+def _images(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 10, size=count, dtype=np.uint8)
+    images = rng.integers(0, 256, size=(count, 28, 28), dtype=np.uint8)
+    return images, labels
+
+
+def _idx_gz(path: Path, array: np.ndarray) -> None:
+    """MNIST's idx format, gzipped: a magic number (3 dims for images, 1 for labels), the sizes
+    big-endian, then the bytes (what the scripts skip: 16 bytes of header for images, 8 for
+    labels)."""
+    header = struct.pack(">HBB", 0, 0x08, array.ndim)
+    header += b"".join(struct.pack(">I", size) for size in array.shape)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(header + array.astype(np.uint8).tobytes(), mtime=0))
+
+
+def mnist_idx(root: Path) -> dict[str, Path]:
+    """amazon-sagemaker-examples' MNIST channel: the four idx .gz files, one folder that the
+    notebook passes as both ``training`` and ``testing``."""
+    folder = root / "mnist-idx"
+    for prefix, count, seed in (("train", 256, 1), ("t10k", 64, 2)):
+        images, labels = _images(count, seed)
+        _idx_gz(folder / f"{prefix}-images-idx3-ubyte.gz", images)
+        _idx_gz(folder / f"{prefix}-labels-idx1-ubyte.gz", labels)
+    return {"training": folder, "testing": folder}
+
+
+def mnist_npy(root: Path) -> dict[str, Path]:
+    """sagemaker-tensorflow-training-toolkit's test/resources/mnist/data: train/ and test/ .npy."""
+    folder = root / "mnist-npy"
+    for split, count, seed in (("train", 128, 3), ("test", 32, 4)):
+        images, labels = _images(count, seed)
+        (folder / split).mkdir(parents=True, exist_ok=True)
+        np.save(folder / split / f"x_{split}.npy", images.astype(np.float32) / 255.0)
+        np.save(folder / split / f"y_{split}.npy", labels.astype(np.int64))
+    return {"training": folder}
+
+
+def _libsvm(path: Path, rows: int, seed: int) -> None:
+    """Abalone-like LIBSVM rows: rings (label) then 8 features, as the container's test data."""
+    rng = np.random.default_rng(seed)
+    features = rng.uniform(0.0, 1.0, size=(rows, 8))
+    rings = np.round(3 + 15 * features[:, 1] + rng.normal(0, 1, size=rows)).clip(1, 29)
+    lines = [
+        f"{int(label)} " + " ".join(f"{j + 1}:{value:.4f}" for j, value in enumerate(row))
+        for label, row in zip(rings, features, strict=True)
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def abalone(root: Path) -> dict[str, Path]:
+    """sagemaker-xgboost-container's test/resources/abalone/data: train (2 shards), validation."""
+    folder = root / "abalone"
+    _libsvm(folder / "train" / "abalone.libsvm.train.0", 200, 5)
+    _libsvm(folder / "train" / "abalone.libsvm.train.1", 200, 6)
+    _libsvm(folder / "validation" / "abalone.libsvm.validation.0", 80, 7)
+    return {"train": folder / "train", "validation": folder / "validation"}
+
+
+def unread_channel(root: Path) -> dict[str, Path]:
+    """The PyTorch toolkit's local test passes its MNIST folder as ``training`` only because
+    fit() is given a channel; the script never reads it."""
+    folder = root / "unread"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "fake_input.txt").write_text("the script does not read its channel\n")
+    return {"training": folder}
+
+
+def no_channels(root: Path) -> dict[str, Path]:
+    return {}
+
+
+# Case name (the config's stem) -> its channels.
+CHANNELS: dict[str, Callable[[Path], dict[str, Path]]] = {
+    "distributed_operations": unread_channel,
+    "openmpi": no_channels,
+    "abalone_distributed": abalone,
+    "abalone_distributed_2hosts": abalone,
+    "mnist": mnist_npy,
+    "tuning_model_dir": no_channels,
+    "params_script": no_channels,
+    "params_script_sh": no_channels,
+    "mnist_pytorch": mnist_idx,
+    "mnist_tensorflow": mnist_idx,
+}
+
+
+def write_all(root: Path = DEFAULT_ROOT) -> None:
+    for make in {id(f): f for f in CHANNELS.values()}.values():
+        make(root)
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_ROOT
+    write_all(target)
+    print(f"wrote the third-party scripts' channels under {target}")
