@@ -22,6 +22,7 @@ from typing import Any
 # so that a bare `python train_x.py` never writes outside it.
 CONTAINER_BASE = Path("/opt/ml")
 LOCAL_BASE = Path("opt_ml")
+LOCAL_RUN = "SAGELAUNCH_LOCAL_RUN"  # set by `sagelaunch local` on every host process
 
 
 class UsageError(ValueError):
@@ -60,8 +61,9 @@ class SageMakerEnv:
 
     @property
     def in_sagemaker_job(self) -> bool:
-        """True inside a real SageMaker job (the platform sets TRAINING_JOB_NAME)."""
-        return self.training_job_name is not None
+        """True inside a real SageMaker job: the platform sets TRAINING_JOB_NAME, and so does
+        ``sagelaunch local``, which also sets SAGELAUNCH_LOCAL_RUN."""
+        return self.training_job_name is not None and not self.environ.get(LOCAL_RUN)
 
     @property
     def checkpoint_dir(self) -> Path:

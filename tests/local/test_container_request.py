@@ -60,8 +60,10 @@ def test_network_isolation_code_channel_and_module_dir_as_the_toolkit_computes(
         bundle = tree / "input" / "data" / "code" / "sourcedir.tar.gz"
         with tarfile.open(bundle) as tar:
             assert "dump_env.py" in tar.getnames()
-        received = read_json(tree / "output" / "data" / "env.json")["sm"]
-        expected = toolkit_env(tree, "pytorch", tmp_path / "run" / f"{host}-oracle.json")
+        dumped = read_json(tree / "output" / "data" / "env.json")
+        received = dumped["sm"]
+        oracle = tmp_path / "run" / f"{host}-oracle.json"
+        expected = toolkit_env(tree, "pytorch", oracle, dumped["other"]["TRAINING_JOB_NAME"])
         assert received == expected, _diff(received, expected)
         # The bundle in the code channel, as the host's processes see it (/opt/ml in a sandbox).
         assert received["SM_MODULE_DIR"].endswith("/input/data/code/sourcedir.tar.gz")

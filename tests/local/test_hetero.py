@@ -65,7 +65,8 @@ def test_every_group_host_gets_the_toolkits_instance_group_environment(write_con
     for host in ("algo-1", "algo-2", "algo-3"):
         tree = tmp_path / "run" / host
         received = read_json(tree / "output" / "data" / "env.json")
-        expected = toolkit_env(tree, "pytorch", tmp_path / "run" / f"{host}-oracle.json")
+        oracle = tmp_path / "run" / f"{host}-oracle.json"
+        expected = toolkit_env(tree, "pytorch", oracle, received["other"]["TRAINING_JOB_NAME"])
         assert received["sm"] == expected, _diff(received["sm"], expected)
         seen[host] = received
     data_host, trainers = seen["algo-1"], [seen["algo-2"], seen["algo-3"]]

@@ -97,7 +97,7 @@ def test_host_count(config_hosts, instance_count, requested, expected):
     assert host_count(config_hosts, instance_count, requested) == expected
 
 
-def test_process_environment_never_sets_training_job_name():
+def test_process_environment_names_the_job_as_sagemaker_does():
     training_env = {"current_host": "algo-1"}
     env = environment.process_environment(
         {"TRAINING_JOB_NAME": "x", "SM_OLD": "1", "RANK": "3", "HOME": "/home/me"},
@@ -109,7 +109,8 @@ def test_process_environment_never_sets_training_job_name():
         code_dir="/run/algo-1/code",
         extra={"MASTER_ADDR": "127.0.0.1"},
     )
-    assert "TRAINING_JOB_NAME" not in env and "SM_OLD" not in env and "RANK" not in env
+    assert env["TRAINING_JOB_NAME"] == "job" and env[environment.LOCAL_RUN_VARIABLE] == "1"
+    assert "SM_OLD" not in env and "RANK" not in env
     assert env["HOME"] == "/home/me" and env["NCCL_DEBUG"] == "WARN"
     assert env["SM_CURRENT_HOST"] == env["CURRENT_HOST"] == "algo-1"
     assert env["PYTHONPATH"] == "/run/algo-1/code" and env["MASTER_ADDR"] == "127.0.0.1"

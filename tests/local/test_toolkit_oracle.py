@@ -5,7 +5,7 @@ own ``Environment().to_env_vars()`` then runs in a fresh subprocess that sees th
 where the host's processes saw it: in the host's sandbox at /opt/ml, the toolkit's own default
 (sandbox.py), else at its real path through SAGEMAKER_BASE_DIR (the toolkit reads it at import).
 The oracle sees the same machine (same CPUs, GPUs, Neuron tools, PATH) and the same container
-variables a framework image sets (SAGEMAKER_TRAINING_MODULE); TRAINING_JOB_NAME is unset in both.
+variables a framework image sets (SAGEMAKER_TRAINING_MODULE), and the job's TRAINING_JOB_NAME.
 No other normalisation.
 """
 
@@ -41,11 +41,13 @@ json.dump(environment.Environment().to_env_vars(), open(sys.argv[1], "w"))
 """
 
 
-def toolkit_env(tree: Path, framework: str, out: Path) -> dict[str, str]:
+def toolkit_env(tree: Path, framework: str, out: Path, job_name: str) -> dict[str, str]:
     """The toolkit's SM_* variables for ``tree``; ``out`` must be in the tree's run folder."""
     isolation = sandbox.choose("auto")
     base = {} if isolation.isolated else {"SAGEMAKER_BASE_DIR": str(tree)}
-    env = clean_env(SAGEMAKER_TRAINING_MODULE=TRAINING_MODULES[framework], **base)
+    env = clean_env(
+        SAGEMAKER_TRAINING_MODULE=TRAINING_MODULES[framework], TRAINING_JOB_NAME=job_name, **base
+    )
     oracle = HostProcess(tree.name, [sys.executable, "-c", ORACLE, str(out)], tree, env, out)
     oracle = sandbox.confine(oracle, HostTree(tree.name, tree), tree.parent, isolation)
     subprocess.run(
@@ -93,10 +95,13 @@ def test_every_host_gets_the_toolkits_environment(write_config, tmp_path):
     for host in ("algo-1", "algo-2"):
         tree = tmp_path / "run" / host
         received = read_json(tree / "output" / "data" / "env.json")
-        expected = toolkit_env(tree, "pytorch", tmp_path / "run" / f"{host}-oracle.json")
+        job_name = received["other"]["TRAINING_JOB_NAME"]  # as SageMaker sets it
+        assert job_name.startswith("oracle-")
+        oracle = tmp_path / "run" / f"{host}-oracle.json"
+        expected = toolkit_env(tree, "pytorch", oracle, job_name)
         assert received["sm"] == expected, _diff(received["sm"], expected)
         assert received["other"] == {
-            "TRAINING_JOB_NAME": None,
+            "TRAINING_JOB_NAME": job_name,
             "MASTER_ADDR": "127.0.0.1",
             "CURRENT_HOST": host,
         }

@@ -278,6 +278,10 @@ def without_job_variables(inherited: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in inherited.items() if not _FOREIGN.match(k)}
 
 
+# Set on every host process of a local run; the shipped entry points read it (smenv.py).
+LOCAL_RUN_VARIABLE = "SAGELAUNCH_LOCAL_RUN"
+
+
 def process_environment(
     inherited: Mapping[str, str],
     *,
@@ -291,7 +295,9 @@ def process_environment(
 ) -> dict[str, str]:
     """A host process's whole environment: this shell's (minus launcher and job variables), the
     job's Environment and image variables, the SM_* variables, and what the toolkit exports
-    besides them. TRAINING_JOB_NAME stays unset: entry points read it as "inside a real job"."""
+    besides them. TRAINING_JOB_NAME is the job's name, as SageMaker (and the SDK's local mode)
+    set it in every job; LOCAL_RUN_VARIABLE tells the shipped entry points that this is a local
+    run (where a library the job enabled but this machine lacks is a warning, not an error)."""
     env = without_job_variables(inherited)
     env.update(container_env)
     env.update(sm)
@@ -300,6 +306,8 @@ def process_environment(
             # Side effects of the toolkit's Environment() that the script inherits.
             "CURRENT_HOST": str(training_env["current_host"]),
             "SAGEMAKER_JOB_NAME": job_name,
+            "TRAINING_JOB_NAME": job_name,
+            LOCAL_RUN_VARIABLE: "1",
             "SAGEMAKER_REGION": region,
             "PYTHONPATH": os.pathsep.join(filter(None, [code_dir, inherited.get("PYTHONPATH")])),
             "PYTHONUNBUFFERED": "1",  # as the framework images set it: logs stream as they come
@@ -311,5 +319,4 @@ def process_environment(
             **extra,
         }
     )
-    env.pop("TRAINING_JOB_NAME", None)
     return env

@@ -353,6 +353,7 @@ def _host_processes(
     container_env = {
         **request.get("Environment", {}),
         "SAGEMAKER_TRAINING_MODULE": environment.TRAINING_MODULES[config.framework],
+        "TRAINING_JOB_NAME": plan.job_name,  # the platform's, in every job
     }
     machine = environment.Machine.detect()
     hyperparameters = request.get("HyperParameters", {})
