@@ -22,6 +22,7 @@ BENCHES = [
     "bench_submit",
     "bench_datafeed",
     "bench_recommend",
+    "bench_templates",
 ]
 
 
@@ -74,6 +75,9 @@ ROWS = [
     # The whole size × layout × category table goes to stderr; these bound it.
     ("bench_recommend", "memory_ratio_min", "recommend memory / tracker, lowest", None, "x"),
     ("bench_recommend", "memory_ratio_max", "recommend memory / tracker, highest", None, "x"),
+    # Every init template and example config under `sagelaunch local`, as a user runs it.
+    ("bench_templates", "failed", "templates/examples failing under local", 0, ""),
+    ("bench_templates", "total_s", "  (all of them, one after another)", None, "s"),
 ]
 
 
