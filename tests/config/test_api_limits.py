@@ -104,8 +104,14 @@ def test_the_numbers_and_patterns_still_in_code_are_the_models():
     assert (name.max, f"^{name.pattern}$") == (naming.MAX_JOB_NAME, naming.JOB_NAME_PATTERN)
     tuning = limit("CreateHyperParameterTuningJob.HyperParameterTuningJobName")
     assert tuning.max == naming.MAX_TUNING_JOB_NAME
-    base_name = Tuning.model_fields["base_name"].metadata
-    assert any(getattr(m, "pattern", None) == f"^{tuning.pattern}$" for m in base_name)
+    exact = Tuning.model_fields["job_name"].metadata
+    assert any(getattr(m, "pattern", None) == f"^{tuning.pattern}$" for m in exact)
+    assert any(getattr(m, "max_length", None) == tuning.max for m in exact)
+    assert f"^{tuning.pattern}$" == naming.TUNING_JOB_NAME_PATTERN
+    # A base of any length is cut to what fits before the tuner's "-yymmdd-HHMM".
+    base = naming.TUNING_BASE_PATTERN
+    assert base == f"^{tuning.pattern}$".replace("{0,31}", "*")
+    assert tuning.max == naming.TUNING_BASE_KEPT + 1 + naming.SHORT_TIMESTAMP_LEN
     parents = WarmStart.model_fields["parents"].metadata
     most = limit("CreateHyperParameterTuningJob.WarmStartConfig.ParentHyperParameterTuningJobs")
     assert any(getattr(m, "max_length", None) == most.max for m in parents)

@@ -30,6 +30,8 @@ XGB = {
     "compute": {"instance_type": "ml.m5.xlarge", "instance_count": 2},
 }
 
+TUNE = {"objective": {"metric": "train:loss"}, "ranges": {"lr": {"min": 1.0e-4, "max": 0.1}}}
+
 # rule -> (overrides that make it fire, message fragment, overrides where it stays quiet)
 CASES = {
     "entry_point_present": ({"entry_point": "missing.py"}, "missing.py not found", {}),
@@ -177,6 +179,11 @@ CASES = {
     ),
     "role_is_arn": ({"role": "SageMakerRole"}, "is not an IAM role ARN", {}),
     "job_name_truncated": ({"name": "n" * 40}, "keep the first 39", {"name": "n" * 39}),
+    "tuning_base_name_truncated": (
+        {"tuning": {**TUNE, "base_name": "yolov5-project-hpo-5c5f3ae2-5a3b"}},
+        "keep the first 20 ('yolov5-project-hpo-5')",
+        {"tuning": {**TUNE, "base_name": "yolov5-project-hpo-5"}},
+    ),
     "api_map_limits": (
         {"environment": {"MY-VAR": "1"}},
         "must match the API's pattern",

@@ -466,7 +466,8 @@ ELSEWHERE: dict[str, str] = {
     TRAINING + "ProfilerRuleConfigurations": "rule_count",
     TRAINING + "DebugRuleConfigurations[].RuleConfigurationName": "builtin_rule_names",
     TRAINING + "ProfilerRuleConfigurations[].RuleConfigurationName": "builtin_rule_names",
-    TUNING + "HyperParameterTuningJobName": "model: tuning.base_name (naming.tuning_job_name)",
+    TUNING + "HyperParameterTuningJobName": "model: tuning.job_name (exact), tuning.base_name "
+    "(cut to 20 characters and timestamped, naming.tuning_job_name)",
     TUNING + "WarmStartConfig.ParentHyperParameterTuningJobs": "model: tuning.warm_start.parents",
 }
 

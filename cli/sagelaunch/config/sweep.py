@@ -13,10 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, model_validator
 
+from sagelaunch import naming
 from sagelaunch.strict import Strict
-
-# HyperParameterTuningJobName: 1-32 characters (CreateHyperParameterTuningJob's API model).
-MAX_TUNING_JOB_NAME = 32
 
 
 class SweepObjective(Strict):
@@ -171,17 +169,30 @@ class Tuning(Strict):
     early_stopping: Literal["Off", "Auto"] = Field("Off", description="early_stopping_type.")
     random_seed: int | None = Field(None, description="Seed of the search (reproducible picks).")
     warm_start: WarmStart | None = Field(None, description="Start from earlier tuning jobs.")
+    job_name: str | None = Field(
+        None,
+        pattern=naming.TUNING_JOB_NAME_PATTERN,
+        max_length=naming.MAX_TUNING_JOB_NAME,
+        description="Exact tuning job name, as the SDK's tuner.fit(job_name=...): 1-32 letters, "
+        "digits and '-' (default: base_name + a timestamp).",
+    )
     base_name: str | None = Field(
         None,
-        pattern=r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,31}$",
-        description="Base of the tuning job name (default: the config's name); the tool adds a "
-        "suffix and keeps the whole within 32 characters.",
+        pattern=naming.TUNING_BASE_PATTERN,
+        description="Base of the tuning job name (default: the config's name), as the SDK's "
+        "base_tuning_job_name: the tool adds -yymmdd-HHMM and, like the SDK, keeps the first "
+        f"{naming.TUNING_BASE_KEPT} characters of a longer base (with a warning).",
     )
 
     @model_validator(mode="after")
     def _consistent(self) -> Tuning:
         if self.hyperband is not None and self.strategy != "Hyperband":
             raise ValueError("hyperband: applies to strategy Hyperband only")
+        if self.job_name is not None and self.base_name is not None:
+            raise ValueError(
+                "job_name and base_name: give one (job_name is the exact name; base_name gets "
+                "a timestamp)"
+            )
         return self
 
 

@@ -216,6 +216,25 @@ def job_name_truncated(loaded: LoadedConfig) -> Iterator[Problem]:
 
 
 @rule
+def tuning_base_name_truncated(loaded: LoadedConfig) -> Iterator[Problem]:
+    """Advice: like the SDK's tuner, a tuning base longer than 20 characters is cut to them."""
+    tuning = loaded.config.tuning
+    if tuning is None or tuning.job_name is not None:
+        return
+    base = naming.tuning_base_for(loaded.config)
+    kept = naming.trimmed_tuning_base(base)
+    if kept != base:
+        where = ("tuning", "base_name") if tuning.base_name else ("name",)
+        yield warning(
+            loaded,
+            where,
+            f"{len(base)} characters: tuning job names keep the first {len(kept)} ({kept!r}) "
+            "before the -yymmdd-HHMM timestamp, within the API's 32, as the SDK's tuner does; "
+            "set tuning.job_name for an exact name",
+        )
+
+
+@rule
 def api_map_limits(loaded: LoadedConfig) -> Iterator[Problem]:
     """CreateTrainingJob's limits on hyperparameters and environment (entries, key and value
     lengths and patterns, from botocore's model): the service refuses a request over any."""
