@@ -111,6 +111,18 @@ class TuningPlan(_Model):
         request = naming.with_tuning_job_name(self.request, job_name)
         return self.model_copy(update={"job_name": job_name, "request": request})
 
+    def for_training_job(self, old: str, new: str) -> TuningPlan:
+        """This tuning plan in a plan whose training job is renamed from ``old`` to ``new``:
+        a TensorFlow model_dir derived from the training job's name moves with it (in the
+        request and in the tuner's estimator_kwargs); nothing else depends on it."""
+        request = naming.with_training_job_name(self.request, old, new)
+        tuner = self.tuner
+        model_dir = (tuner.get("estimator_kwargs") or {}).get("model_dir")
+        if isinstance(model_dir, str):
+            moved = naming.moved_model_dir(model_dir, old, new)
+            tuner = {**tuner, "estimator_kwargs": {**tuner["estimator_kwargs"], "model_dir": moved}}
+        return self.model_copy(update={"request": request, "tuner": tuner})
+
 
 class Plan(_Model):
     """Everything `plan` shows and `submit` sends."""

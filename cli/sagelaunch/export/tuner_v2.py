@@ -65,9 +65,20 @@ def make_tuner(tuning: TuningPlan) -> list[str]:
             f"{call('HyperbandStrategyConfig', hyperband, depth=2)})"
         )
         raw.add("strategy_config")
+    # What the tuner's estimator gets beyond the plan's: TensorFlow's model_dir as the SDK derives
+    # it for the estimator's own job (tuner.fit() without a name), since fit() is given one here.
+    settings = [
+        line
+        for key, value in (tuner.get("estimator_kwargs") or {}).items()
+        for line in (
+            f"{INDENT}# As the SDK derives it for the estimator's own job (the plan's job name).",
+            f"{INDENT}estimator.{key} = {literal(value)}",
+        )
+    ]
     return [
         "\n\ndef make_tuner(estimator):",
         f'{INDENT}"""The tuner, with the keyword arguments `sagelaunch plan` showed."""',
+        *settings,
         f"{INDENT}ranges = {{",
         *ranges,
         f"{INDENT}}}",

@@ -64,7 +64,7 @@ def capture(
         request = capture_request(spec, region, job_name)
     except SdkRejected as exc:
         raise loaded.error(("framework",), exc.message) from None
-    tuning = planned_tuning(loaded, spec, region, job_name) if config.tuning else None
+    tuning = planned_tuning(loaded, spec, region, job_name, request) if config.tuning else None
     return Captured(
         estimator=EstimatorInfo.model_validate(spec.as_json()),
         request=request,
@@ -75,15 +75,20 @@ def capture(
 
 
 def planned_tuning(
-    loaded: LoadedConfig, spec: EstimatorSpec, region: str, job_name: str
+    loaded: LoadedConfig,
+    spec: EstimatorSpec,
+    region: str,
+    job_name: str,
+    training_request: dict[str, Any],
 ) -> TuningPlan:
-    """The `tuning:` block through the SDK's HyperparameterTuner, around the same estimator."""
-    from sagelaunch.sdk.tuning import capture_tuning_request, tuner_spec
+    """The `tuning:` block through the SDK's HyperparameterTuner, around the same estimator
+    (TensorFlow's default model_dir: the one the SDK derived for the training job, sdk/tuning)."""
+    from sagelaunch.sdk.tuning import capture_tuning_request, estimator_model_dir, tuner_spec
 
     tuning = loaded.config.tuning
     assert tuning is not None
     name = naming.tuning_job_name_for(loaded.config, job_name)
-    tuner = tuner_spec(tuning, spec)
+    tuner = tuner_spec(tuning, spec, estimator_model_dir(tuning, spec, training_request))
     try:
         request = capture_tuning_request(spec, tuner, region, name)
     except SdkRejected as exc:

@@ -6,16 +6,28 @@ session's `_intercept_create_request` hook, offline. The SDK itself therefore de
 the request holds: static hyperparameters (with `sagemaker_*` ones and the estimator class for
 framework estimators), JSON-quoted categorical values for framework containers, ResourceLimits,
 strategy config, early stopping and warm start.
+
+Names: the tuner is fit with the tuning job's name (`tuner.fit(job_name=...)`): the config's exact
+`tuning.job_name`, else the base + short timestamp the SDK's tuner would give it (naming.py), so
+the static `sagemaker_job_name` is the tuning job's. TensorFlow's default `model_dir` is the one
+place where fit(job_name=...) and the SDK's usual `tuner.fit()` (a base_tuning_job_name, no
+name) differ beyond that: without a name the estimator names its own job
+(name_from_base(base_job_name)) and the SDK derives model_dir from that, OUTPUT_PATH/JOB/model.
+So a tuning job without an exact name gets the model_dir the SDK derived for the plan's own
+training job (its request's), passed to the tuner's estimator (`estimator_kwargs`); with an
+exact name the SDK derives it from that name, as fit(job_name=...) does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from sagelaunch.aws.session import validate_request
 from sagelaunch.config.sweep import CategoricalRange, IntegerRange, Tuning
 from sagelaunch.errors import SagelaunchError
+from sagelaunch.hyperparameters import decode
 from sagelaunch.sdk.capture import SdkRejected, build_estimator, capture_session, fit_inputs
 from sagelaunch.sdk.estimator import EstimatorSpec
 from sagelaunch.sdk.runtime import SDK_WARNINGS, offline, sagemaker
@@ -39,6 +51,8 @@ class TunerSpec:
     warm_start: dict[str, Any] | None = None  # WarmStartConfig(**...)
     hyperband: dict[str, Any] | None = None  # HyperbandStrategyConfig(**...)
     extra: dict[str, Any] = field(default_factory=dict)
+    # Set on the tuner's estimator beyond the plan's own (TensorFlow's model_dir, see above).
+    estimator_kwargs: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -53,10 +67,31 @@ class TunerSpec:
             data["warm_start_config"] = self.warm_start
         if self.hyperband is not None:
             data["strategy_config"] = {"hyperband_strategy_config": self.hyperband}
+        if self.estimator_kwargs:
+            data["estimator_kwargs"] = self.estimator_kwargs
         return data
 
 
-def tuner_spec(tuning: Tuning, estimator: EstimatorSpec) -> TunerSpec:
+def estimator_model_dir(
+    tuning: Tuning, estimator: EstimatorSpec, training_request: dict[str, Any]
+) -> dict[str, Any]:
+    """The TensorFlow tuner's estimator's model_dir when the SDK would derive it from the
+    estimator's own job name (no exact tuning job name, no model_dir in the config): the one the
+    SDK derived for the planned training job (its request's model_dir, an S3 location)."""
+    from sagelaunch.sdk.tensorflow import TENSORFLOW
+
+    if estimator.cls != TENSORFLOW or "model_dir" in estimator.kwargs or tuning.job_name:
+        return {}
+    raw = (training_request.get("HyperParameters") or {}).get("model_dir")
+    value = decode(raw) if raw is not None else None
+    if isinstance(value, str) and value.startswith("s3://"):
+        return {"model_dir": value}
+    return {}
+
+
+def tuner_spec(
+    tuning: Tuning, estimator: EstimatorSpec, estimator_kwargs: dict[str, Any] | None = None
+) -> TunerSpec:
     """The tuner a careful engineer would write for ``tuning`` around ``estimator``."""
     kwargs: dict[str, Any] = {
         "objective_metric_name": tuning.objective.metric,
@@ -85,7 +120,9 @@ def tuner_spec(tuning: Tuning, estimator: EstimatorSpec) -> TunerSpec:
     if tuning.hyperband is not None:
         hyperband = tuning.hyperband.model_dump(exclude_none=True)
     ranges = {name: _range(r) for name, r in tuning.ranges.items()}
-    return TunerSpec(kwargs, ranges, warm_start, hyperband)
+    return TunerSpec(
+        kwargs, ranges, warm_start, hyperband, estimator_kwargs=dict(estimator_kwargs or {})
+    )
 
 
 def _range(spec: Any) -> RangeSpec:
@@ -121,6 +158,9 @@ def capture_tuning_request(
 ) -> dict[str, Any]:
     """The CreateHyperParameterTuningJob parameters the SDK's tuner would send."""
     session = capture_session(region)
+    if spec.estimator_kwargs:
+        kwargs = {**estimator_spec.kwargs, **spec.estimator_kwargs}
+        estimator_spec = dataclasses.replace(estimator_spec, kwargs=kwargs)
     try:
         with offline():
             tuner = build_tuner(spec, build_estimator(estimator_spec, session))

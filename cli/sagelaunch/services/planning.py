@@ -223,9 +223,11 @@ def retarget(
     warnings: list[Problem],
 ) -> Plan:
     """The cached plan for this run: its job name, its code bundle, today's config warnings."""
+    cached_job_name = plan.job_name
     plan = plan.renamed(job_name)
     if plan.tuning is not None:
-        tuning = plan.tuning.renamed(naming.tuning_job_name_for(loaded.config, job_name))
+        tuning = plan.tuning.for_training_job(cached_job_name, job_name)
+        tuning = tuning.renamed(naming.tuning_job_name_for(loaded.config, job_name))
         plan = plan.model_copy(update={"tuning": tuning})
     if code is not None and plan.upload is not None:
         plan = _relocated(plan, code, code.s3_uri(bundles.code_prefix(loaded.config)))

@@ -50,7 +50,7 @@ def deliver(
     kwargs = {"progress": progress} if progress else {}
     plan, data, _ = make_plan(config, overrides, region, None, **kwargs)
     assert plan.tuning is not None  # a config with tuning: plans one
-    tuning = named(plan.tuning, key)
+    tuning = named(plan.tuning, key, plan.job_name)
     if aws is None:
         from sagelaunch.aws.session import clients
 
@@ -80,9 +80,16 @@ def require_tuning(config: Path, overrides: list[str] | None) -> None:
         )
 
 
-def named(tuning: TuningPlan, key: str | None) -> TuningPlan:
-    """The tuning plan under the name for ``key`` (the planned, timestamped name without one)."""
+def named(tuning: TuningPlan, key: str | None, training_job_name: str | None = None) -> TuningPlan:
+    """The tuning plan under the name for ``key`` (the planned, timestamped name without one).
+
+    With a key sagelaunch names the tuning job, as `tuner.fit(job_name=...)` does; a TensorFlow
+    model_dir derived from the plan's (timestamped) training job name is then derived from that
+    name, as the SDK derives it for fit(job_name=...), so a retried step sends the same request."""
     if not key:
         return tuning
     base = naming.tuning_base_of(tuning.job_name)
-    return tuning.renamed(naming.idempotent_tuning(base, key, tuning.request))
+    name = naming.idempotent_tuning(base, key, tuning.request)
+    if training_job_name:
+        tuning = tuning.for_training_job(training_job_name, name)
+    return tuning.renamed(name)
