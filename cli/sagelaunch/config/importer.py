@@ -45,8 +45,17 @@ class ImportRefused(UsageError):
     """A request field sagelaunch has no config key for: named, never dropped."""
 
 
-def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
-    """The launch config (as plain data) for ``request``; ``source_dir`` holds its code."""
+# import_request's model_dir_job when the request's own TrainingJobName names the model_dir.
+_OWN_NAME = "TrainingJobName"
+
+
+def import_request(
+    request: dict[str, Any], source_dir: str, *, model_dir_job: str | None = _OWN_NAME
+) -> dict[str, Any]:
+    """The launch config (as plain data) for ``request``; ``source_dir`` holds its code.
+
+    ``model_dir_job``: the job name plan will derive TensorFlow's default model_dir from (the
+    request's own, by default; None: none, so any S3 model_dir is kept as written)."""
     request = {k: v for k, v in request.items() if k not in DESCRIBE_ONLY}
     _refuse_unknown(request)
     spec = request["AlgorithmSpecification"]
@@ -54,9 +63,7 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     script = "sagemaker_program" in raw
     hps = decode_hyperparameters(raw) if script else raw
     framework = _framework(spec["TrainingImage"])
-    config: dict[str, Any] = {"name": naming.base_of(request["TrainingJobName"]) or "job"}
-    if not naming.is_valid(config["name"]):
-        config["name"] = "imported-job"
+    config: dict[str, Any] = job_names(request["TrainingJobName"])
     config["framework"] = framework
     if any(c["ChannelName"] == "sm_drivers" for c in request.get("InputDataConfig") or []):
         config["sdk"] = "v3"  # ModelTrainer's drivers travel as this channel (export/sdk_v3.py)
@@ -70,7 +77,8 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     if import_extras.distribution_groups(hps) and "distribution" in config:
         config["distribution"]["groups"] = import_extras.distribution_groups(hps)
     if framework == "tensorflow":
-        settings, consumed = tf_import.tensorflow_settings(hps, request)
+        job = request["TrainingJobName"] if model_dir_job == _OWN_NAME else model_dir_job
+        settings, consumed = tf_import.tensorflow_settings(hps, request, job)
         config.update(settings)
         hps = {key: value for key, value in hps.items() if key not in consumed}
     config.update(_image(spec["TrainingImage"], framework, region, request, config))
@@ -83,6 +91,19 @@ def import_request(request: dict[str, Any], source_dir: str) -> dict[str, Any]:
     config.update(_channels(import_extras.user_channels(request, hps)))
     config.update(_optional_settings(request))
     return _pruned(config)
+
+
+def job_names(job_name: str) -> dict[str, Any]:
+    """``name`` (and ``job_name``) for a training job name: a generated one (the SDK's
+    name_from_base timestamp, an idempotency key's digest) gives its base as ``name``, which plan
+    timestamps again; any other was given as it is (fit(job_name=...)) and stays exact."""
+    base = naming.generated_base(job_name)
+    if base is not None:
+        name = naming.trimmed_base(base)
+        return {"name": name if naming.is_valid(name) else "imported-job"}
+    if not naming.is_valid(job_name):
+        return {"name": "imported-job"}
+    return {"name": job_name, "job_name": job_name}
 
 
 def _image_region(uri: str) -> str | None:

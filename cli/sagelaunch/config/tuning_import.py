@@ -4,6 +4,13 @@ answer): a launch config with a `tuning:` block whose plan sends the same tuning
 The training job definition is read as the CreateTrainingJob request it stands for (importer.py
 maps that), and the tuning configuration becomes the `tuning:` keys that the SDK's
 HyperparameterTuner turns back into it (sdk/tuning.py). What no key expresses is refused by name.
+
+Names: a tuning job name the tuner generated (base + -yymmdd-HHMM, or an idempotency digest)
+gives `tuning.base_name` (when it is not the config's name, cut as the tuner cuts it); any other
+was given to fit(job_name=...) and becomes the exact `tuning.job_name`. The estimator's own job
+name, when the SDK wrote one (the static `sagemaker_job_name` of a tuner fit without a name, or
+the job a TensorFlow model_dir names), gives the config's `name`: TensorFlow's default model_dir
+is then derived again, as plan derives it (sdk/tuning.py); a model_dir plan cannot derive is kept.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from typing import Any
 
 from sagelaunch import naming
 from sagelaunch.config.importer import ImportRefused, import_request, number_or_text
+from sagelaunch.hyperparameters import decode
 
 # DescribeHyperParameterTuningJob fields that say what happened, not what was asked for.
 _DESCRIBE_ONLY = {
@@ -44,15 +52,50 @@ def import_tuning_request(request: dict[str, Any], source_dir: str) -> dict[str,
     """The launch config (plain data) whose `tuning:` plans to ``request``."""
     request = {k: v for k, v in request.items() if k not in _DESCRIBE_ONLY}
     _refuse_unknown(request)
-    config = import_request(training_request(request), source_dir=source_dir)
-    base = naming.tuning_base_of(request["HyperParameterTuningJobName"])
-    if naming.is_valid(base):  # the name the tuning job was planned from, as a user wrote it
-        config["name"] = base
+    name = request["HyperParameterTuningJobName"]
+    tuning_base = naming.generated_tuning_base(name)  # None: an exact name
+    training = training_request(request)
+    estimator_job = None if tuning_base is None else _estimator_job(request, name)
+    if estimator_job is not None:
+        training["TrainingJobName"] = estimator_job
+    # The job plan derives TensorFlow's default model_dir from: the exact tuning job name (as
+    # fit(job_name=...)), else the estimator's own job, else none this request shows.
+    model_dir_job = name if tuning_base is None else estimator_job
+    config = import_request(training, source_dir=source_dir, model_dir_job=model_dir_job)
+    if estimator_job is None:  # the training job's name says nothing: name it after the tuning's
+        config.pop("job_name", None)
+        base = tuning_base if tuning_base is not None else name
+        if naming.is_valid(base):
+            config["name"] = base
     # The tuner never sends EnableSageMakerMetricsTimeSeries: the request cannot say it.
     config.pop("metrics_time_series", None)
     script = "entry_point" in config
     config["tuning"] = _tuning(request, script)
+    if tuning_base is None:
+        config["tuning"]["job_name"] = name
+    elif naming.trimmed_tuning_base(config["name"]) != tuning_base:
+        config["tuning"]["base_name"] = tuning_base
     return config
+
+
+def _estimator_job(request: dict[str, Any], name: str) -> str | None:
+    """The estimator's own job name in a tuning job named from a base: the static
+    `sagemaker_job_name` when it is not the tuning job's (the SDK's tuner.fit() without a name),
+    else the job a TensorFlow model_dir OUTPUT_PATH/JOB/model names, when JOB is a generated
+    training job name (a plan's: sagelaunch names the static hyperparameter after the tuning
+    job); None when neither says."""
+    statics = request["TrainingJobDefinition"].get("StaticHyperParameters") or {}
+    written = decode(statics["sagemaker_job_name"]) if "sagemaker_job_name" in statics else None
+    if isinstance(written, str) and written != name:
+        return written
+    model_dir = decode(statics["model_dir"]) if "model_dir" in statics else None
+    output = (request["TrainingJobDefinition"].get("OutputDataConfig") or {}).get("S3OutputPath")
+    if not isinstance(model_dir, str) or not output:
+        return None
+    prefix = output.rstrip("/") + "/"
+    job = model_dir.removeprefix(prefix).removesuffix("/model")
+    generated = naming.generated_base(job) is not None
+    return job if model_dir == f"{prefix}{job}/model" and "/" not in job and generated else None
 
 
 def training_request(request: dict[str, Any]) -> dict[str, Any]:
