@@ -76,3 +76,22 @@ def test_export_of_a_saved_plan(cli, tmp_path):
         {k: v for k, v in json.loads(saved.read_text()).items() if k != "bundle_path"}
     )
     assert run_exported(out, plan.region) == plan.request
+
+
+@pytest.mark.parametrize("names", [{"base_name": "remote-hpo"}, {"job_name": "tf-hpo-exact-1"}])
+def test_a_tensorflow_tuning_script_sends_the_planned_model_dir(tmp_path, names):
+    """TensorFlow's default model_dir in a tuning job: without an exact name the SDK names it
+    after the estimator's own job, which the exported script sets (estimator.model_dir, as plan
+    showed: the tuner is fit with the tuning job's name); with tuning.job_name, after that name."""
+    from tests.sdk.test_migration_gaps import keras_config, planned
+
+    plan = planned(
+        tmp_path, keras_config(**names), "tensorboard-example-hpo-2026-01-01-00-00-00-000"
+    )
+    assert plan.tuning is not None
+    path = tmp_path / "tune.py"
+    path.write_text(script(plan, "v2", source="job.yaml", name=path.name))
+    request = run_exported(path, plan.region, "CreateHyperParameterTuningJob")
+    assert request == plan.tuning.request
+    text = path.read_text()
+    assert ("estimator.model_dir = " in text) == ("base_name" in names)

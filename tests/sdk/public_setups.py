@@ -1,11 +1,13 @@
 """Estimator setups written by others: public SageMaker example notebooks
 (aws/amazon-sagemaker-examples at 2d519b52c), the SDK's own integration tests
-(aws/sagemaker-python-sdk at tag v2.257.6) and one user's script on GitHub, each recorded as
-data with the file and line it comes from. Only what must change to run offline changed:
-accounts, buckets and roles are placeholders (a role *name* would need IAM), a local
-``source_dir`` is the S3 bundle ``CODE`` (the one thing `import` may move), a pytest fixture is
-the value its parameters list, and ``sagemaker_session`` is the capture session. Their scripts
-are not copied: the test writes a one-line script under each entry point's name.
+(aws/sagemaker-python-sdk at tag v2.257.6), an AWS tutorial (build-on-aws/content at 707d823)
+and one user's script on GitHub, each recorded as data with the file and line it comes from,
+job names too where the source gives fit() one (``job_name``: its shape, the source's timestamp
+or uuid at a fixed value). Only what must change to run offline changed: accounts, buckets
+and roles are placeholders (a role *name* would need IAM), a local ``source_dir`` is the S3
+bundle ``CODE`` (the one thing `import` may move), a pytest fixture is the value its parameters
+list, and ``sagemaker_session`` is the capture session. Their scripts are not copied: the test
+writes a one-line script under each entry point's name.
 
 SDK objects (InstanceGroup, image_uris.retrieve, TensorBoardOutputConfig) are described with
 ``sagelaunch.sdk.objects.call``, as the plan's own estimator spec describes them.
@@ -28,6 +30,11 @@ XGBOOST = "sagemaker.xgboost.XGBoost"
 ESTIMATOR = "sagemaker.estimator.Estimator"
 EXAMPLES = "aws/amazon-sagemaker-examples"
 SDK_INTEG = "aws/sagemaker-python-sdk@v2.257.6"
+BUILD_ON_AWS = "build-on-aws/content@707d823 posts/train-tune-deep-learning-model-amazon-sagemaker"
+TENSORBOARD_NOTEBOOK = "archived/tensorboard_keras/tensorboard_keras.ipynb"
+YOLOV5_NOTEBOOK = "archived/pytorch_yolov5_training_and_hpo/transfer_learning_and_hpo_yolov5.ipynb"
+# uuid.uuid1() as the yolov5 notebook names its jobs with it (a fixed one).
+YOLOV5_UUID = "5c5f3ae2-e8f1-11ee-8c99-0242ac120002"
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,7 @@ class PublicSetup:
     inputs: dict[str, ChannelSpec] = field(default_factory=dict)
     set_hyperparameters: dict[str, Any] | None = None
     region: str = "us-west-2"
+    job_name: str | None = None  # what the source gives fit(job_name=...) (None: the harness's)
 
 
 def _train(uri: str = f"{BUCKET}/data/training", **kwargs: Any) -> ChannelSpec:
@@ -63,6 +71,50 @@ SMP_V2_NOTEBOOK = (
     "build_and_train_models/sm-distributed_model_parallel_v2/llama_v2_v3/"
     "sm-fsdp-tp_finetuning_llama_v2_v3.ipynb"
 )
+
+KERAS_METRICS = [  # the tensorboard_keras notebook's keras_metric_definition (line 200)
+    {"Name": "train:loss", "Regex": ".*loss: ([0-9\\.]+) - accuracy: [0-9\\.]+.*"},
+    {"Name": "train:accuracy", "Regex": ".*loss: [0-9\\.]+ - accuracy: ([0-9\\.]+).*"},
+    {
+        "Name": "validation:accuracy",
+        "Regex": ".*step - loss: [0-9\\.]+ - accuracy: [0-9\\.]+ - val_loss: [0-9\\.]+ - "
+        "val_accuracy: ([0-9\\.]+).*",
+    },
+    {
+        "Name": "validation:loss",
+        "Regex": ".*step - loss: [0-9\\.]+ - accuracy: [0-9\\.]+ - val_loss: ([0-9\\.]+) - "
+        "val_accuracy: [0-9\\.]+.*",
+    },
+    {
+        "Name": "sec/steps",
+        "Regex": ".* (\\d+)[mu]s/step - loss: [0-9\\.]+ - accuracy: [0-9\\.]+ - val_loss: "
+        "[0-9\\.]+ - val_accuracy: [0-9\\.]+",
+    },
+]
+KERAS_INPUTS = {  # fit() is given S3 strings: TrainingInput(s3_data) each
+    name: ChannelSpec(
+        "TrainingInput", {"s3_data": f"{BUCKET}/tensorboard_keras_cifar10/data/{name}"}
+    )
+    for name in ("train", "validation")
+}
+YOLOV5_IMAGE = (
+    "111122223333.dkr.ecr.us-east-1.amazonaws.com/"
+    "pytorch-training-container-extension-yolov5-cpu:latest"
+)
+YOLOV5_HYPERPARAMETERS = {  # json_encode_hyperparameters(...) as the notebook (line 1220)
+    "epochs": "10",
+    "batchsize": "8",
+    "freeze": "10",
+    "patience": "10",
+    "lr0": "0.01",
+    "lrf": "0.01",
+    "weights": f'"{BUCKET}/yolov5/data/weights/yolov5s.pt"',
+    "classes": f'"{BUCKET}/yolov5/classes/classenum.json"',
+}
+YOLOV5_INPUTS = {  # fit() is given S3 strings
+    name: ChannelSpec("TrainingInput", {"s3_data": f"{BUCKET}/yolov5/data/{name}"})
+    for name in ("train", "val")
+}
 
 SETUPS: dict[str, PublicSetup] = {
     # --- PyTorch -------------------------------------------------------------------------------
@@ -536,6 +588,123 @@ SETUPS: dict[str, PublicSetup] = {
             "base_job_name": "SMD-MP-demo",
         },
     ),
+    "examples-tensorboard-keras": PublicSetup(
+        f"{EXAMPLES} {TENSORBOARD_NOTEBOOK}:248",
+        TENSORFLOW,
+        {
+            "base_job_name": "tensorboard-example",
+            "entry_point": "tensorboard_keras_cifar10.py",
+            "source_dir": CODE,
+            "role": ROLE,
+            "framework_version": "2.2.0",
+            "py_version": "py37",
+            "hyperparameters": {
+                "epochs": 2,
+                "batch-size": 256,
+                "tf-logs-path": f"{BUCKET}/tensorboard_keras_cifar10/logs",
+            },
+            "instance_count": 1,
+            "instance_type": "ml.c5.xlarge",
+            "metric_definitions": KERAS_METRICS,
+            "input_mode": "Pipe",
+        },
+        KERAS_INPUTS,
+    ),
+    # The tutorial's v1 train_instance_count/train_instance_type as SDK v2 spells them;
+    # script_mode=True (v1 only) and its experiment_config (a Trial made through the API) left out.
+    "build-on-aws-tf-single-gpu-exact-name": PublicSetup(
+        f"{BUILD_ON_AWS}/index.md, section 'Running the TensorFlow training job'",
+        TENSORFLOW,
+        {
+            "entry_point": "cifar10-training-sagemaker.py",
+            "source_dir": CODE,
+            "output_path": f"{BUCKET}/jobs/",
+            "code_location": f"{BUCKET}/jobs",
+            "role": ROLE,
+            "instance_count": 1,
+            "instance_type": "ml.g4dn.xlarge",
+            "framework_version": "1.15.2",
+            "py_version": "py3",
+            "metric_definitions": [{"Name": "val_acc", "Regex": "val_acc: ([0-9\\.]+)"}],
+            "hyperparameters": {
+                "epochs": 30,
+                "learning-rate": 0.01,
+                "batch-size": 256,
+                "weight-decay": 2e-4,
+                "momentum": 0.9,
+                "optimizer": "adam",
+            },
+        },
+        {
+            name: ChannelSpec("TrainingInput", {"s3_data": f"{BUCKET}/datasets/cifar10-dataset"})
+            for name in ("training", "validation", "eval")
+        },
+        job_name="tensorflow-single-gpu-2026-01-01-00-00-00",  # time.strftime(...) in the post
+    ),
+    # The notebook's image: its own extension of the PyTorch training image, in the account.
+    "examples-yolov5-exact-name": PublicSetup(
+        f"{EXAMPLES} {YOLOV5_NOTEBOOK}:1236",
+        PYTORCH,
+        {
+            "entry_point": "yolov5/training-wrapper.py",
+            "source_dir": CODE,
+            "role": ROLE,
+            "instance_type": "ml.c5.4xlarge",
+            "volume_size": 100,
+            "instance_count": 1,
+            "framework_version": "1.11.0",
+            "py_version": "py3",
+            "hyperparameters": YOLOV5_HYPERPARAMETERS,
+            "image_uri": YOLOV5_IMAGE,
+            "debugger_hook_config": False,
+            "output_path": f"{BUCKET}/yolov5/output",
+        },
+        YOLOV5_INPUTS,
+        region="us-east-1",
+        job_name=f"yolov5-project-{YOLOV5_UUID}",
+    ),
+    "examples-tensorboard-keras-hpo-estimator": PublicSetup(
+        f"{EXAMPLES} {TENSORBOARD_NOTEBOOK}:297",
+        TENSORFLOW,
+        {
+            "base_job_name": "tensorboard-example-hpo",
+            "entry_point": "tensorboard_keras_cifar10.py",
+            "source_dir": CODE,
+            "role": ROLE,
+            "framework_version": "2.2.0",
+            "py_version": "py37",
+            "hyperparameters": {
+                "epochs": 6,
+                "tf-logs-path": f"{BUCKET}/tensorboard_keras_cifar10/logs",
+            },
+            "instance_count": 1,
+            "instance_type": "ml.p3.2xlarge",
+            "metric_definitions": KERAS_METRICS,
+            "input_mode": "Pipe",
+        },
+        KERAS_INPUTS,
+    ),
+    "build-on-aws-tf-hpo-estimator": PublicSetup(
+        f"{BUILD_ON_AWS}/index.md, section 'Tuning the model with Amazon SageMaker automatic "
+        "model tuning'",
+        TENSORFLOW,
+        {
+            "entry_point": "cifar10-training-sagemaker.py",
+            "source_dir": CODE,
+            "output_path": f"{BUCKET}/jobs/",
+            "code_location": f"{BUCKET}/jobs",
+            "role": ROLE,
+            "instance_count": 1,
+            "instance_type": "ml.g4dn.xlarge",
+            "framework_version": "1.15",
+            "py_version": "py3",
+            "metric_definitions": [{"Name": "val_acc", "Regex": "val_acc: ([0-9\\.]+)"}],
+        },
+        {
+            name: ChannelSpec("TrainingInput", {"s3_data": f"{BUCKET}/datasets/cifar10-dataset"})
+            for name in ("training", "validation", "eval")
+        },
+    ),
     # --- XGBoost -------------------------------------------------------------------------------
     "sdk-xgboost-network-isolation": PublicSetup(
         f"{SDK_INTEG} tests/integ/test_xgboost.py:101",
@@ -609,12 +778,15 @@ SETUPS: dict[str, PublicSetup] = {
 
 @dataclass(frozen=True)
 class PublicTuning:
-    """HyperparameterTuner(estimator of ``setup``, **kwargs), fit on the setup's inputs."""
+    """HyperparameterTuner(estimator of ``setup``, **kwargs), fit on the setup's inputs with the
+    source's ``job_name`` (None: fit() without one, as the source: the tuner names the job from
+    base_tuning_job_name and the clock, the estimator its own job from its base)."""
 
     source: str
     setup: str  # a key of SETUPS
     kwargs: dict[str, Any]
     inputs: dict[str, ChannelSpec] | None = None  # default: the setup's
+    job_name: str | None = None
 
 
 def _integer(low: int, high: int, **kwargs: Any) -> dict[str, Any]:
@@ -640,7 +812,9 @@ XGB_TUNER = {
     "max_jobs": 6,
     "max_parallel_jobs": 2,
     "objective_type": "Minimize",
-    "base_tuning_job_name": "DEMO-xgboost-spot",
+    # job_name = "DEMO-xgboost-spot-" + time.strftime("%Y-%m-%d-%H-%M-%S") (line 206): 37
+    # characters, which the tuner cuts to 20 (DEMO-xgboost-spot-20).
+    "base_tuning_job_name": "DEMO-xgboost-spot-2026-01-01-00-00-00",
 }
 SPOT_INPUTS = {  # the notebook re-uses the train channel for validation
     name: ChannelSpec(
@@ -656,6 +830,51 @@ TF_TUNER = {  # test_tuner.py: epochs 1-2, "accuracy" from the tuner's own metri
     "max_parallel_jobs": 2,
 }
 
+# unique_name_from_base("tune-tf", max_length=32) (test_tuner.py:743): base-<epoch>-<4 hex>.
+TUNE_TF_NAME = "tune-tf-1767225600-5c5f"
+KERAS_TUNER = {  # the tensorboard_keras notebook's tuner (line 337), fit() without a name
+    "objective_metric_name": "validation:accuracy",
+    "hyperparameter_ranges": {
+        "learning-rate": _continuous(0.00001, 0.001),
+        "batch-size": call("sagemaker.parameter.CategoricalParameter", [64, 128]),
+        "optimizer": call("sagemaker.parameter.CategoricalParameter", ["sgd", "adam", "rmsprop"]),
+    },
+    "metric_definitions": KERAS_METRICS,
+    "objective_type": "Maximize",
+    "max_jobs": 4,
+    "max_parallel_jobs": 2,
+    "early_stopping_type": "Auto",
+    "base_tuning_job_name": "remote-hpo",
+}
+YOLOV5_TUNER = {  # the yolov5 notebook's tuner (line 1535), fit() without a name
+    "objective_metric_name": "mAP.5",
+    "objective_type": "Maximize",
+    "hyperparameter_ranges": {
+        "epochs": _integer(10, 20),
+        "batchsize": _integer(8, 64),
+        "iou_t": _continuous(0.15, 0.25),
+    },
+    "metric_definitions": [{"Name": "mAP.5", "Regex": "(0\\.[0-9]{1,6}).{7,12}$"}],
+    "max_jobs": 2,
+    "max_parallel_jobs": 1,
+    # "yolov5-project-hpo-" + str(uuid): 55 characters, which the tuner cuts to 20.
+    "base_tuning_job_name": f"yolov5-project-hpo-{YOLOV5_UUID}",
+}
+TF_HPO_TUNER = {  # the tutorial's tuner, fit(job_name=f"tf-hpo-{time.strftime(...)}")
+    "objective_metric_name": "val_acc",
+    "hyperparameter_ranges": {
+        "epochs": _integer(5, 30),
+        "learning-rate": _continuous(0.001, 0.1, scaling_type="Logarithmic"),
+        "batch-size": call("sagemaker.parameter.CategoricalParameter", ["128", "256", "512"]),
+        "momentum": _continuous(0.9, 0.99),
+        "optimizer": call("sagemaker.parameter.CategoricalParameter", ["sgd", "adam"]),
+    },
+    "metric_definitions": [{"Name": "val_acc", "Regex": "val_acc: ([0-9\\.]+)"}],
+    "max_jobs": 16,
+    "max_parallel_jobs": 8,
+    "objective_type": "Maximize",
+}
+
 TUNINGS: dict[str, PublicTuning] = {
     "examples-xgboost-builtin-spot-tuner": PublicTuning(
         f"{EXAMPLES} {SPOT_NOTEBOOK}:294", "examples-xgboost-builtin-spot", XGB_TUNER, SPOT_INPUTS
@@ -664,9 +883,30 @@ TUNINGS: dict[str, PublicTuning] = {
         f"{EXAMPLES} {SPOT_NOTEBOOK}:422", "examples-xgboost-script-spot", XGB_TUNER, SPOT_INPUTS
     ),
     "sdk-tuner-tf": PublicTuning(
-        f"{SDK_INTEG} tests/integ/test_tuner.py:718", "sdk-tuner-tf", TF_TUNER
+        f"{SDK_INTEG} tests/integ/test_tuner.py:718",
+        "sdk-tuner-tf",
+        TF_TUNER,
+        job_name=TUNE_TF_NAME,
     ),
     "sdk-tuner-tf-vpc": PublicTuning(
-        f"{SDK_INTEG} tests/integ/test_tuner.py:778", "sdk-tuner-tf-vpc", TF_TUNER
+        f"{SDK_INTEG} tests/integ/test_tuner.py:778",
+        "sdk-tuner-tf-vpc",
+        TF_TUNER,
+        job_name=TUNE_TF_NAME,
+    ),
+    "examples-tensorboard-keras-hpo": PublicTuning(
+        f"{EXAMPLES} {TENSORBOARD_NOTEBOOK}:337",
+        "examples-tensorboard-keras-hpo-estimator",
+        KERAS_TUNER,
+    ),
+    "examples-yolov5-hpo": PublicTuning(
+        f"{EXAMPLES} {YOLOV5_NOTEBOOK}:1535", "examples-yolov5-exact-name", YOLOV5_TUNER
+    ),
+    "build-on-aws-tf-hpo-exact-name": PublicTuning(
+        f"{BUILD_ON_AWS}/index.md, section 'Tuning the model with Amazon SageMaker automatic "
+        "model tuning'",
+        "build-on-aws-tf-hpo-estimator",
+        TF_HPO_TUNER,
+        job_name="tf-hpo-2026-01-01-00-00-00",
     ),
 }

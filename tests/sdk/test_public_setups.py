@@ -1,6 +1,8 @@
 """Setups nobody here wrote (tests/sdk/public_setups.py): each request is captured from the SDK's
 own estimator, offline; `import` turns it into a config and `plan` of that config must send the
-same request, field for field (only the job name and the code location may move)."""
+same request, field for field (only the job name and the code location may move). A job the
+source names exactly (fit(job_name=...)) keeps its name too: the config says job_name, and plan
+sends it without being told."""
 
 from __future__ import annotations
 
@@ -30,12 +32,13 @@ def sdk_request(setup: PublicSetup) -> dict:
     def fit(session) -> None:
         session._default_bucket = DEFAULT_BUCKET
         estimator = build_estimator(spec, session)
-        estimator.fit(fit_inputs(spec) or None, wait=False, logs=False, job_name=JOB)
+        name = setup.job_name or JOB
+        estimator.fit(fit_inputs(spec) or None, wait=False, logs=False, job_name=name)
 
     return capture(fit, setup.region)
 
 
-def imported_then_planned(request: dict, folder, monkeypatch) -> dict:
+def imported_then_planned(request: dict, folder, monkeypatch, job_name: str | None = JOB) -> dict:
     """import -> a config beside its code folder (a one-line script under the entry point's
     name) -> `plan`'s own path (the region and role the config names; the secret-looking
     environment values, which import writes as references, set in the shell as a user has them)."""
@@ -48,7 +51,7 @@ def imported_then_planned(request: dict, folder, monkeypatch) -> dict:
         monkeypatch.setenv(name, value)
     path = folder / "imported.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    plan = make_plan(path, None, None, JOB, cache_dir=folder / "cache").plan
+    plan = make_plan(path, None, None, job_name, cache_dir=folder / "cache").plan
     return plan.request
 
 
@@ -66,9 +69,27 @@ def test_the_collection_covers_what_the_issue_names():
 
 @pytest.mark.parametrize("name", sorted(SETUPS))
 def test_import_then_plan_sends_what_the_sdk_sent(tmp_path, monkeypatch, name):
-    request = sdk_request(SETUPS[name])
-    replanned = imported_then_planned(request, tmp_path, monkeypatch)
+    setup = SETUPS[name]
+    request = sdk_request(setup)
+    # An exact name is the config's: plan is not told one (a generated name moves, as planned).
+    told = None if setup.job_name else JOB
+    replanned = imported_then_planned(request, tmp_path, monkeypatch, told)
     assert without_code_location(replanned) == without_code_location(request)
+
+
+EXACT = sorted(name for name, setup in SETUPS.items() if setup.job_name)
+
+
+@pytest.mark.parametrize("name", EXACT)
+def test_a_job_the_source_names_exactly_imports_its_name_as_job_name(name):
+    setup = SETUPS[name]
+    config = import_request(sdk_request(setup), source_dir="code")
+    assert config["job_name"] == setup.job_name
+    assert "model_dir" not in config  # TensorFlow's default, derived from that name again
+
+
+def test_the_collection_names_jobs_exactly():
+    assert len(EXACT) >= 2 and any(SETUPS[n].cls.endswith("TensorFlow") for n in EXACT)
 
 
 # Two setups as their sources write them, which the installed SDK refuses: validate refuses the
