@@ -1,56 +1,245 @@
 """Every fenced block marked `<!-- runnable -->` in docs/**/*.md runs, so the docs cannot rot.
 
-```sh blocks run with bash from the repo root under a temporary HOME and must exit 0; ```yaml
-blocks are saved beside a copy of launch_configs/ (relative paths such as `extends:` resolve)
-and must pass `sagelaunch validate`.
+A page is one terminal session: its marked blocks run in page order, from one scratch checkout
+of the repository (a folder of links to the repository's top-level entries, `.venv/` and the
+`.sagelaunch/` cache included), so a file one block writes (`job.yaml`, `plan.json`) is there for
+the next, and nothing is written into the working tree. Each ```sh block is a new
+`bash -euo pipefail` (what it exports does not carry to the next block) under a temporary HOME,
+with none of this machine's AWS settings, and must exit 0. A ```yaml block is saved beside a copy
+of launch_configs/ (relative paths such as `extends:` resolve) and must pass `sagelaunch validate`.
+
+Words after the marker, e.g. `<!-- runnable: fresh moto -->`, say how a block runs:
+
+- (none): as in a shell with the project's virtualenv activated (`sagelaunch` on PATH).
+- fresh: as right after `make setup`, nothing activated: a bare `sagelaunch` fails (exit 127), so
+  the block calls `.venv/bin/sagelaunch`, or sources `.venv/bin/activate` first.
+- moto: with an AWS account: moto's server on loopback, reset for the page, fake credentials,
+  region us-east-1 and the bucket of launch_configs/ (tests/aws/conftest.py's `moto` fixture).
+  The page's test is marked `integration`.
+- slow: a run of tens of seconds (`sagelaunch local`): the block runs alone, in a session of its
+  own, as a test marked `slow` (so it must not need what earlier blocks of its page wrote).
+
+A ```text block marked `<!-- output -->` right after a runnable ```sh block is what that block
+prints, stdout and stderr as a terminal interleaves them, 80 columns wide. Both are compared after
+normalising what changes from run to run: timestamps, durations, hex digests (code bundles,
+idempotent job names), 12-digit account ids, runs of spaces (table alignment) and trailing spaces.
+A line `…` alone stands for any number of lines.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `moto` fixture)
+
 ROOT = Path(__file__).resolve().parents[2]
-MARKED = re.compile(r"^<!-- runnable -->\n```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+VENV_BIN = Path(sys.executable).parent
+OPTIONS = {"fresh", "moto", "slow"}
+TIMEOUT_S = 300
+
+MARKED = re.compile(
+    r"^<!-- runnable(?::(?P<options>[^>]*?))? -->\n```(?P<language>\w+)\n(?P<body>.*?)^```[ \t]*\n"
+    r"(?:\n*<!-- output -->\n```\w*\n(?P<output>.*?)^```)?",
+    re.MULTILINE | re.DOTALL,
+)
+# A sh block of the pages that promise every command runs: marked runnable, or not run, and why.
+UNMARKED_SH = re.compile(r"^(?!<!-- (?:runnable|not run)[^\n]*-->\n)[^\n]*\n```sh\n", re.MULTILINE)
+AS_WRITTEN = ("docs/getting-started.md", "docs/guide/commands.md")
 
 
-def runnable_blocks() -> list[tuple[str, str, str]]:
-    found = []
+@dataclass(frozen=True)
+class Block:
+    where: str  # page:line
+    language: str
+    body: str
+    options: frozenset[str]
+    output: str | None  # what it prints, when the page shows it
+
+
+def runnable_blocks() -> dict[str, list[Block]]:
+    """The marked blocks of each page, in page order."""
+    pages: dict[str, list[Block]] = {}
     for page in sorted((ROOT / "docs").glob("**/*.md")):
-        for match in MARKED.finditer(page.read_text()):
-            line = page.read_text()[: match.start()].count("\n") + 2
-            found.append((f"{page.relative_to(ROOT)}:{line}", match.group(1), match.group(2)))
-    return found
+        text, name = page.read_text(), str(page.relative_to(ROOT))
+        for match in MARKED.finditer(text):
+            line = text[: match.start()].count("\n") + 2
+            options = frozenset((match.group("options") or "").split())
+            block = Block(
+                f"{name}:{line}",
+                match.group("language"),
+                match.group("body"),
+                options,
+                match.group("output"),
+            )
+            pages.setdefault(name, []).append(block)
+    return pages
 
 
-BLOCKS = runnable_blocks()
+PAGES = runnable_blocks()
+BLOCKS = [block for blocks in PAGES.values() for block in blocks]
+
+
+def marks(blocks: list[Block], slow: bool = False) -> list[pytest.MarkDecorator]:
+    found = [pytest.mark.slow] if slow else []
+    return found + ([pytest.mark.integration] if any("moto" in b.options for b in blocks) else [])
 
 
 def test_the_docs_mark_examples_runnable() -> None:
-    languages = {language for _, language, _ in BLOCKS}
-    assert {"sh", "yaml"} <= languages
+    assert {"sh", "yaml"} <= {block.language for block in BLOCKS}
+    assert {"fresh", "moto"} <= {option for block in BLOCKS for option in block.options}
+    assert any(block.output is not None for block in BLOCKS)
+    for block in BLOCKS:
+        assert block.options <= OPTIONS, f"{block.where}: unknown {set(block.options - OPTIONS)}"
+        assert block.language in {"sh", "yaml"}, f"{block.where}: sh or yaml, not {block.language}"
+        assert block.output is None or block.language == "sh", f"{block.where}: output of yaml?"
+    for page in (ROOT / "docs").glob("**/*.md"):
+        text, blocks = page.read_text(), PAGES.get(str(page.relative_to(ROOT)), [])
+        shown = sum(1 for block in blocks if block.output is not None)
+        assert text.count("<!-- output -->") == shown, f"{page}: an output block follows no block"
 
 
-@pytest.mark.parametrize(("where", "language", "body"), BLOCKS, ids=[b[0] for b in BLOCKS])
-def test_runnable_example(where: str, language: str, body: str, tmp_path: Path) -> None:
-    assert language in {"sh", "yaml"}, f"{where}: runnable blocks are sh or yaml, not {language}"
-    # As a reader runs them: the project's virtualenv activated (`sagelaunch` on PATH).
-    bin_dir = str(Path(sys.executable).parent)
-    env = {**os.environ, "HOME": str(tmp_path / "home"), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
-    if language == "sh":
-        command = ["bash", "-euo", "pipefail", "-c", body]
-    else:
-        configs = tmp_path / "launch_configs"
-        shutil.copytree(ROOT / "launch_configs", configs)
-        example = configs / "docs-example.yaml"
-        example.write_text(body)
-        command = [sys.executable, "-m", "sagelaunch", "validate", str(example)]
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, f"{where}: exit {result.returncode}\n{output}"
+@pytest.mark.parametrize("page", AS_WRITTEN)
+def test_every_command_of_the_page_runs(page: str) -> None:
+    """These pages promise that every command runs as written, right after `make setup`."""
+    text = (ROOT / page).read_text()
+    unmarked = [text[: m.end()].count("\n") for m in UNMARKED_SH.finditer(text)]
+    assert unmarked == [], f"{page}: sh blocks at lines {unmarked} are neither runnable nor not run"
+    for block in PAGES[page]:
+        if block.language == "sh":
+            assert "fresh" in block.options, f"{block.where}: run it as written (fresh)"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(page, marks=marks([b for b in blocks if "slow" not in b.options]))
+        for page, blocks in PAGES.items()
+        if any("slow" not in b.options for b in blocks)
+    ],
+)
+def test_runnable_page(page: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    session = Session(tmp_path, request)
+    for block in PAGES[page]:
+        if "slow" not in block.options:
+            session.run(block)
+
+
+@pytest.mark.parametrize(
+    "block",
+    [pytest.param(b, marks=marks([b], True), id=b.where) for b in BLOCKS if "slow" in b.options],
+)
+def test_runnable_slow_block(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    Session(tmp_path, request).run(block)
+
+
+class Session:
+    """A reader's terminal at the root of a fresh checkout."""
+
+    def __init__(self, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+        self.tmp = tmp_path
+        self.request = request
+        self.checkout = tmp_path / "checkout"
+        self.checkout.mkdir()
+        for entry in ROOT.iterdir():
+            if entry.name not in {".git", ".sagelaunch", "build", "dist", "site"}:
+                (self.checkout / entry.name).symlink_to(entry)
+        (ROOT / ".sagelaunch").mkdir(exist_ok=True)  # the plan cache, shared as the reader's is
+        (self.checkout / ".sagelaunch").symlink_to(ROOT / ".sagelaunch")
+        # What a bare `sagelaunch` does where the virtualenv is not activated.
+        self.not_activated = tmp_path / "not-activated"
+        self.not_activated.mkdir()
+        stub = self.not_activated / "sagelaunch"
+        stub.write_text(
+            "#!/bin/sh\necho 'sagelaunch: command not found"
+            " (.venv/bin/sagelaunch, or source .venv/bin/activate first)' >&2\nexit 127\n"
+        )
+        stub.chmod(0o755)
+
+    def environment(self, block: Block) -> dict[str, str]:
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("AWS_", "SAGELAUNCH_"))
+            and key not in {"VIRTUAL_ENV", "FORCE_COLOR", "TTY_COMPATIBLE", "PWD"}
+        }
+        elsewhere = [p for p in env["PATH"].split(os.pathsep) if p and Path(p) != VENV_BIN]
+        first = self.not_activated if "fresh" in block.options else VENV_BIN
+        env.update(
+            PATH=os.pathsep.join([str(first), *elsewhere]),
+            HOME=str(self.tmp / "home"),
+            PWD=str(self.checkout),
+            COLUMNS="80",
+            NO_COLOR="1",
+            PYTHONUNBUFFERED="1",  # stdout and stderr in the order a terminal shows them
+            # No AWS here unless the block asks for moto: no profile, no instance role.
+            AWS_CONFIG_FILE="/nonexistent/aws-config",
+            AWS_SHARED_CREDENTIALS_FILE="/nonexistent/aws-credentials",
+            AWS_EC2_METADATA_DISABLED="true",
+        )
+        if "moto" in block.options:
+            self.request.getfixturevalue("moto")  # once per test: reset, bucket, environment
+            env.update({k: v for k, v in os.environ.items() if k.startswith("AWS_")})
+        return env
+
+    def run(self, block: Block) -> None:
+        env = self.environment(block)
+        if block.language == "sh":
+            command = ["bash", "-euo", "pipefail", "-c", block.body]
+        else:
+            configs = self.tmp / "yaml" / "launch_configs"
+            shutil.rmtree(configs.parent, ignore_errors=True)
+            shutil.copytree(ROOT / "launch_configs", configs)
+            example = configs / "docs-example.yaml"
+            example.write_text(block.body)
+            command = [sys.executable, "-m", "sagelaunch", "validate", str(example)]
+        result = subprocess.run(
+            command,
+            cwd=self.checkout,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+        assert result.returncode == 0, f"{block.where}: exit {result.returncode}\n{result.stdout}"
+        if block.output is not None:
+            expect_output(block, result.stdout)
+
+
+VOLATILE = [
+    (re.compile(r"\d{4}-\d\d-\d\d[-T ]\d\d[-:]\d\d[-:]\d\d(?:[-.:]\d+)?"), "<time>"),
+    (re.compile(r"\b\d{8}T\d{6}(?:\.\d+)?"), "<time>"),  # a sweep's key
+    (re.compile(r"\b\d{6}-\d{4}\b"), "<time>"),  # a tuning job's name (yymmdd-HHMM)
+    (re.compile(r"\b\d\d-\d\d \d\d:\d\d\b"), "<time>"),  # `list`'s created and ended
+    (re.compile(r"\b\d+(?:\.\d+)?(?:ms|s|m|h)\b"), "<duration>"),
+    (re.compile(r"\b\d{12}\b"), "<account>"),
+    (re.compile(r"[0-9a-f]{12,}"), "<hex>"),
+    (re.compile(r" {2,}"), "  "),
+]
+
+
+def normalised(text: str) -> list[str]:
+    lines = []
+    for line in text.rstrip().splitlines():
+        for pattern, replacement in VOLATILE:
+            line = pattern.sub(replacement, line)
+        lines.append(line.rstrip())
+    return lines
+
+
+def expect_output(block: Block, printed: str) -> None:
+    expected, actual = normalised(block.output or ""), normalised(printed)
+    pattern = "".join(r"(?:[^\n]*\n)*?" if e == "…" else re.escape(e) + r"\n" for e in expected)
+    if re.fullmatch(pattern, "".join(a + "\n" for a in actual)):
+        return
+    diff = "\n".join(difflib.unified_diff(expected, actual, "the page", "printed", lineterm=""))
+    pytest.fail(f"{block.where}: the output shown is not what the block prints\n{diff}\n{printed}")
