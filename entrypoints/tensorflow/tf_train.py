@@ -53,23 +53,43 @@ class Progress:
         self._since, self._since_step = time.monotonic(), step
 
 
+# Where a parameter-server job's checkpoints are read and written: the chief's own disk.
+CHIEF_CPU = "/job:chief/replica:0/task:0/device:CPU:0"
+
+
 class Checkpoints:
     """tf.train.CheckpointManager under the checkpoint dir (SageMaker syncs it to S3, and every
     host starts with its contents). Workers that are not the chief write to a scratch dir of
     their own, removed after each save (MWMS saves are collective: every worker saves, one copy
-    is kept); every worker restores the chief's newest checkpoint."""
+    is kept); every worker restores the chief's newest checkpoint.
 
-    def __init__(self, state: tf.train.Checkpoint, root: Path, keep: int, chief: bool, tag: str):
+    ``io_device``: the one device that reads and writes the files. Under ParameterServerStrategy
+    the variables live on the parameter servers, and by default each server writes its shard to
+    the checkpoint dir of its own host and one of them merges the shards: on separate instances
+    (each with its own /opt/ml/checkpoints) the merge finds the other hosts' shards missing
+    ("part-00000-of-00003 did not exist"). With the chief's CPU every shard goes through the
+    chief, into the chief's checkpoint dir."""
+
+    def __init__(
+        self,
+        state: tf.train.Checkpoint,
+        root: Path,
+        keep: int,
+        chief: bool,
+        tag: str,
+        io_device: str | None = None,
+    ):
         self.root, self.scratch = root, None if chief else root / f".{tag}"
         self.manager = tf.train.CheckpointManager(state, str(self.scratch or root), keep)
         self.state, self.chief = state, chief
+        self.options = tf.train.CheckpointOptions(experimental_io_device=io_device)
 
     def restore(self) -> int:
         """The step of the newest checkpoint restored (0: none)."""
         newest = tf.train.latest_checkpoint(str(self.root))
         if not newest:
             return 0
-        self.state.restore(newest)
+        self.state.restore(newest, options=self.options)
         step = int(self.state.step.numpy())
         if self.chief:
             print(f"resumed from step {step} ({newest})", flush=True)
@@ -77,7 +97,7 @@ class Checkpoints:
 
     def save(self, step: int) -> None:
         self.state.step.assign(step)
-        self.manager.save(checkpoint_number=step)
+        self.manager.save(checkpoint_number=step, options=self.options)
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
 

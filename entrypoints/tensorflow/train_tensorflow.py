@@ -83,7 +83,10 @@ def _train(
 
     def checkpoints(state: tf_train.tf.train.Checkpoint) -> tf_train.Checkpoints:
         tag = f"worker-{who.task_index}" if library is None else f"rank-{library.rank()}"
-        return tf_train.Checkpoints(state, cfg.checkpoint_dir, cfg.keep_checkpoints, chief, tag)
+        io_device = tf_train.CHIEF_CPU if who.kind == tf_cluster.PS_CHIEF else None
+        return tf_train.Checkpoints(
+            state, cfg.checkpoint_dir, cfg.keep_checkpoints, chief, tag, io_device
+        )
 
     if who.kind == tf_cluster.PS_CHIEF:
         strategy, coordinator = tf_strategy.parameter_server(who)

@@ -165,3 +165,16 @@ def first_loss(output: str) -> float:
     """The first logged loss of the killed run (training from scratch)."""
     seen = losses(output)
     return seen[min(seen)]
+
+
+@pytest.mark.slow
+def test_parameter_server_checkpoints_land_on_the_chiefs_own_disk(write_config, tmp_path):
+    """Each host has its own /opt/ml/checkpoints, as separate instances do: the parameter
+    servers' shards go through the chief into its folder (by default each server wrote its
+    shard on its own host, and the merge failed: part-00000-of-00003 did not exist)."""
+    job = tf_job("parameter_server", max_steps=10, log_every=5, checkpoint_every=5)
+    workdir = tmp_path / "run"
+    done = run_local(write_config(job), "--workdir", str(workdir), "--keep", timeout=300)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert newest_checkpoint(workdir / "algo-1" / "checkpoints") == 10
+    assert list((workdir / "algo-2" / "checkpoints").iterdir()) == []
