@@ -177,3 +177,20 @@ def test_the_rules_across_strategies_read_the_toys_declarations(cli, toy_config,
         result = cli("validate", toy_config, "--set", "hyperparameters.zero_stage=3")
     refused = "DeepSpeed (zero_stage) runs under a distributed launcher" in result.output
     assert (result.exit_code == 0) is valid and refused is not valid, result.output
+
+
+class AccelerateToy(ToyStrategy):
+    """The toy, asking `local` for a launcher it has never heard of."""
+
+    def local_launcher(self, planned: str) -> str:
+        return "accelerate"
+
+
+def test_a_launcher_local_cannot_start_is_refused_not_replaced(cli, toy_config, tmp_path):
+    with registry.registered(AccelerateToy()):
+        assert cli("validate", toy_config).exit_code == 0  # plans as before
+        result = cli("local", toy_config, "--workdir", tmp_path / "run")
+    assert result.exit_code == 2, result.output
+    assert "launches with 'accelerate', which sagelaunch local cannot start" in result.output
+    assert "torchrun" in result.output and "toy ran with" not in result.output
+    assert not (tmp_path / "run").exists()  # refused before any run folder

@@ -21,11 +21,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sagelaunch.errors import UsageError
 from sagelaunch.local import mpi, warm
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN, XGBOOST
 
 LOOPBACK = "127.0.0.1"
+LOCAL_LAUNCHERS = frozenset({PYTHON, XGBOOST, TORCHRUN, MPIRUN})
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,15 @@ def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> La
             "pip install 'sagelaunch[local]'); running the torchrun equivalent instead "
             "(same ranks and world size, but not the container's MPI launch)",
         )
-    return Launch(TORCHRUN, processes_per_host)
+    if launcher == TORCHRUN:
+        return Launch(TORCHRUN, processes_per_host)
+    # A strategy naming a launcher this module cannot start is refused, never run as another.
+    raise UsageError(
+        f"strategy {strategy} launches with {launcher!r}, which sagelaunch local cannot start "
+        f"(it starts {', '.join(sorted(LOCAL_LAUNCHERS))})",
+        hint="run it in the container instead (--docker), or teach local/launchers.py that "
+        "launcher",
+    )
 
 
 def open_mpi() -> str | None:
