@@ -100,10 +100,17 @@ def bundled_files(source_dir: Path) -> list[Path]:
 def build(source_dir: Path) -> Bundle:
     """Tar and gzip ``source_dir`` deterministically (a .tar.gz source, SDK v3's, as it is)."""
     if source_dir.is_file():
-        from sagelaunch.local import source_archive
-
-        return source_archive.as_bundle(source_dir)
+        return _archive_as_it_is(source_dir)
     return _tar([(f.as_posix(), source_dir / f) for f in bundled_files(source_dir)])
+
+
+def _archive_as_it_is(path: Path) -> Bundle:
+    """A .tar.gz source (source_archive.py) as the bundle, byte for byte: v3 uploads the tarball
+    it is given."""
+    with tarfile.open(path, mode="r:gz") as tar:
+        files = [m for m in tar.getmembers() if m.isfile()]
+    names = tuple(sorted(m.name.removeprefix("./") for m in files))
+    return Bundle(path.read_bytes(), names, sum(m.size for m in files))
 
 
 def for_config(loaded: LoadedConfig) -> Bundle:

@@ -22,7 +22,7 @@ from sagelaunch.output import (
 )
 
 if TYPE_CHECKING:
-    from sagelaunch.services.sweep import PlannedSweep
+    from sagelaunch.services.sweep_planning import PlannedSweep
     from sagelaunch.services.sweep_results import SweepResult
 
 
@@ -87,7 +87,7 @@ def sweep(
     timeout_s = timeout_seconds(timeout)
     progress = _progress(output)
     if local:
-        from sagelaunch.config.trials import expand
+        from sagelaunch.config.validation import expand
         from sagelaunch.services import sweep_local
 
         spec = expand(config, overrides)
@@ -97,7 +97,7 @@ def sweep(
             result = sweep_local.run(spec, parallel, workdir, notify, progress)
         _finish(result, output, results, waited=True)
         return
-    from sagelaunch.services.sweep import plan_trials
+    from sagelaunch.services.sweep_planning import plan_trials
 
     planned = plan_trials(config, overrides, region, idempotency_key, progress)
     _warn([str(w) for trial in planned.trials for w in trial.plan.warnings])

@@ -16,7 +16,7 @@ from sagelaunch.output import stderr
 from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
-    from sagelaunch.services.sweep import PlannedSweep
+    from sagelaunch.services.sweep_planning import PlannedSweep
     from sagelaunch.services.sweep_results import SweepResult, TrialState
 
 

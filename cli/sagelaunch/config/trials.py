@@ -25,7 +25,7 @@ from sagelaunch.config.loader import (
 )
 from sagelaunch.config.sweep import Sweep, sweep_value_path
 from sagelaunch.config.yamlsource import Document
-from sagelaunch.errors import ConfigError, Problem, UsageError
+from sagelaunch.errors import ConfigError, Problem
 
 
 @dataclass(frozen=True)
@@ -52,19 +52,6 @@ class SweepSpec:
     base: LoadedConfig
     sweep: Sweep
     trials: list[Trial]
-
-
-def expand(path: Path, overrides: list[str] | None = None) -> SweepSpec:
-    """Load ``path`` (with --set), check its `sweep:` block, build and check every trial."""
-    from sagelaunch.config.validation import load_valid
-
-    base, _ = load_valid(path, overrides)  # checks the trials too (`build_trials`)
-    if base.config.sweep is None:
-        raise UsageError(
-            f"{path} has no sweep: block",
-            hint="add sweep: {parameters: {hyperparameters.lr: [0.001, 0.01]}} to the config",
-        )
-    return SweepSpec(base, base.config.sweep, build_trials(base, overrides))
 
 
 def build_trials(base: LoadedConfig, overrides: list[str] | None = None) -> list[Trial]:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from sagelaunch.config.loader import LoadedConfig, load
 from sagelaunch.config.rules import check
-from sagelaunch.errors import ConfigError, Problem, bounded
+from sagelaunch.config.trials import SweepSpec, build_trials
+from sagelaunch.errors import ConfigError, Problem, UsageError, bounded
 
 
 @dataclass
@@ -69,8 +70,6 @@ def _check_fallbacks(report: Report, overrides: list[str] | None) -> None:
 
 def _trial_errors(loaded: LoadedConfig, overrides: list[str] | None) -> list[Problem]:
     """A sweep is valid when every trial is (each checked like a config of its own)."""
-    from sagelaunch.config.trials import build_trials
-
     try:
         build_trials(loaded, overrides)
     except ConfigError as exc:
@@ -86,3 +85,14 @@ def load_valid(
     if report.errors or report.loaded is None:
         raise ConfigError(report.errors)
     return report.loaded, report.warnings
+
+
+def expand(path: Path, overrides: list[str] | None = None) -> SweepSpec:
+    """Load ``path`` (with --set), check its `sweep:` block, build and check every trial."""
+    base, _ = load_valid(path, overrides)  # checks the trials too (`build_trials`)
+    if base.config.sweep is None:
+        raise UsageError(
+            f"{path} has no sweep: block",
+            hint="add sweep: {parameters: {hyperparameters.lr: [0.001, 0.01]}} to the config",
+        )
+    return SweepSpec(base, base.config.sweep, build_trials(base, overrides))

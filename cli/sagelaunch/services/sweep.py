@@ -1,10 +1,8 @@
 """`sagelaunch sweep` on SageMaker: plan every trial, then run them as a set, at most
 ``max_parallel`` at a time, idempotently, through quotas and throttling.
 
-Planning (`plan_trials`, also `--dry-run`): every trial is expanded and checked (config.trials),
-then planned through the plan service (cache included), one code bundle per distinct source folder.
-A trial's job name is `naming.idempotent(sweep name, key + the trial's parameters, its request)`,
-so the same key and config give the same names on every rerun.
+Planning (`plan_trials`, also `--dry-run`) is services/sweep_planning.py: every trial expanded,
+checked and planned, each named after the key and its parameters.
 
 Running (`Scheduler`), in rounds:
 
@@ -24,99 +22,21 @@ key) to start the rest as slots free up.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch import bundle as bundles
-from sagelaunch import naming
 from sagelaunch.config.cost import job_cost
-from sagelaunch.config.trials import SweepSpec, Trial, expand
-from sagelaunch.errors import QuotaExceeded, UsageError
-from sagelaunch.plan_model import Plan
-from sagelaunch.services import planning
+from sagelaunch.errors import QuotaExceeded
+from sagelaunch.services.sweep_failover import has_chain, next_attempt
+from sagelaunch.services.sweep_planning import PlannedSweep, TrialPlan
 from sagelaunch.services.sweep_results import QUEUED, SweepResult, TrialState
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-
-
-@dataclass(frozen=True)
-class TrialPlan:
-    trial: Trial
-    plan: Plan
-    bundle: bytes | None
-    code: bundles.Bundle | None = None  # what `bundle` came from (a failover attempt reuses it)
-
-
-@dataclass(frozen=True)
-class PlannedSweep:
-    spec: SweepSpec
-    key: str
-    key_given: bool  # names may already exist (a rerun): describe before creating
-    trials: list[TrialPlan]
-
-    @property
-    def name(self) -> str:
-        return self.spec.base.config.name
-
-
-def plan_trials(
-    config: Path,
-    overrides: list[str] | None,
-    region: str | None,
-    key: str | None,
-    progress: planning.Progress = nullcontext,
-    cache_dir: Path = planning.CACHE_DIR,
-) -> PlannedSweep:
-    """Expand, check and plan every trial; name each after the key and its parameters."""
-    spec = expand(config, overrides)
-    regions = sorted({planning.resolve_region(trial.loaded, region) for trial in spec.trials})
-    if len(regions) > 1:  # one set of clients, one place to look for the trials
-        raise UsageError(
-            f"the trials of a sweep run in one region, not {', '.join(regions)}",
-            hint="sweep each region separately (--set region=...)",
-        )
-    sweep_key = key or f"run-{datetime.now(timezone.utc):%Y%m%dT%H%M%S.%f}"
-    built: dict[tuple[Path, str | None], bundles.Bundle] = {}
-    planned = []
-    for trial in spec.trials:
-        loaded = trial.loaded
-        code = None
-        if not loaded.config.is_builtin_algorithm:
-            code_key = (loaded.source_dir, loaded.config.entry_point)  # a script may go alone
-            if code_key not in built:
-                built[code_key] = bundles.for_config(loaded)
-            code = built[code_key]
-        plan = planning.planned(
-            loaded,
-            job_name=naming.job_name_for(loaded.config),
-            region=planning.resolve_region(loaded, region),
-            role=planning.resolve_role(loaded),
-            code=code,
-            warnings=trial.warnings,
-            code_in_key=True,
-            progress=progress,
-            cache_dir=cache_dir,
-        )
-        name = trial_job_name(spec.base.config.name, sweep_key, trial, plan.request)
-        planned.append(TrialPlan(trial, plan.renamed(name), code.data if code else None, code))
-    return PlannedSweep(spec, sweep_key, key is not None, planned)
-
-
-def trial_job_name(sweep_name: str, key: str, trial: Trial, request: dict[str, Any]) -> str:
-    """Same sweep, key, parameters and request -> the same job name (naming.idempotent)."""
-    parameters = json.dumps(trial.parameters, sort_keys=True, default=str)
-    return naming.idempotent(sweep_name, f"{key}\n{parameters}", request)
-
-
-# --- running on SageMaker ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -236,8 +156,6 @@ class Scheduler:
     def _fail_over(self, index: int, why: str) -> bool:
         """Move trial ``index`` to its next failover attempt (a rerun attaches to it, if made);
         False when its chain has no more."""
-        from sagelaunch.services.sweep_failover import next_attempt
-
         state = self.result.trials[index]
         found = next_attempt(self.sweep, self.sweep.trials[index], state.attempt)
         if found is None:
@@ -306,7 +224,6 @@ class Scheduler:
     def _link(self, index: int, arn: str) -> None:
         """Tag a chain's new job with its place in the trial's chain (services.attempts)."""
         from sagelaunch.services.attempts import link
-        from sagelaunch.services.sweep_failover import has_chain
 
         if not has_chain(self.sweep.trials[index]):
             return

@@ -18,10 +18,10 @@ from sagelaunch import naming
 from sagelaunch.config.trials import with_overrides
 from sagelaunch.services import planning
 from sagelaunch.services.failover import chain_of
+from sagelaunch.services.sweep_planning import PlannedSweep, TrialPlan, trial_job_name
 
 if TYPE_CHECKING:
     from sagelaunch.config.model import Fallback
-    from sagelaunch.services.sweep import PlannedSweep, TrialPlan
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,6 @@ def _planned(
     number: int,
     progress: planning.Progress,
 ) -> TrialPlan:
-    from sagelaunch.services.sweep import TrialPlan, trial_job_name
-
     loaded = with_overrides(original.trial, alternative.overrides())
     plan = planning.planned(
         loaded,

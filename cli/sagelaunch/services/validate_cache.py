@@ -233,7 +233,7 @@ def _exists(
         return None
     code = resolve_source_dir(config, source_dir, entry_point, framework)
     if code.is_file():  # an SDK v3 .tar.gz: the entry point must be in it
-        from sagelaunch.local import source_archive
+        from sagelaunch import source_archive
 
         return source_archive.entry_point_problem(code, entry_point) is None
     return (code / entry_point).is_file()

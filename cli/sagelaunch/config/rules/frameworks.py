@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from sagelaunch import source_archive
 from sagelaunch.config import facts, images, sdk_data
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
-from sagelaunch.local import source_archive
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered
 

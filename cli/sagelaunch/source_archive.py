@@ -1,14 +1,12 @@
 """A local `.tar.gz` as source_dir, as SDK v3's `SourceCode(source_dir=...)` accepts it: the
-archive is the code bundle as it is, and the entry point must be a file in it."""
+archive is the code bundle as it is (bundle.build takes it byte for byte), and the entry point
+must be a file in it. Packaging, beside the bundle: the rules and the plan read it, not only
+local runs."""
 
 from __future__ import annotations
 
 import tarfile
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from sagelaunch.bundle import Bundle
 
 SUFFIXES = (".tar.gz", ".tgz")
 SHOWN = 8
@@ -40,13 +38,3 @@ def entry_point_problem(path: Path, entry_point: str) -> str | None:
     shown = ", ".join(sorted(names)[:SHOWN]) + (", ..." if len(names) > SHOWN else "")
     held = f"it holds {len(names)} file(s): {shown}" if names else "it holds no files"
     return f"{entry_point} is not at the top of {path.name}: {held}"
-
-
-def as_bundle(path: Path) -> Bundle:
-    """The archive as the code bundle, byte for byte (v3 uploads the tarball it is given)."""
-    from sagelaunch.bundle import Bundle
-
-    with tarfile.open(path, mode="r:gz") as tar:
-        files = [m for m in tar.getmembers() if m.isfile()]
-    names = tuple(sorted(m.name.removeprefix("./") for m in files))
-    return Bundle(path.read_bytes(), names, sum(m.size for m in files))
