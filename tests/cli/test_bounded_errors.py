@@ -5,6 +5,7 @@ kind, or in a folder that is not there, is one exit-2 line naming it and the fix
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,12 +17,15 @@ GOLDEN = REPO / "tests" / "golden"
 
 
 def sagelaunch(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    # A wide terminal: the validate table's cells must not wrap, whatever tmp_path's length.
+    env = {**os.environ, "COLUMNS": "400"}
     return subprocess.run(
         [sys.executable, "-m", "sagelaunch", *map(str, args)],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=120,
+        env=env,
     )
 
 
