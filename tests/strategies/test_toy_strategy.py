@@ -14,7 +14,7 @@ import yaml
 from pydantic import Field
 
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.model import LaunchConfig
+from sagelaunch.config.model import LaunchConfig, registered
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import (
@@ -90,7 +90,7 @@ with open(os.path.join(os.environ["SM_MODEL_DIR"], "toy.json"), "w") as f:
 
 @pytest.fixture
 def toy():
-    with registry.registered(ToyStrategy()) as strategy:
+    with registered(ToyStrategy()) as strategy:
         yield strategy
 
 
@@ -160,7 +160,7 @@ def test_the_toy_runs_locally(cli, toy, toy_config, tmp_path):
 
 def test_unregistering_restores_the_config_model():
     before = LaunchConfig.model_json_schema()
-    with registry.registered(ToyStrategy()):
+    with registered(ToyStrategy()):
         assert "toy" in json.dumps(LaunchConfig.model_json_schema())
     assert LaunchConfig.model_json_schema() == before and "toy" not in registry.names()
 
@@ -173,7 +173,7 @@ class DeepSpeedToy(ToyStrategy):
 
 @pytest.mark.parametrize(("strategy", "valid"), [(ToyStrategy, False), (DeepSpeedToy, True)])
 def test_the_rules_across_strategies_read_the_toys_declarations(cli, toy_config, strategy, valid):
-    with registry.registered(strategy()):
+    with registered(strategy()):
         result = cli("validate", toy_config, "--set", "hyperparameters.zero_stage=3")
     refused = "DeepSpeed (zero_stage) runs under a distributed launcher" in result.output
     assert (result.exit_code == 0) is valid and refused is not valid, result.output
@@ -187,7 +187,7 @@ class AccelerateToy(ToyStrategy):
 
 
 def test_a_launcher_local_cannot_start_is_refused_not_replaced(cli, toy_config, tmp_path):
-    with registry.registered(AccelerateToy()):
+    with registered(AccelerateToy()):
         assert cli("validate", toy_config).exit_code == 0  # plans as before
         result = cli("local", toy_config, "--workdir", tmp_path / "run")
     assert result.exit_code == 2, result.output

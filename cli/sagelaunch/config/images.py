@@ -281,18 +281,12 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     if config.image_uri or config.framework != "pytorch" or not config.framework_version:
         return None
     table = facts.load("images")
-    version = pytorch_version(config.framework_version)
+    version = sdk_data.pytorch_version(config.framework_version)
     region = region or DEFAULT_REGION
     if facts.instance_kind(config.compute.instance_type) == "trainium":
         return _uri(table["registry"], region, table["neuronx"].get(version))
     supplied = registry.of(config).supplied_image(config, table, version)
     return _uri(supplied[0], region, supplied[1]) if supplied else None
-
-
-def pytorch_version(version: str) -> str:
-    """Resolve the SDK's short aliases ("2.2" -> "2.2.0") from its pytorch.json."""
-    aliases = sdk_data.training_config("pytorch").get("version_aliases", {})
-    return str(aliases.get(version, version))
 
 
 def default_py_version(config: LaunchConfig) -> str | None:

@@ -8,6 +8,8 @@ instance × version) lives in rules.py, where each rule has a name, a test and a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
@@ -28,7 +30,7 @@ from sagelaunch.config.groups import (
 )
 from sagelaunch.config.sweep import Sweep, Tuning
 from sagelaunch.strategies import registry
-from sagelaunch.strategies.base import DistributionSettings
+from sagelaunch.strategies.base import DistributionSettings, Strategy
 from sagelaunch.strict import Strict
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
@@ -491,6 +493,20 @@ def _yaml_scalar_text(value: Any) -> Any:
     if isinstance(value, (int, float)):
         return str(value)
     return value
+
+
+@contextmanager
+def registered(strategy: Strategy) -> Iterator[Strategy]:
+    """``strategy`` registered, and the config model rebuilt with it, until the block ends (a
+    test's toy strategy; the built-in ones register with the registry, before this model is
+    built). Here, above the registry, so the registry never imports the model."""
+    registry.register(strategy)
+    rebuild_distribution()
+    try:
+        yield strategy
+    finally:
+        registry.unregister(strategy.name)
+        rebuild_distribution()
 
 
 def rebuild_distribution() -> None:

@@ -116,3 +116,9 @@ def ecr_hostname(region: str) -> str:
                 service="ecr", region=region, dnsSuffix=partition["dnsSuffix"]
             )
     return f"ecr.{region}.amazonaws.com"  # pragma: no cover - every region matches a partition
+
+
+def pytorch_version(version: str) -> str:
+    """Resolve the SDK's short aliases ("2.2" -> "2.2.0") from its pytorch.json."""
+    aliases = training_config("pytorch").get("version_aliases", {})
+    return str(aliases.get(version, version))

@@ -7,8 +7,6 @@ distribution dict, `distribution_union()` for the config model's ``distribution`
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Discriminator, Tag
@@ -50,19 +48,9 @@ for _strategy in (
     register(_strategy)
 
 
-@contextmanager
-def registered(strategy: Strategy) -> Iterator[Strategy]:
-    """``strategy`` registered, and the config model rebuilt with it, until the block ends (a
-    test's toy strategy; the built-in ones register above, before the model is built)."""
-    from sagelaunch.config.model import rebuild_distribution
-
-    register(strategy)
-    rebuild_distribution()
-    try:
-        yield strategy
-    finally:
-        del _REGISTERED[strategy.name]
-        rebuild_distribution()
+def unregister(name: str) -> None:
+    """Forget a strategy registered after the built-in ones (config.model.registered)."""
+    del _REGISTERED[name]
 
 
 def default_distribution() -> Strict:

@@ -57,6 +57,24 @@ def sdk_has_image(config: LaunchConfig) -> bool:
     return config.framework_version in supported.get(config.framework, [])
 
 
+def smddp_image_of(images: dict[str, Any], version: str) -> tuple[str, str | None]:
+    """The SMDDP image the SDK has no table for (registry, tag or None): the DLC's, else the SMP
+    image's (which carries SMDDP too)."""
+    if version in images["smddp"]:
+        return images["registry"], images["smddp"][version]
+    return images["smddp_smp_registry"], images["smddp_in_smp_image"].get(version)
+
+
+def _sagelaunch_knows_image(config: LaunchConfig) -> bool:
+    """Whether sagelaunch supplies an image the SDK lacks (config.images.tool_known_image reads
+    the same table): the neuronx image on Trainium, else an SMDDP one."""
+    table = facts.load("images")
+    version = sdk_data.pytorch_version(str(config.framework_version))
+    if facts.instance_kind(config.compute.instance_type) == "trainium":
+        return bool(table["neuronx"].get(version))
+    return smddp_image_of(table, version)[1] is not None
+
+
 def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
     """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
     (SMDDP docs, "Supported instance types"; p5-class with torchrun). Advice, not a refusal: the
@@ -88,10 +106,7 @@ def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
         return
     if config.framework != "pytorch":
         return  # TensorFlow: tensorflow_smddp_versions
-    from sagelaunch.config import images
-    from sagelaunch.config.rules.frameworks import check_region
-
-    if sdk_has_image(config) or images.tool_known_image(config, check_region(loaded)):
+    if sdk_has_image(config) or _sagelaunch_knows_image(config):
         return
     supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")["pytorch"]
     yield loaded.problem(
@@ -130,13 +145,7 @@ class SmddpStrategy(Strategy):
     def supplied_image(
         self, config: LaunchConfig, images: dict[str, Any], version: str
     ) -> tuple[str, str | None] | None:
-        """The SMDDP images the SDK has no table for: the DLC's, else the SMP image's (which
-        carries SMDDP too)."""
-        if sdk_has_image(config):
-            return None
-        if version in images["smddp"]:
-            return images["registry"], images["smddp"][version]
-        return images["smddp_smp_registry"], images["smddp_in_smp_image"].get(version)
+        return None if sdk_has_image(config) else smddp_image_of(images, version)
 
     @property
     def model(self) -> type[Strict]:

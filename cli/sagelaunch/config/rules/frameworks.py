@@ -116,7 +116,7 @@ def neuron_image_version(loaded: LoadedConfig) -> Iterator[Problem]:
         return
     table = sdk_data.training_config("pytorch-neuron")["versions"]
     only = next(iter(table)) if len(table) == 1 else None
-    if only and images.pytorch_version(str(config.framework_version)) != only:
+    if only and sdk_data.pytorch_version(str(config.framework_version)) != only:
         yield warning(
             loaded,
             ("framework_version",),
