@@ -223,7 +223,9 @@ def _ddp(model: nn.Module, ctx: torch_dist.DistContext) -> nn.Module:
     from torch.nn.parallel import DistributedDataParallel
 
     device_ids = [ctx.device.index] if ctx.device.type == "cuda" else None
-    return DistributedDataParallel(model, device_ids=device_ids)
+    # Gradients as views into DDP's all-reduce buckets: one fp32 copy of the gradients, not two
+    # (the buckets and .grad), 4 bytes per parameter less at peak; the all-reduce is the same.
+    return DistributedDataParallel(model, device_ids=device_ids, gradient_as_bucket_view=True)
 
 
 def settle_buckets(

@@ -159,5 +159,6 @@ def test_activations_scale_with_sequence_and_micro_batch():
 def test_overhead_is_fixed_plus_fragmentation():
     mem = per_device(workload(125e6), Sharding())
     tensors = mem.weights + mem.gradients + mem.optimizer + mem.activations
-    assert mem.overhead == pytest.approx(FIXED_OVERHEAD_GB + 0.10 * tensors)
+    # the states are allocated once and do not fragment; what churns each step does
+    assert mem.overhead == pytest.approx(FIXED_OVERHEAD_GB + 0.10 * mem.activations)
     assert mem.total == pytest.approx(tensors + mem.overhead)

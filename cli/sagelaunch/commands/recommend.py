@@ -222,23 +222,35 @@ def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) 
     table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
     dev = chosen.device
     table.title = (
-        f"Roofline step at published peaks ({dev.accelerator}), no communication counted; "
-        f"margin: GB left of the {dev.memory_gb:g} GB per {dev.rank_name}"
+        f"Step time ({dev.accelerator}): compute at the achieved efficiency, exposed "
+        "communication, memory traffic (and pipeline bubble), seconds per optimizer step; "
+        "bound: the largest term"
     )
     table.title_justify = "left"
     for name in ("strategy", "inst", "layout"):
         table.add_column(name, no_wrap=True)
-    for name in ("margin", "step s", "tokens/s", "Mtok/$"):
+    pipelined = any(cand.sharding.pipeline_parallel > 1 for cand in rows)
+    for name in ("comp", "comm", "mem", *(["bubble"] if pipelined else []), "step s"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("bound", no_wrap=True)
+    for name in ("tok/s", "Mtok/$"):
         table.add_column(name, justify="right", no_wrap=True)
     for cand in rows:
         speed = cand.speed(rec.workload)
         per_dollar = speed.tokens_per_dollar
+        bubble = [f"{speed.bubble_s:.2f}"] if pipelined else []
         table.add_row(
             cand.strategy,
             str(cand.instance_count),
             cand.short,
-            f"{cand.margin_gb:.1f}",
+            f"{speed.compute_s:.2f}",
+            f"{speed.communication_s:.2f}",
+            f"{speed.memory_s:.2f}",
+            *bubble,
             f"{speed.seconds:.2f}",
+            {"communication": "comm", "compute": "comp", "memory": "mem"}.get(
+                speed.dominant, speed.dominant
+            ),
             f"{speed.tokens_per_s:,.0f}",
             f"{per_dollar / 1e6:.2f}" if per_dollar is not None else "?",
             style="bold" if cand is chosen else None,
@@ -250,7 +262,7 @@ def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Tab
     rank = chosen.device.rank_name
     table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
     table.title = (
-        f"GB per {rank} at peak (usable: {chosen.device.usable_gb:.1f}) and roofline step time; "
+        f"GB per {rank} at peak (usable: {chosen.device.usable_gb:.1f}); "
         "recommended first, then fitting layouts by tokens per dollar"
     )
     table.title_justify = "left"

@@ -102,6 +102,10 @@ class Sharding:
     # bf16 copies), TP over the blocks only. False on Neuron: XLA compiles the casts away and
     # neuronx-distributed splits the embeddings and head with the blocks.
     eager_autocast: bool = True
+    # Megatron-style sequence parallelism with TP: the norms, residual stream and dropout (the
+    # activations plain TP replicates on every rank) are split t ways too, and the head and loss
+    # are vocabulary-parallel (torchtitan's loss_parallel, Megatron, neuronx-distributed).
+    sequence_parallel: bool = False
 
     @property
     def gathers_layers(self) -> bool:
@@ -149,12 +153,20 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         gradients += max(0.0, root * (gathered - grad_b / sharding.weights_over))
     bf16_weights = sharding.gathers_layers or not sharding.eager_autocast
     activations = activation_bytes(
-        workload, sharding.tensor_parallel, bf16_weights, sharding.pipeline_parallel == 1
+        workload,
+        sharding.tensor_parallel,
+        bf16_weights,
+        sharding.pipeline_parallel == 1,
+        sharding.sequence_parallel,
     )
     if workload.precision != "fp32" and not bf16_weights:
         activations += local * COMPUTE_BYTES  # autocast's bf16 weight cache
     tensors = weights + gradients + optimizer + activations
-    overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * tensors
+    # the allocator fragments what churns every step (activations, gathered weights and the
+    # transient buffers of backward); the states, allocated once, stay whole
+    states = local * (weight_b / sharding.weights_over + grad_b / sharding.gradients_over)
+    states += local * optim_b / sharding.optimizer_over
+    overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * max(tensors - states, 0.0)
     return Breakdown(weights / GB, gradients / GB, optimizer / GB, activations / GB, overhead / GB)
 
 
@@ -170,34 +182,62 @@ def local_params(workload: Workload, sharding: Sharding) -> float:
 def _root(workload: Workload, sharding: Sharding) -> float:
     embeddings = workload.embedding_params
     if sharding.pipeline_parallel > 1:  # rank 0 runs the first stage: no head
-        embeddings -= workload.vocab * workload.shape.hidden
+        embeddings -= workload.head_params
     return embeddings
 
 
+def ddp_bucket_bytes(workload: Workload, sharding: Sharding, bucket_view: bool = True) -> float:
+    """What DDP adds to a rank beyond the gradients: its all-reduce buckets hold one fp32 copy of
+    the gradients; with gradient_as_bucket_view (train_pytorch.py) .grad are views into them, so
+    nothing beyond the gradients. Sharded layouts have no DDP buckets."""
+    if bucket_view or sharding.weights_over > 1 or sharding.gradients_over > 1:
+        return 0.0
+    return 4.0 * local_params(workload, sharding)
+
+
 def activation_bytes(
-    workload: Workload, tensor_parallel: int = 1, bf16_weights: bool = True, logits: bool = True
+    workload: Workload,
+    tensor_parallel: int = 1,
+    bf16_weights: bool = True,
+    logits: bool = True,
+    sequence_parallel: bool = False,
 ) -> float:
     """Stored activations of one micro-batch on one rank; `bf16_weights`: the residual stream is
     bf16 (FSDP's mixed precision, DeepSpeed) rather than fp32 (autocast over fp32 weights);
-    `logits`: the rank computes the loss (not a first pipeline stage)."""
+    `logits`: the rank computes the loss (not a first pipeline stage); `sequence_parallel`: the
+    replicated part (residual, norms, casts) and the logits are split by TP too."""
     s, b, t = workload.seq_len, workload.micro_batch, tensor_parallel
-    h, a = workload.shape.hidden, workload.shape.heads
+    shape = workload.shape
+    h, a = shape.hidden, shape.heads
     tokens = s * b
+    # split by TP, in bytes per h at 2 bytes an element: q and the attention output (2 + 2),
+    # k and v (2 + 2 at their width), the projection's input (2), the MLP's saved tensors
+    # (GELU: its input and the second linear's, 2 + 2 per ffn; SwiGLU: gate, up, silu(gate) and
+    # their product, 4 x 2); 26 for GPT
+    ffn, kv = shape.ffn / h, shape.kv_width / h
+    mlp = (8 if shape.gated_mlp else 4) * ffn
+    split = 4 + 4 * kv + 2 + mlp
+    if workload.selective_checkpointing and workload.activation_checkpointing:
+        # selective: the activation function's outputs are recomputed, the matmuls' kept
+        split -= (4 if shape.gated_mlp else 2) * ffn
     if workload.precision == "fp32":
-        residual, casts, split = 4, 8, 52
+        residual, casts, split = 4, 8, 2 * split
     else:
         # bf16 weights: q, k, v share one saved bf16 input, the MLP another; fp32 weights:
         # autocast casts the input of q, k, v and the MLP separately
-        residual, casts, split = (2, 4, 26) if bf16_weights else (4, 8, 26)
-    per_layer = tokens * h * (2 * residual + casts + split / t)
+        residual, casts = (2, 4) if bf16_weights else (4, 8)
+    replicated = (2 * residual + casts) / (t if sequence_parallel else 1)
+    per_layer = tokens * h * (replicated + split / t)
     if workload.fused_attention:
         per_layer += 4 * a * tokens / t  # log-sum-exp, fp32
     else:
         per_layer += 5 * a * s * tokens / t  # scores, softmax, dropout mask
     if workload.activation_offload:
         stored = per_layer  # the rest waits in host memory
-    elif workload.activation_checkpointing:
-        stored = workload.shape.layers * residual * tokens * h + per_layer
+    elif workload.full_checkpointing:
+        inputs = residual * tokens * h / (t if sequence_parallel else 1)
+        stored = workload.shape.layers * inputs + per_layer
     else:
         stored = workload.shape.layers * per_layer
-    return stored + (4 * tokens * workload.vocab if logits else 0)
+    vocab = workload.vocab / (t if sequence_parallel else 1)
+    return stored + (4 * tokens * vocab if logits else 0)

@@ -113,6 +113,7 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
         alternatives = [c for c in at_count if c is not chosen]
     reason = explain(workload, dev, chosen, auto)
     notes = _notes(workload, chosen, tips=instance_count is None or not chosen.fits)
+    notes.append(_dominant(workload, chosen))
     notes += filter(None, [_cheaper_per_token(workload, chosen, alternatives)])
     return Recommendation(workload, dev, chosen, alternatives, reason, notes)
 
@@ -225,10 +226,9 @@ def _notes(workload: Workload, chosen: Candidate, tips: bool) -> list[str]:
 def _cheaper_per_token(
     workload: Workload, chosen: Candidate, alternatives: list[Candidate]
 ) -> str | None:
-    """The fitting layout on more instances whose roofline trains the most tokens per dollar,
+    """The fitting layout on more instances whose step model trains the most tokens per dollar,
     when it beats the choice by CHEAPER_PER_TOKEN: the choice saves instances, and more of them
-    can finish sooner for less. (On as many instances the simplest layout stays the choice: the
-    roofline counts no collective, which is where the layouts of one size differ most.)"""
+    can finish sooner for less. (On as many instances the simplest layout stays the choice.)"""
     mine = chosen.speed(workload).tokens_per_dollar
     rivals = [
         (c.speed(workload).tokens_per_dollar or 0.0, c)
@@ -242,10 +242,30 @@ def _cheaper_per_token(
         return None
     return (
         f"{best.layout} on {_instances(best)} trains about "
-        f"{best_per_dollar / mine - 1:.0%} more tokens per dollar by the roofline "
-        f"({best_per_dollar / 1e6:.2f} vs {mine / 1e6:.2f} M), if you can get that capacity; "
-        "the roofline counts no communication, which grows with the shard group"
+        f"{best_per_dollar / mine - 1:.0%} more tokens per dollar by the step model "
+        f"({best_per_dollar / 1e6:.2f} vs {mine / 1e6:.2f} M), if you can get that capacity "
+        "(compute, communication and memory traffic counted)"
     )
+
+
+def _dominant(workload: Workload, chosen: Candidate) -> str:
+    """Which term of the chosen layout's step dominates, and what would shrink it."""
+    speed = chosen.speed(workload)
+    what = {
+        "compute": "matmuls and attention at the achieved efficiency; fp8 or a larger "
+        "micro-batch raise it",
+        "communication": f"collectives compute does not hide ({speed.link} for data parallel); "
+        "a larger micro-batch or --grad-accum hides more of them",
+        "memory": "the traffic of the non-matmul kernels and the optimizer; --compile fuses it",
+        "bubble": "the pipeline's fill and drain; more micro-batches (--grad-accum) shrink it",
+    }[speed.dominant]
+    parts = (
+        f"compute {speed.compute_s:.2f} s, communication {speed.communication_s:.2f} s exposed "
+        f"({speed.communication_total_s:.2f} s in all), memory {speed.memory_s:.2f} s"
+    )
+    if speed.bubble_s:
+        parts += f", bubble {speed.bubble_s:.2f} s"
+    return f"step {speed.seconds:.2f} s: {speed.dominant} dominates ({parts}): {what}"
 
 
 def _simpler(a: Candidate, b: Candidate) -> bool:

@@ -16,9 +16,11 @@ does not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sagelaunch.config import facts
+from sagelaunch.recommend import hardware
+from sagelaunch.recommend.comms import step_comms
 from sagelaunch.recommend.memory import Sharding, local_params
 from sagelaunch.recommend.workload import Workload
 
@@ -33,18 +35,41 @@ BYTES_PER_PARAM = 142
 
 @dataclass(frozen=True)
 class StepTime:
+    """One optimizer step of one rank: exposed compute, exposed communication and memory traffic
+    (each summed over the step's micro-batches), the pipeline bubble and the optimizer."""
+
     seconds: float
-    compute_s: float
-    memory_s: float
+    compute_s: float  # matmuls and attention at the achieved efficiency
+    memory_s: float  # every other kernel's HBM traffic, and the optimizer step
     tokens_per_s: float  # the whole job
     tokens_per_dollar: float | None  # None: price unknown
+    communication_s: float = 0.0  # exposed: what compute does not hide
+    communication_total_s: float = 0.0  # every collective, hidden or not
+    bubble_s: float = 0.0  # pipeline fill and drain
+    link: str = "none"  # where the data-parallel collectives run
 
-    def as_json(self) -> dict[str, float | None]:
+    @property
+    def dominant(self) -> str:
+        """The largest term: compute, communication, memory or bubble."""
+        terms = {
+            "compute": self.compute_s,
+            "communication": self.communication_s,
+            "memory": self.memory_s,
+            "bubble": self.bubble_s,
+        }
+        return max(terms, key=lambda name: terms[name])
+
+    def as_json(self) -> dict[str, object]:
         per_dollar = self.tokens_per_dollar
         return {
             "step_s": round(self.seconds, 4),
             "compute_s": round(self.compute_s, 4),
+            "communication_s": round(self.communication_s, 4),
+            "communication_total_s": round(self.communication_total_s, 4),
             "memory_s": round(self.memory_s, 4),
+            "bubble_s": round(self.bubble_s, 4),
+            "dominant": self.dominant,
+            "data_parallel_link": self.link,
             "tokens_per_s": round(self.tokens_per_s),
             "tokens_per_dollar": round(per_dollar) if per_dollar is not None else None,
         }
@@ -114,20 +139,130 @@ def _model_split(sharding: Sharding) -> int:
     return sharding.tensor_parallel * sharding.pipeline_parallel
 
 
-def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: int) -> StepTime:
-    known = facts.instance(instance_type) or {}
-    ranks = facts.accelerators_per_host(instance_type)
-    per_rank = known.get("accelerators", 1) / ranks  # a NeuronCore's share of its chip
-    compute, memory, seconds = rank_step(
-        workload,
-        sharding,
-        (known.get("bf16_tflops") or 1) * 1e12 * per_rank,
-        (known.get("hbm_gb_per_s") or 1) * 1e9 * per_rank,
+# --- the step as it runs: achieved efficiency, communication, the optimizer once ---------------
+
+# Matmul efficiency (share of the dense peak a GEMM reaches) by accelerator: the ceiling for
+# large GEMMs and the per-rank width (hidden / TP) at which half of it is reached. cuBLAS on
+# A100 reaches about 80% of 312 TFLOPS on large bf16 GEMMs, H100 SXM about 70% of 989 (NVIDIA's
+# and torchtitan's microbenchmarks); narrower GEMMs (small models, high TP) reach less.
+MATMUL_EFFICIENCY: dict[str, tuple[float, float]] = {
+    "A100": (0.80, 128),
+    "H100": (0.70, 256),
+    "H200": (0.72, 256),
+    "V100": (0.75, 128),
+    "A10G": (0.70, 128),
+    "T4": (0.60, 128),
+    "Trainium": (0.75, 256),
+    "Trainium2": (0.70, 512),
+}
+DEFAULT_MATMUL_EFFICIENCY = (0.70, 256)
+FP8_EFFICIENCY = 0.55  # of the fp8 peak: scaling and casts around each fp8 GEMM (torchao, TE)
+# FlashAttention's share of the peak, forward and backward (FA2: ~60% on A100, ~40% on H100)
+ATTENTION_EFFICIENCY: dict[str, float] = {"A100": 0.55, "H100": 0.40, "H200": 0.40}
+DEFAULT_ATTENTION_EFFICIENCY = 0.45
+HBM_EFFICIENCY = 0.85  # what streaming kernels reach of the published HBM bandwidth
+# Every non-matmul kernel's traffic per block activation element (layer x token x h): eager
+# PyTorch as fitted to RuntimeEstimator (BYTES_PER_ACTIVATION less the matmuls' own 2 x 54);
+# compiled (torch.compile, Megatron/TE fusions, XLA on Neuron) fuses norms, activations, casts
+# and residual adds into about a third of that.
+NONMATMUL_BYTES = {
+    "eager": BYTES_PER_ACTIVATION - 108,
+    "fused": 0.45 * (BYTES_PER_ACTIVATION - 108),
+    "compiled": 0.40 * (BYTES_PER_ACTIVATION - 108),
+}
+# The optimizer step per local parameter: unfused AdamW with autocast's casts (eager, fitted as
+# above) or a fused/foreach AdamW over fp32 states (read p, g, m, v; write p, m, v).
+OPTIMIZER_BYTES = {"eager": BYTES_PER_PARAM, "fused": 32, "compiled": 32}
+
+
+def matmul_efficiency(accelerator: str, width: float) -> float:
+    ceiling, half = MATMUL_EFFICIENCY.get(accelerator, DEFAULT_MATMUL_EFFICIENCY)
+    return ceiling * width / (width + half)
+
+
+@dataclass(frozen=True)
+class MicroBatch:
+    """One micro-batch of one rank, in seconds."""
+
+    forward_s: float
+    backward_s: float  # with the recomputed forward under checkpointing
+    memory_s: float
+
+
+def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -> MicroBatch:
+    """Matmuls at the efficiency curve (fp8 ones at the fp8 peak), attention at FlashAttention's,
+    every other kernel by its traffic."""
+    shape, tokens = workload.shape, _tokens(workload)
+    tp, pp = sharding.tensor_parallel, sharding.pipeline_parallel
+    head_split = tp if sharding.sequence_parallel else 1
+    blocks = (workload.params - workload.embedding_params) / (tp * pp)
+    head = workload.vocab * shape.hidden / head_split
+    eff = matmul_efficiency(hw.accelerator, shape.hidden / tp)
+    block_rate = hw.bf16_flops * eff
+    if workload.precision == "fp8":
+        block_rate = max(block_rate, hw.fp8_flops * FP8_EFFICIENCY)
+    head_rate = hw.bf16_flops * eff
+    if workload.precision == "fp32":
+        block_rate = head_rate = hw.bf16_flops * eff / 2  # TF32 tensor cores at half bf16 rate
+    attention_rate = hw.bf16_flops * ATTENTION_EFFICIENCY.get(
+        hw.accelerator, DEFAULT_ATTENTION_EFFICIENCY
     )
+    # causal attention per token and block: 2·s·h FLOPs forward, 2.5 times that backward (FA2)
+    attention = 2 * shape.layers * shape.hidden * workload.seq_len / (tp * pp) * tokens
+    matmul = 2 * blocks * tokens / block_rate
+    forward = matmul + attention / attention_rate + 2 * head * tokens / head_rate
+    backward = 2 * matmul + 2.5 * attention / attention_rate + 4 * head * tokens / head_rate
+    if workload.full_checkpointing:
+        backward += matmul + attention / attention_rate
+    kind = workload.kernels
+    replicated = tp if sharding.sequence_parallel or not sharding.eager_autocast else 1
+    elements = shape.layers / pp * tokens * shape.hidden / replicated
+    if workload.full_checkpointing:
+        elements *= RECOMPUTE
+    logits = tokens * workload.vocab / head_split  # the last stage computes them
+    traffic = NONMATMUL_BYTES[kind] * elements + BYTES_PER_LOGIT * logits
+    return MicroBatch(forward, backward, traffic / (hw.hbm_bytes_per_s * HBM_EFFICIENCY))
+
+
+def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instances: int) -> StepTime:
+    """One optimizer step: grad_accum micro-batches (a pipeline's micro-batches), then the
+    optimizer once; exposed communication and the 1F1B bubble on top."""
+    micro = micro_batch(workload, sharding, hw)
+    world = hw.ranks_per_host * instances
+    comms = step_comms(workload, sharding, hw, world, micro.forward_s, micro.backward_s)
+    n = workload.grad_accum
+    compute = n * (micro.forward_s + micro.backward_s)
+    kind = workload.kernels
+    optimizer_over = max(sharding.optimizer_over, 1)
+    optimizer = (
+        OPTIMIZER_BYTES[kind]
+        * local_params(workload, sharding)
+        / optimizer_over
+        / (hw.hbm_bytes_per_s * HBM_EFFICIENCY)
+    )
+    memory = n * micro.memory_s + optimizer
     p = sharding.pipeline_parallel
-    seconds *= 1 + (p - 1) / (2 * p)  # the 1F1B bubble, two micro-batches per stage
-    replicas = ranks * count / (sharding.tensor_parallel * p)
-    tokens_per_s = replicas * workload.seq_len * workload.micro_batch / seconds
+    per_micro = micro.forward_s + micro.backward_s + micro.memory_s
+    bubble = (p - 1) * per_micro if p > 1 else 0.0
+    seconds = compute + memory + comms.exposed_s + bubble
+    replicas = world / (sharding.tensor_parallel * p)
+    tokens_per_s = replicas * n * _tokens(workload) / seconds
+    return StepTime(
+        seconds,
+        compute,
+        memory,
+        tokens_per_s,
+        None,
+        communication_s=comms.exposed_s,
+        communication_total_s=comms.total_s,
+        bubble_s=bubble,
+        link=comms.link,
+    )
+
+
+def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: int) -> StepTime:
+    """The step on `count` instances of `instance_type`, and tokens per dollar from its price."""
+    timed = step(workload, sharding, hardware.for_instance(instance_type), count)
     price = facts.hourly_price(instance_type)
-    per_dollar = tokens_per_s * 3600 / (price * count) if price else None
-    return StepTime(seconds, compute, memory, tokens_per_s, per_dollar)
+    per_dollar = timed.tokens_per_s * 3600 / (price * count) if price else None
+    return replace(timed, tokens_per_dollar=per_dollar)

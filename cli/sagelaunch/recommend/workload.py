@@ -70,6 +70,27 @@ class Shape:
     hidden: int
     heads: int
     estimated: bool  # True when taken from GPT_SHAPES rather than the command line
+    kv_heads: int | None = None  # grouped-query attention (None: as many as heads)
+    ffn_hidden: int | None = None  # the MLP's inner width (None: 4 * hidden)
+    gated_mlp: bool = False  # SwiGLU: three matrices (gate, up, down) instead of two
+    tied_embeddings: bool = False  # the head reuses the token embedding
+    learned_positions: bool = True  # a position embedding table (GPT); False: RoPE, ALiBi
+
+    @property
+    def kv_width(self) -> int:
+        """Width of k (and of v): hidden / heads per kv head."""
+        return self.hidden * (self.kv_heads or self.heads) // self.heads
+
+    @property
+    def ffn(self) -> int:
+        return self.ffn_hidden or 4 * self.hidden
+
+    @property
+    def layer_params(self) -> int:
+        """Weights of one block: q and the projection (h^2 each), k and v (h x kv width each),
+        the MLP (2 or, gated, 3 matrices of h x ffn); 12h^2 for GPT."""
+        attention = 2 * self.hidden**2 + 2 * self.hidden * self.kv_width
+        return attention + (3 if self.gated_mlp else 2) * self.hidden * self.ffn
 
 
 def estimate_shape(params: float, layers: int | None = None, hidden: int | None = None) -> Shape:
@@ -108,16 +129,33 @@ class Workload:
     vocab: int = DEFAULT_VOCAB
     zero_stage: int = 0  # DeepSpeed ZeRO stage to plan for (0: the strategy ladder; zero.py)
     zero_offload: str = "none"  # none | optimizer | all
+    # what the step time needs beyond memory
+    grad_accum: int = 1  # micro-batches per optimizer step (gradient accumulation)
+    selective_checkpointing: bool = False  # recompute the cheap ops only (with checkpointing)
+    # the kernels around the matmuls: "eager" (train_pytorch.py's GPT in eager PyTorch), "fused"
+    # (a framework's eager step with fused norm, attention and loss kernels: llm-foundry,
+    # torchtitan without compile) or "compiled" (torch.compile, Megatron/TE, XLA on Neuron)
+    kernels: str = "eager"
 
     @property
     def layer_params(self) -> int:
-        """Weights of one transformer block (12h^2), the unit FSDP gathers at a time."""
-        return 12 * self.shape.hidden**2
+        """Weights of one transformer block (12h^2 for GPT), the unit FSDP gathers at a time."""
+        return self.shape.layer_params
+
+    @property
+    def head_params(self) -> int:
+        """The output projection's own weights (none when tied to the embedding)."""
+        return 0 if self.shape.tied_embeddings else self.vocab * self.shape.hidden
 
     @property
     def embedding_params(self) -> int:
         """Token and position embeddings and the untied head: what TP and PP do not split."""
-        return (2 * self.vocab + self.seq_len) * self.shape.hidden
+        positions = self.seq_len if self.shape.learned_positions else 0
+        return (self.vocab + positions) * self.shape.hidden + self.head_params
+
+    @property
+    def full_checkpointing(self) -> bool:
+        return self.activation_checkpointing and not self.selective_checkpointing
 
     @property
     def block_params(self) -> float:

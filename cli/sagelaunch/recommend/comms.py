@@ -1,0 +1,143 @@
+"""Communication per step for one layout: which collectives run, over which link, and how much
+of each the compute around it hides.
+
+Ring collectives (NCCL's and Neuron's): an all-reduce moves 2(n-1)/n of the buffer through each
+rank, an all-gather or reduce-scatter (n-1)/n. A group inside one instance runs at the
+instance's link (NVSwitch, PCIe, NeuronLink; interconnect.json); a group across instances at
+the instance's network, which every group with ranks on that instance shares: a data-parallel
+group strided by TP gets 1/TP of it. Each collective adds a launch latency.
+
+What overlaps (Narayanan et al. 2021; the FSDP2 and DDP designs):
+* DDP all-reduces gradients in 25 MB buckets while backward runs: only what backward of the last
+  micro-batch cannot hide is exposed, plus the last bucket.
+* FSDP / ZeRO-3 all-gather each unit's weights ahead of use (prefetch) in forward and again in
+  backward, and reduce-scatter gradients during backward: exposed is what outlasts the compute of
+  its phase, plus the first unit's all-gather. HSDP adds an all-reduce of the shard across
+  replicas once per step.
+* ZeRO-1 reduce-scatters gradients (as DDP, hidden by backward) and all-gathers the updated
+  weights after the optimizer step (exposed).
+* Tensor parallelism all-reduces the activations twice per block in forward and twice in
+  backward (all-gather + reduce-scatter with sequence parallelism: the same bytes), on the
+  critical path; full checkpointing repeats the forward's two.
+* Pipeline stages (one per instance here) send activations forward and gradients back per
+  micro-batch over the network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sagelaunch.recommend.hardware import Hardware
+from sagelaunch.recommend.memory import Sharding, local_params
+from sagelaunch.recommend.workload import Workload
+
+DDP_BUCKET_BYTES = 25 * 2**20  # torch DDP's bucket_cap_mb
+LATENCY_INTRA_S = 15e-6  # one collective inside an instance
+LATENCY_INTER_S = 40e-6  # one collective across instances
+
+
+@dataclass(frozen=True)
+class Comms:
+    """Seconds per optimizer step of one rank: each collective family's total and exposed part."""
+
+    data_parallel_s: float  # gradient reduction and weight gathers (DDP, FSDP, ZeRO)
+    data_parallel_exposed_s: float
+    tensor_parallel_s: float  # all exposed
+    pipeline_s: float  # point-to-point, all exposed
+    link: str  # where the data-parallel collectives run
+
+    @property
+    def total_s(self) -> float:
+        return self.data_parallel_s + self.tensor_parallel_s + self.pipeline_s
+
+    @property
+    def exposed_s(self) -> float:
+        return self.data_parallel_exposed_s + self.tensor_parallel_s + self.pipeline_s
+
+
+def ring(kind: str, nbytes: float, ranks: int, bandwidth: float, latency: float) -> float:
+    """Seconds of one ring collective over `ranks`: kind all_reduce, all_gather, reduce_scatter."""
+    if ranks <= 1 or nbytes <= 0:
+        return 0.0
+    factor = 2 if kind == "all_reduce" else 1
+    return factor * (ranks - 1) / ranks * nbytes / max(bandwidth, 1.0) + latency
+
+
+def group_link(hw: Hardware, ranks: int, stride: int) -> tuple[float, float, str]:
+    """(bytes/s, latency, name) of a group of `ranks` spaced `stride` apart in rank order."""
+    if ranks * stride <= hw.ranks_per_host:
+        return hw.intra_bytes_per_s or hw.inter_bytes_per_s, LATENCY_INTRA_S, hw.intra_link
+    network = hw.inter_bytes_per_s / max(1, min(stride, hw.ranks_per_host))
+    inside = hw.intra_bytes_per_s or network
+    name = "EFA" if hw.efa else "TCP network"
+    return min(inside, network), LATENCY_INTER_S, name
+
+
+def step_comms(
+    workload: Workload,
+    sharding: Sharding,
+    hw: Hardware,
+    world: int,
+    forward_s: float,
+    backward_s: float,
+) -> Comms:
+    """The collectives of one optimizer step; `forward_s` and `backward_s` are one micro-batch's
+    compute (what hides them). `world` counts ranks over every instance."""
+    tp, pp = sharding.tensor_parallel, sharding.pipeline_parallel
+    micro = workload.grad_accum
+    dp = max(1, world // (tp * pp))
+    params = local_params(workload, sharding)
+    width = 4 if workload.precision == "fp32" else 2
+    grad_bytes = 4  # gradients reduce in fp32 (autocast over fp32 weights; FSDP reduce_dtype)
+    shard = sharding.weights_over
+    dp_total = dp_exposed = 0.0
+    link = "none"
+    if dp > 1:
+        bandwidth, latency, link = group_link(hw, dp, tp)
+        if shard > 1:  # FSDP / ZeRO-3 (HSDP: shard within a group, replicate across)
+            s_bw, s_lat, link = group_link(hw, shard, tp)
+            gather = ring("all_gather", params * width, shard, s_bw, s_lat * workload.shape.layers)
+            scatter = ring(
+                "reduce_scatter", params * grad_bytes, shard, s_bw, s_lat * workload.shape.layers
+            )
+            first_unit = gather / max(1, workload.shape.layers)
+            exposed_micro = (
+                max(0.0, gather - forward_s) + max(0.0, gather + scatter - backward_s) + first_unit
+            )
+            replicas = dp // shard
+            r_bw, r_lat, _ = group_link(hw, replicas, tp * shard)
+            replicate = ring("all_reduce", params * grad_bytes / shard, replicas, r_bw, r_lat)
+            if pp > 1:
+                # with a pipeline the weights stay gathered over the step's micro-batches
+                # (torchtitan: no reshard after forward) and gradients reduce once
+                dp_total = gather + scatter + replicate
+                dp_exposed = max(0.0, gather + scatter - backward_s) + first_unit + replicate
+            else:
+                dp_total = micro * (2 * gather + scatter) + replicate
+                dp_exposed = micro * exposed_micro + replicate
+        elif sharding.optimizer_over > 1:  # ZeRO-1: reduce-scatter, step, all-gather
+            scatter = ring("reduce_scatter", params * grad_bytes, dp, bandwidth, latency)
+            gather = ring("all_gather", params * width, dp, bandwidth, latency)
+            dp_total = scatter + gather
+            dp_exposed = max(0.0, scatter - backward_s) + gather
+        else:  # DDP: bucketed all-reduce overlapped with the last micro-batch's backward
+            reduce = ring("all_reduce", params * grad_bytes, dp, bandwidth, latency)
+            last_bucket = ring("all_reduce", DDP_BUCKET_BYTES, dp, bandwidth, latency)
+            dp_total = reduce
+            dp_exposed = max(0.0, reduce - backward_s) + min(reduce, last_bucket)
+    tp_s = 0.0
+    tokens = workload.seq_len * workload.micro_batch
+    if tp > 1:
+        t_bw, t_lat, _ = group_link(hw, tp, 1)
+        per_block = 4 + (2 if workload.full_checkpointing else 0)
+        blocks = workload.shape.layers / pp
+        one = ring("all_reduce", tokens * workload.shape.hidden * width, tp, t_bw, t_lat)
+        tp_s = micro * per_block * blocks * one
+    pp_s = 0.0
+    if pp > 1:
+        per_rank = hw.inter_bytes_per_s / hw.ranks_per_host
+        activation = (
+            tokens * workload.shape.hidden * width / (tp if sharding.sequence_parallel else 1)
+        )
+        pp_s = micro * 2 * (activation / max(per_rank, 1.0) + LATENCY_INTER_S)
+    return Comms(dp_total, dp_exposed, tp_s, pp_s, link)

@@ -1,0 +1,63 @@
+"""What one rank of an instance type computes and moves per second: peaks from instances.json,
+links from interconnect.json (inside an instance) and the instance's network (between them),
+and the fractions of them real kernels reach (the efficiency curve, see `steptime`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sagelaunch.config import facts
+
+# NCCL's bus bandwidth as a share of the link's (nccl-tests on NVSwitch and EFA reach 75-85%).
+LINK_EFFICIENCY = 0.80
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Per rank (a GPU, or a NeuronCore with its share of the chip)."""
+
+    accelerator: str
+    ranks_per_host: int
+    bf16_flops: float  # dense peak, FLOP/s
+    fp8_flops: float  # dense fp8 peak (= bf16 where there are no fp8 units)
+    hbm_bytes_per_s: float
+    memory_gb: float
+    intra_bytes_per_s: float  # the link inside an instance, each direction, per rank
+    inter_bytes_per_s: float  # the instance's network, all of it (what a ring across hosts gets)
+    intra_link: str
+    efa: bool
+
+    @property
+    def neuron(self) -> bool:
+        return self.accelerator.startswith("Trainium")
+
+
+def for_instance(
+    instance_type: str,
+    memory_gb: float | None = None,
+    hbm_gb_per_s: float | None = None,
+    network_gbps: float | None = None,
+    bf16_tflops: float | None = None,
+    fp8_tflops: float | None = None,
+) -> Hardware:
+    """The catalog's figures; the optional arguments replace them (another cluster's own)."""
+    known = facts.instance(instance_type) or {}
+    link = facts.load("interconnect")["instances"].get(instance_type, {})
+    ranks = facts.accelerators_per_host(instance_type)
+    share = known.get("accelerators", 1) / ranks  # a NeuronCore's share of its chip
+    bf16 = (bf16_tflops or known.get("bf16_tflops") or 1) * 1e12 * share
+    fp8 = fp8_tflops or link.get("fp8_tflops")
+    gbps = network_gbps if network_gbps is not None else known.get("network_gbps", 0)
+    per_chip_memory = known.get("accelerator_memory_gb", 0) * share
+    return Hardware(
+        accelerator=str(known.get("accelerator", "?")),
+        ranks_per_host=ranks,
+        bf16_flops=bf16,
+        fp8_flops=fp8 * 1e12 * share if fp8 else bf16,
+        hbm_bytes_per_s=(hbm_gb_per_s or known.get("hbm_gb_per_s") or 1) * 1e9 * share,
+        memory_gb=memory_gb * share if memory_gb else per_chip_memory,
+        intra_bytes_per_s=link.get("intra_gb_per_s", 0) * 1e9 * share * LINK_EFFICIENCY,
+        inter_bytes_per_s=float(gbps) / 8 * 1e9 * LINK_EFFICIENCY,
+        intra_link=str(link.get("intra_link", "none")),
+        efa=bool(known.get("efa")),
+    )

@@ -1,0 +1,173 @@
+"""recommend's step time and memory held against published measured training throughputs
+(tests/recommend/data/measured_throughput.json, each row with its source).
+
+Each row is modelled as it ran: its model's shape, its layout (TP, PP, FSDP shard group, ZeRO-1,
+sequence parallelism), micro-batch and accumulation, checkpointing, precision and kernels, on
+the closest AWS instance with the cluster's own memory, HBM and network figures where they
+differ. Nothing here is fitted per row.
+
+    .venv/bin/python -m tests.recommend.calibration      # the table and the summary
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sagelaunch.recommend import hardware, steptime
+from sagelaunch.recommend.memory import Sharding, per_device
+from sagelaunch.recommend.workload import Shape, Workload
+
+DATA = Path(__file__).parent / "data" / "measured_throughput.json"
+
+
+def rows() -> list[dict[str, Any]]:
+    return json.loads(DATA.read_text(encoding="utf-8"))["rows"]
+
+
+def workload(row: dict[str, Any]) -> Workload:
+    m, lay = row["model"], row["layout"]
+    shape = Shape(
+        m["layers"],
+        m["hidden"],
+        m["heads"],
+        estimated=False,
+        kv_heads=m["kv_heads"],
+        ffn_hidden=m["ffn"],
+        gated_mlp=m["gated_mlp"],
+        tied_embeddings=m["tied"],
+        learned_positions=m["positions"] == "learned",
+    )
+    micro = lay.get("pipeline_microbatches") or row["grad_accum"]
+    return Workload(
+        params=m["params"],
+        shape=shape,
+        seq_len=row["seq_len"],
+        micro_batch=row["micro_batch"],
+        precision=row["precision"],
+        activation_checkpointing=row["checkpointing"] != "none",
+        selective_checkpointing=row["checkpointing"] == "selective",
+        vocab=m["vocab"],
+        grad_accum=micro,
+        kernels=row["kernels"],
+    )
+
+
+def sharding(row: dict[str, Any]) -> Sharding:
+    lay = row["layout"]
+    sp = bool(lay.get("sequence_parallel"))
+    if lay["strategy"] == "zero1":  # neuronx-distributed: bf16 states, ZeRO-1 over DP
+        return Sharding(
+            tensor_parallel=lay["tp"],
+            optimizer_over=lay["replicate"],
+            pipeline_parallel=lay["pp"],
+            eager_autocast=False,
+            sequence_parallel=sp,
+        )
+    over = lay["shard"]
+    return Sharding(lay["tp"], over, over, over, lay["pp"], sequence_parallel=sp)
+
+
+def device(row: dict[str, Any]) -> hardware.Hardware:
+    where = row["where"]
+    return hardware.for_instance(
+        row["instance_type"],
+        memory_gb=where.get("memory_gb"),
+        hbm_gb_per_s=where.get("hbm_gb_per_s"),
+        network_gbps=where.get("network_gbps"),
+        bf16_tflops=where.get("bf16_tflops"),
+        fp8_tflops=where.get("fp8_tflops"),
+    )
+
+
+@dataclass(frozen=True)
+class Check:
+    row: dict[str, Any]
+    predicted: float  # tokens/s per GPU (per Trainium chip)
+    measured: float
+    memory_gb: float  # per rank
+    device_gb: float
+    timed: steptime.StepTime
+
+    @property
+    def ratio(self) -> float:
+        return self.predicted / self.measured
+
+    @property
+    def fits(self) -> bool:
+        """A layout that ran must fit the device it ran on."""
+        return self.memory_gb <= self.device_gb
+
+
+def check(row: dict[str, Any]) -> Check:
+    hw, work, shard = device(row), workload(row), sharding(row)
+    instances = max(1, row["gpus"] * hw.ranks_per_host // _chips_per_host(row) // hw.ranks_per_host)
+    timed = steptime.step(work, shard, hw, instances)
+    predicted = timed.tokens_per_s / row["gpus"]
+    memory = per_device(work, shard).total
+    return Check(row, predicted, row["tokens_per_s_per_gpu"], memory, hw.memory_gb, timed)
+
+
+def _chips_per_host(row: dict[str, Any]) -> int:
+    return 16 if row["instance_type"].startswith("ml.trn") else 8
+
+
+@dataclass(frozen=True)
+class Summary:
+    rows: int
+    within_25: int
+    median_error: float
+    median_ratio: float
+    does_not_fit: int
+
+    @property
+    def within_25_share(self) -> float:
+        return self.within_25 / self.rows
+
+
+def summarize(checks: list[Check]) -> Summary:
+    errors = [abs(c.ratio - 1) for c in checks]
+    return Summary(
+        rows=len(checks),
+        within_25=sum(e <= 0.25 for e in errors),
+        median_error=statistics.median(errors),
+        median_ratio=statistics.median(c.ratio for c in checks),
+        does_not_fit=sum(not c.fits for c in checks),
+    )
+
+
+def table(checks: list[Check]) -> str:
+    columns = ("measured", "model", "ratio", "comp", "comm", "mem", "bubble", "GB")
+    widths = (9, 9, 6, 6, 6, 6, 6, 11)
+    head = f"{'row':44} " + " ".join(f"{n:>{w}}" for n, w in zip(columns, widths, strict=True))
+    lines = [head]
+    for c in checks:
+        t = c.timed
+        share = {
+            k: v / t.seconds
+            for k, v in (
+                ("c", t.compute_s),
+                ("n", t.communication_s),
+                ("m", t.memory_s),
+                ("b", t.bubble_s),
+            )
+        }
+        lines.append(
+            f"{c.row['id']:44} {c.measured:9.0f} {c.predicted:9.0f} {c.ratio:6.2f} "
+            f"{share['c']:6.0%} {share['n']:6.0%} {share['m']:6.0%} {share['b']:6.0%} "
+            f"{c.memory_gb:5.1f}/{c.device_gb:<5.0f}{'' if c.fits else ' NO FIT'}"
+        )
+    s = summarize(checks)
+    lines.append(
+        f"within ±25%: {s.within_25}/{s.rows} ({s.within_25_share:.0%}); median error "
+        f"{s.median_error:.1%}; median model/measured {s.median_ratio:.2f}; "
+        f"ran but called 'does not fit': {s.does_not_fit}"
+    )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(table([check(row) for row in rows()]))
