@@ -1,9 +1,10 @@
-"""No module-level import cycle, in the CLI package nor in any entry-point folder.
+"""No import cycle, in the CLI package nor in any entry-point folder.
 
-The graph holds the imports that run when a module is loaded: statements at module level, also
-under ``if``/``try``, but not under ``if TYPE_CHECKING`` and not inside functions (the lazy imports
-that keep the heavy SDKs off the fast path). Entry points import each other by bare module name, as
-they do in the container's /opt/ml/code, with entrypoints/shared beside every framework's folder.
+The graph holds every import a module makes: at module level, under ``if``/``try``, and inside
+functions (the lazy imports that keep the heavy SDKs off the fast path are still arrows: a lazy
+import back up is a cycle all the same), but not under ``if TYPE_CHECKING``, which never runs.
+Entry points import each other by bare module name, as they do in the container's /opt/ml/code,
+with entrypoints/shared beside every framework's folder.
 """
 
 from __future__ import annotations
@@ -23,16 +24,19 @@ Graph = dict[str, set[str]]
 
 
 def loaded_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that run when the module is loaded."""
+    """Every import statement that can run: at any depth (functions, classes, branches), but
+    not under ``if TYPE_CHECKING`` (there only the else branch runs)."""
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If):  # under TYPE_CHECKING only the else branch runs
-            runs = node.orelse if _type_checking(node.test) else node.body + node.orelse
-            yield from loaded_imports(runs)
-        elif isinstance(node, ast.Try):
-            handlers = [stmt for handler in node.handlers for stmt in handler.body]
-            yield from loaded_imports(node.body + handlers + node.orelse + node.finalbody)
+        elif isinstance(node, ast.If) and _type_checking(node.test):
+            yield from loaded_imports(node.orelse)
+        else:
+            yield from loaded_imports([c for c in ast.iter_child_nodes(node) if _statement(c)])
+
+
+def _statement(node: ast.AST) -> bool:
+    return isinstance(node, ast.stmt | ast.excepthandler | ast.match_case)
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -154,11 +158,14 @@ def described(found: list[list[str]]) -> str:
     return "; ".join(" -> ".join(cycle) for cycle in found)
 
 
-def test_the_finder_names_a_cycle_and_ignores_lazy_and_typing_imports() -> None:
+def test_the_finder_names_a_cycle_sees_lazy_imports_and_ignores_typing_ones() -> None:
     source = (
         "import b\nif TYPE_CHECKING:\n    import c\nelse:\n    import e\ndef f():\n    import d\n"
+        "class K:\n    def g(self):\n        try:\n            import h\n        except E:\n"
+        "            import i\n"
     )
-    assert {node.names[0].name for node in loaded_imports(ast.parse(source).body)} == {"b", "e"}
+    found = {node.names[0].name for node in loaded_imports(ast.parse(source).body)}
+    assert found == {"b", "e", "d", "h", "i"}
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
     assert described(cycles(graph)) == "a -> b -> c -> a"
     assert cycles({"a": {"b"}, "b": set()}) == []
@@ -167,7 +174,7 @@ def test_the_finder_names_a_cycle_and_ignores_lazy_and_typing_imports() -> None:
 def test_the_cli_package_has_no_import_cycle() -> None:
     graph = package_graph()
     assert "sagelaunch.config.rules.registry" in graph["sagelaunch.config.rules.capacity"]
-    assert cycles(graph) == [], f"module-level import cycles: {described(cycles(graph))}"
+    assert cycles(graph) == [], f"import cycles: {described(cycles(graph))}"
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)

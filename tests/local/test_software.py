@@ -203,9 +203,10 @@ def test_the_tensorflow_containers_packages_are_asked_for_where_scripts_import_t
         "import tensorflow as tf\nimport tensorflow_io as tfio\n"
         "from tensorflow_datasets import load\n"
     )
-    assert container_packages.missing_pins("tensorflow", tmp_path) == [
+    # As the TF 2.19 image's Dockerfile installs them (data/images/: tensorflow-io pinned there).
+    assert container_packages.missing_pins("tensorflow", tmp_path, "2.19.0", "ml.c5.xlarge") == [
         "tensorflow-datasets",
-        "tensorflow-io",
+        "tensorflow-io==0.37.*",
     ]
     assert container_packages.missing_pins("xgboost", tmp_path) == []
 

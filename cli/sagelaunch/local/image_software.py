@@ -39,6 +39,8 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import unquote
 
+from sagelaunch.hyperparameters import decode
+
 GENERATOR = "python -m sagelaunch.local.image_software"
 INDEX = "index.json"
 
@@ -370,11 +372,9 @@ def _run_command(text: str) -> str:
     """The shell command of RUN [--mount=...] COMMAND (the exec form's words joined)."""
     while text.startswith("--"):
         text = text.partition(" ")[2].lstrip()
-    if text.startswith("["):
-        try:
-            return shlex.join(json.loads(text))
-        except (ValueError, TypeError):
-            return text
+    words = decode(text) if text.startswith("[") else None
+    if isinstance(words, list) and all(isinstance(word, str) for word in words):
+        return shlex.join(words)
     return text
 
 

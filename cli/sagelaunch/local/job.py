@@ -25,6 +25,7 @@ from sagelaunch.local import (
     disk,
     environment,
     groups,
+    job_software,
     launchers,
     model_dir,
     mpi,
@@ -199,8 +200,13 @@ def _run(
     _make_command_executable(trees, str(prepared.planned.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
     config = prepared.loaded.config
-    overlays, warnings = software.prepare(
-        config.framework, config.framework_version, config.local.framework, trees[0].code, say
+    overlays, warnings = job_software.prepare(
+        config.framework,
+        config.framework_version,
+        config.compute.instance_type,
+        config.local.framework,
+        trees[0].code,
+        say,
     )
     warnings += [launch.warning] if launch.warning else []
     warnings += filter(None, [model_dir.warning(prepared.planned.config)])

@@ -222,30 +222,6 @@ def _dotted(version: tuple[int, ...]) -> str:
     return ".".join(str(n) for n in version)
 
 
-def prepare(
-    framework: str,
-    framework_version: str | None,
-    policy: str,
-    code: Path,
-    say: Callable[[str], None],
-) -> tuple[list[Path], list[str]]:
-    """The overlays the hosts import from (first wins) and the warnings to show."""
-    folders: list[Path] = []
-    warning = version_warning(framework, framework_version)
-    if warning and policy == "match":
-        folders.append(framework_overlay(framework, str(framework_version), say))
-        warning = None
-    from sagelaunch.local import container_packages
-
-    installed = overlay(code, container_packages.missing_pins(framework, code), say)
-    folders += [installed] if installed else []
-    stand_ins = container_packages.stand_ins(framework, code)
-    if stand_ins:
-        say(f"  container library: sagelaunch's stand-in for {', '.join(stand_ins)}")
-        folders.append(container_packages.STAND_INS_DIR)
-    return folders, [warning] if warning else []
-
-
 def framework_overlay(framework: str, version: str, say: Callable[[str], None]) -> Path:
     """A cached overlay with the framework at the config's major.minor, from the package index's
     wheels (never built from source). PyTorch is refused: the index's torch wheels are CUDA
