@@ -244,3 +244,32 @@ def test_activation_offload_enters_the_memory_model_and_the_emitted_config(cli, 
     assert "--activation-offload" in path.read_text().splitlines()[0]
     _, config = emit(cli, tmp_path, "--params", "7B")
     assert "activation_offload" not in config["hyperparameters"]
+
+
+def test_named_model_shows_each_term_of_the_step_and_what_dominates(cli):
+    body = recommend_json(cli, "--model", "llama3-70b", "--instance-type", "ml.p5.48xlarge")
+    assert body["model"]["params"] == 70_553_706_496 and body["model"]["layers"] == 80
+    step = body["step_time"]
+    for term in ("compute_s", "communication_s", "memory_s", "bubble_s"):
+        assert step[term] >= 0
+    assert step["dominant"] in {"compute", "communication", "memory", "bubble"}
+    assert any(note.startswith("step ") and "dominates" in note for note in body["notes"])
+
+
+def test_model_config_reads_a_hugging_face_config(cli, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(
+        '{"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096,'
+        ' "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,'
+        ' "vocab_size": 128256, "hidden_act": "silu", "tie_word_embeddings": false}'
+    )
+    body = recommend_json(cli, "--model-config", str(config))
+    named = recommend_json(cli, "--model", "llama3-8b")
+    assert body["model"]["params"] == named["model"]["params"] == 8_030_261_248
+
+
+def test_one_of_params_model_and_model_config(cli):
+    result = cli("recommend", "--params", "7B", "--model", "llama3-8b")
+    assert result.exit_code != 0 and "one of --params" in result.output
+    result = cli("recommend")
+    assert result.exit_code != 0 and "one of --params" in result.output

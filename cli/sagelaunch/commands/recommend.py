@@ -16,6 +16,7 @@ from sagelaunch.output import OutputFormat, OutputOption, print_json, stderr, st
 if TYPE_CHECKING:
     from sagelaunch.recommend.layouts import Candidate
     from sagelaunch.recommend.planner import Recommendation
+    from sagelaunch.recommend.workload import Model
     from sagelaunch.recommend.workload import Optimizer as OptimizerChoice
     from sagelaunch.recommend.workload import Precision as PrecisionName
 
@@ -41,8 +42,21 @@ class OptimizerName(str, Enum):
 def recommend(
     ctx: typer.Context,
     params: Annotated[
-        str, typer.Option("--params", help="Model size: 125M, 1.3B, 7B, 70B, 7e9, 7000000000.")
-    ],
+        str | None,
+        typer.Option("--params", help="Model size: 125M, 1.3B, 7B, 70B, 7e9, 7000000000."),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="A published shape: llama2-7b/13b/70b, llama3-8b/70b/405b, mistral-7b, "
+            "gpt-neox-20b.",
+        ),
+    ] = None,
+    model_config: Annotated[
+        Path | None,
+        typer.Option("--model-config", help="A Hugging Face config.json to read the shape from."),
+    ] = None,
     instance_type: Annotated[
         str, typer.Option("--instance-type", help="Training instance type.")
     ] = "ml.p4d.24xlarge",
@@ -86,6 +100,26 @@ def recommend(
         bool,
         typer.Option("--eager-attention", help="Attention stores its scores (no SDPA/flash)."),
     ] = False,
+    selective_checkpointing: Annotated[
+        bool,
+        typer.Option(
+            "--selective-checkpointing",
+            help="With --activation-checkpointing: recompute only the cheap ops (torchtitan's "
+            "selective AC).",
+        ),
+    ] = False,
+    grad_accum: Annotated[
+        int,
+        typer.Option(
+            "--grad-accum",
+            min=1,
+            help="Micro-batches per optimizer step (a pipeline's micro-batches).",
+        ),
+    ] = 1,
+    compile_: Annotated[
+        bool,
+        typer.Option("--compile", help="torch.compile: fused kernels, less memory traffic."),
+    ] = False,
     zero_stage: Annotated[
         int,
         typer.Option(
@@ -109,16 +143,27 @@ def recommend(
     """Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model."""
     from sagelaunch.cli_params import output_file
     from sagelaunch.recommend import layouts, planner
-    from sagelaunch.recommend.workload import Workload, estimate_shape, parse_params
+    from sagelaunch.recommend.workload import (
+        DEFAULT_VOCAB,
+        Workload,
+        estimate_shape,
+        parse_params,
+    )
 
     output_file(emit_config, "--emit-config", "job.yaml")
     output_file(emit_deepspeed_config, "--emit-deepspeed-config", "ds_config.json")
     if emit_config is not None and emit_config.exists() and not force:
         raise UsageError(f"{emit_config} exists", hint="pass --force to overwrite it")
-    count = parse_params(params)
+    known = _model(params, model, model_config)
+    count = known.params if known else parse_params(params or "")
+    shape = known.shape if known else estimate_shape(count, layers, hidden)
     workload = Workload(
         params=count,
-        shape=estimate_shape(count, layers, hidden),
+        shape=shape,
+        vocab=known.vocab if known else DEFAULT_VOCAB,
+        selective_checkpointing=selective_checkpointing,
+        grad_accum=grad_accum,
+        kernels="compiled" if compile_ else "eager",
         seq_len=seq_len,
         micro_batch=micro_batch,
         precision=cast("PrecisionName", precision.value),
@@ -138,6 +183,36 @@ def recommend(
         _write_config(emit_config, rec, _invocation(ctx))
     if emit_deepspeed_config is not None:
         _write_deepspeed_config(emit_deepspeed_config, rec, force)
+
+
+def _model(params: str | None, name: str | None, config: Path | None) -> Model | None:
+    """The shape from --model or --model-config (exactly one of them or --params)."""
+    import json
+
+    from sagelaunch.recommend.workload import config_model, named_model
+
+    given = [
+        flag
+        for flag, value in (("--params", params), ("--model", name), ("--model-config", config))
+        if value
+    ]
+    if len(given) != 1:
+        raise UsageError(
+            "give one of --params, --model and --model-config"
+            + (f" (got {' and '.join(given)})" if given else ""),
+            hint="e.g. --params 7B, --model llama3-70b or --model-config config.json",
+        )
+    if name:
+        return named_model(name)
+    if config:
+        try:
+            data = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise UsageError(f"cannot read {config}: {err}") from err
+        if not isinstance(data, dict):
+            raise UsageError(f"{config} is not a JSON object")
+        return config_model(data, config.name)
+    return None
 
 
 def _zero_stage(stage: int, offload: Offload, emit: Path | None) -> int:
@@ -190,7 +265,7 @@ def _invocation(ctx: typer.Context) -> str:
     return shlex.join(parts)
 
 
-_NOT_PLANNING = {"output", "emit_config", "emit_deepspeed_config", "force"}
+_NOT_PLANNING = {"output", "emit_config", "emit_deepspeed_config", "force", "model_config"}
 
 
 def _print(rec: Recommendation) -> None:

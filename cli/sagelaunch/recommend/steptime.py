@@ -1,4 +1,13 @@
-"""A roofline estimate of one training step per layout, and tokens/s per dollar from it.
+"""The step time of one layout, and tokens/s per dollar from it.
+
+Two models live here. `rank_step` is the eager roofline held against torch's RuntimeEstimator on
+fake tensors (below). `step` is the step as it runs on a cluster, held against published
+measured throughputs (tests/recommend/test_calibration.py, docs/recommend.md): matmuls at an
+achieved-efficiency curve (fp8 ones at the fp8 peak), FlashAttention at its own, every other
+kernel by its HBM traffic (eager, fused or compiled), the optimizer once per step, exposed
+communication (comms.py) and the 1F1B bubble.
+
+The roofline:
 
 Each operator of a rank's step takes its own roofline, as in torch's RuntimeEstimator: a matmul
 the longer of its FLOPs at the accelerator's published dense bf16 peak (instances.json
@@ -229,8 +238,12 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
     optimizer once; exposed communication and the 1F1B bubble on top."""
     micro = micro_batch(workload, sharding, hw)
     world = hw.ranks_per_host * instances
+    p = sharding.pipeline_parallel
+    # a pipeline runs at least two micro-batches per stage (what --emit-config writes)
+    n = workload.grad_accum if p == 1 else max(workload.grad_accum, 2 * p)
+    if n != workload.grad_accum:
+        workload = replace(workload, grad_accum=n)
     comms = step_comms(workload, sharding, hw, world, micro.forward_s, micro.backward_s)
-    n = workload.grad_accum
     compute = n * (micro.forward_s + micro.backward_s)
     kind = workload.kernels
     optimizer_over = max(sharding.optimizer_over, 1)
@@ -241,7 +254,6 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
         / (hw.hbm_bytes_per_s * HBM_EFFICIENCY)
     )
     memory = n * micro.memory_s + optimizer
-    p = sharding.pipeline_parallel
     per_micro = micro.forward_s + micro.backward_s + micro.memory_s
     bubble = (p - 1) * per_micro if p > 1 else 0.0
     seconds = compute + memory + comms.exposed_s + bubble

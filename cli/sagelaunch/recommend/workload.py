@@ -161,3 +161,98 @@ class Workload:
     def block_params(self) -> float:
         """The transformer blocks' share of `params`."""
         return max(self.params - self.embedding_params, 0.5 * self.params)
+
+
+# --- published shapes and Hugging Face configs ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model's shape as recommend needs it, and its parameter count computed from it."""
+
+    name: str
+    shape: Shape
+    vocab: int
+
+    @property
+    def params(self) -> int:
+        """Blocks, the token embedding, the head unless tied, and the norms (2 per block + 1)."""
+        shape, h = self.shape, self.shape.hidden
+        head = 0 if shape.tied_embeddings else self.vocab * h
+        return shape.layers * (shape.layer_params + 2 * h) + self.vocab * h + head + h
+
+
+def model_names() -> list[str]:
+    from sagelaunch.config import facts
+
+    return sorted(facts.load("models")["models"])
+
+
+def named_model(name: str) -> Model:
+    """One of data/models.json (recommend --model)."""
+    from sagelaunch.config import facts
+
+    known = facts.load("models")["models"]
+    entry = known.get(name.lower())
+    if entry is None:
+        raise UsageError(
+            f"--model {name!r} is not a model recommend knows", hint=", ".join(sorted(known))
+        )
+    return _model(name.lower(), entry)
+
+
+def _model(name: str, m: dict) -> Model:
+    shape = Shape(
+        m["layers"],
+        m["hidden"],
+        m["heads"],
+        estimated=False,
+        kv_heads=m["kv_heads"],
+        ffn_hidden=m["ffn"],
+        gated_mlp=m["gated_mlp"],
+        tied_embeddings=m["tied"],
+        learned_positions=m.get("learned_positions", False),
+    )
+    return Model(name, shape, m["vocab"])
+
+
+_GATED_ACTIVATIONS = {"silu", "swiglu", "swish", "geglu"}
+
+
+def config_model(config: dict, name: str = "config.json") -> Model:
+    """A Hugging Face config.json read as data: Llama/Mistral keys (num_hidden_layers,
+    hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+    tie_word_embeddings, hidden_act) or GPT-2's (n_layer, n_embd, n_head, n_inner)."""
+
+    def pick(*keys: str) -> object:
+        for key in keys:
+            if config.get(key) is not None:
+                return config[key]
+        return None
+
+    layers, hidden = pick("num_hidden_layers", "n_layer"), pick("hidden_size", "n_embd", "d_model")
+    heads, vocab = pick("num_attention_heads", "n_head"), pick("vocab_size")
+    if not all(isinstance(v, int) and v > 0 for v in (layers, hidden, heads, vocab)):
+        raise UsageError(
+            f"{name} does not give the layers, hidden size, heads and vocabulary size",
+            hint="expected a Hugging Face config.json (num_hidden_layers, hidden_size, "
+            "num_attention_heads, vocab_size)",
+        )
+    assert isinstance(layers, int) and isinstance(hidden, int)
+    assert isinstance(heads, int) and isinstance(vocab, int)
+    act = str(pick("hidden_act", "activation_function") or "gelu").lower()
+    gpt2 = config.get("model_type") == "gpt2" or "n_embd" in config
+    kv = pick("num_key_value_heads")
+    ffn = pick("intermediate_size", "n_inner")
+    entry = {
+        "layers": layers,
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": kv if isinstance(kv, int) else heads,
+        "ffn": ffn if isinstance(ffn, int) else 4 * hidden,
+        "vocab": vocab,
+        "gated_mlp": act in _GATED_ACTIVATIONS,
+        "tied": bool(pick("tie_word_embeddings") if "tie_word_embeddings" in config else gpt2),
+        "learned_positions": gpt2,
+    }
+    return _model(str(config.get("_name_or_path") or name), entry)
