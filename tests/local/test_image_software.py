@@ -17,7 +17,7 @@ import re
 import pytest
 
 from sagelaunch.errors import UsageError
-from sagelaunch.local import container_packages, image_software, software
+from sagelaunch.local import container_packages, dockerfile, image_software, software, toml_lite
 from sagelaunch.local.image_software import Shipped
 
 SOURCES = {source.name: source for _, sources in image_software.sources() for source in sources}
@@ -69,8 +69,8 @@ def test_each_stored_file_is_what_the_generator_keeps_of_its_source(name):
     if SOURCES[name].whole:
         assert hashlib.sha256(body.encode()).hexdigest() == fields["sha256"]
     else:
-        assert image_software.excerpt(body) == body
-        keywords = {ins.keyword for ins in image_software.instructions(body)}
+        assert dockerfile.excerpt(body) == body
+        keywords = {ins.keyword for ins in dockerfile.instructions(body)}
         assert keywords <= {"FROM", "ARG", "ENV", "RUN", "COPY"}
 
 
@@ -107,7 +107,7 @@ def test_every_image_parses_to_what_its_files_install(image):
                 named = [n for n in image.files if n.endswith("." + wanted)]
                 return image_software.body(named[0]) if named else None
 
-            assert image_software.dockerfile_packages(image_software.body(name), read)
+            assert dockerfile.dockerfile_packages(image_software.body(name), read)
 
 
 @pytest.mark.parametrize("image", [i for i in IMAGES if i.framework == "pytorch"], ids=str)
@@ -195,7 +195,7 @@ def test_the_toml_reader_reads_the_stored_pyprojects_as_tomllib_does():
     for name in FILES:
         if name.endswith(".toml"):
             body = image_software.body(name)
-            assert image_software.toml(body) == tomllib.loads(body), name
+            assert toml_lite.toml(body) == tomllib.loads(body), name
 
 
 SYNTHETIC = """\
@@ -229,7 +229,7 @@ def test_a_dockerfile_reads_as_its_sagemaker_stage_builds():
     def read(path):
         return "# pinned\nfrom-file==3\n" if path.endswith("requirements.txt") else None
 
-    actions = image_software.dockerfile_packages(SYNTHETIC, read)
+    actions = dockerfile.dockerfile_packages(SYNTHETIC, read)
     assert [(a, s.requirement) for a, s in actions] == [
         ("install", "built-here"),
         ("install", "lib==1.2"),
@@ -239,9 +239,9 @@ def test_a_dockerfile_reads_as_its_sagemaker_stage_builds():
         ("install", "gone"),
         ("install", "from-file==3"),
     ]
-    kept = image_software.excerpt(SYNTHETIC)
+    kept = dockerfile.excerpt(SYNTHETIC)
     assert "only-on-ec2" in kept and "echo done" in kept  # whole instructions, verbatim
-    assert image_software.excerpt(kept) == kept
+    assert dockerfile.excerpt(kept) == kept
 
 
 # --- the job's image ---------------------------------------------------------------------------
