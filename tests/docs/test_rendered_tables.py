@@ -23,7 +23,6 @@ import config_reference
 ROOT = Path(__file__).resolve().parents[2]
 
 # Pages of others' that still show a literal `\|` (a code span in a table): reported, not hidden.
-KNOWN = {"docs/strategies/index.md", "docs/tutorials/3d-parallel.md"}
 
 
 def render(text: str) -> str:
@@ -109,15 +108,7 @@ def test_a_pipe_in_and_out_of_code_spans() -> None:
 PAGES = sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").glob("**/*.md"))
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(reason="a `\\|` in a code span"))
-        if p in KNOWN
-        else p
-        for p in PAGES
-    ],
-)
+@pytest.mark.parametrize("page", PAGES)
 def test_a_page_shows_no_escaped_pipe(page: str) -> None:
     shown = escaped_pipes(check((ROOT / page).read_text()))
     assert shown == [], f"{page}: in a table, write <code>a&#124;b</code> for a code span with a |"
