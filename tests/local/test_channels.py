@@ -175,3 +175,29 @@ def test_each_host_gets_a_private_copy_never_a_link(tmp_path):
     assert copies[0].read_text() == "1,2\n3,4\n"
     assert original.stat().st_nlink == 1
     assert original.stat().st_mtime == copies[1].stat().st_mtime  # copied with its times
+
+
+def test_an_s3_channel_without_credentials_names_the_channel_and_local_inputs(write_config):
+    """No credentials on this machine (none in the environment, no shared files): the run stops
+    before any host, naming the channel, its URI and the local copy that needs none."""
+    from tests.local.conftest import clean_env, pytorch_config, run_local
+
+    config = write_config(
+        pytorch_config(
+            compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
+            distribution={"strategy": "none"},
+            inputs={"train": "s3://bucket/train/"},
+        )
+    )
+    env = clean_env(
+        AWS_CONFIG_FILE="/nonexistent/config", AWS_SHARED_CREDENTIALS_FILE="/nonexistent/creds"
+    )
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        env.pop(name, None)
+    done = run_local(config, env=env)
+    assert done.returncode == 3, done.stderr
+    assert "channel train reads s3://bucket/train/ from S3: no AWS credentials found" in (
+        done.stderr
+    )
+    assert "local.inputs: {train: ./data/train}" in done.stderr
+    assert "[algo-1]" not in done.stderr  # no host started

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.errors import AwsError, ConfigError, Problem
 from sagelaunch.local.tree import HostTree
 
 
@@ -130,8 +130,7 @@ def populate(
     for name, source in channel_sources.items():
         if source.is_s3:
             store = store or store_factory()
-            files = store.objects(source.location)
-            origins = store.fetch(source.location, files, cache / name)
+            files, origins = _from_s3(store, name, source.location, cache / name)
         else:
             files = local_files(source.location)
             origins = {f.key: Path(f.origin) for f in files}
@@ -146,6 +145,21 @@ def populate(
                 private_copy(origins[data_file.key], tree.channel(name) / data_file.key)
             counts[name].append(len(mine))
     return counts
+
+
+def _from_s3(
+    store: ObjectStore, channel: str, uri: str, cache: Path
+) -> tuple[list[DataFile], dict[str, Path]]:
+    """The channel's objects, fetched; an AWS error names the channel and the local way out."""
+    try:
+        files = store.objects(uri)
+        return files, store.fetch(uri, files, cache)
+    except AwsError as error:
+        local = f"or run it on a local copy: local.inputs: {{{channel}: ./data/{channel}}}"
+        raise AwsError(
+            f"channel {channel} reads {uri} from S3: {error.message}",
+            hint=f"{error.hint}; {local}" if error.hint else local,
+        ) from None
 
 
 FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int), the reflink ioctl
