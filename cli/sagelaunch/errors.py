@@ -116,12 +116,14 @@ class WaitTimeout(SagelaunchError):
 class AttachRefused(SagelaunchError):
     """A job of the planned name exists but runs a different request (exit 2)."""
 
-    def __init__(self, job_name: str, differences: list[str]) -> None:
+    def __init__(self, job_name: str, differences: list[str], tuning: bool = False) -> None:
         lines = "\n".join(f"  {line}" for line in differences)
+        kind = "tuning job" if tuning else "training job"
+        rename = "tuning.job_name" if tuning else "plan --job-name NEW"
         super().__init__(
-            f"a training job named {job_name!r} already exists with a different request; "
+            f"a {kind} named {job_name!r} already exists with a different request; "
             f"not attaching to it:\n{lines}",
-            hint="submit under a new name (plan again, or plan --job-name NEW), or pass "
+            hint=f"submit under a new name (plan again, or {rename}), or pass "
             "--idempotency-key KEY: a key names the job after the request",
         )
         self.job_name = job_name

@@ -85,3 +85,14 @@ def test_plan_of_a_tuning_config_keeps_the_training_request(cli, moto):
         cli("plan", TUNING, "--job-name", "j-1", "--set", "tuning=null", "-o", "json").stdout
     )
     assert with_tuning["request"] == without["request"] and "tuning" not in without
+
+
+def test_a_tuning_job_of_that_name_running_something_else_is_refused_as_a_tuning_job(cli, moto):
+    fixed = ["--set", "tuning.job_name=fixed-tune-1"]
+    tuned(cli("tune", TUNING, *fixed, "-o", "json"))
+    refused = cli("tune", TUNING, *fixed, "--set", "tuning.max_jobs=5")
+    assert refused.exit_code == 2, refused.output
+    assert "a tuning job named 'fixed-tune-1' already exists with a different request" in (
+        refused.output
+    )
+    assert "tuning.job_name" in refused.output and "--job-name" not in refused.output

@@ -212,7 +212,8 @@ def require_same(kind: Kind, request: dict[str, Any], existing: dict[str, Any]) 
     compare = attach.tuning_differences if kind is TUNING else attach.differences
     found = compare(request, existing)
     if found:
-        raise AttachRefused(request[kind.name_key], [str(d) for d in found])
+        differences = [str(d) for d in found]
+        raise AttachRefused(request[kind.name_key], differences, tuning=kind is TUNING)
 
 
 def put(aws: Clients, uri: str, data: bytes, progress: Callable[[int], None] | None = None) -> None:
