@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from sagelaunch import atomic, bundle
 from sagelaunch.config import topology
@@ -174,93 +174,85 @@ def run(
     say: Callable[[str], None],
     agents: list[subprocess.Popen[bytes]] | None = None,
 ) -> Result:
-    """Build every host's tree, fill its channels, launch, supervise, pack the artifacts."""
+    """Build every host's tree, fill its channels, launch, supervise, pack the artifacts. A full
+    disk under the run folder is one clear error (disk.reported)."""
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     lock = run_dir.claim(workdir)  # held (open) until this run returns
     with disk.reported(workdir):
-        return _run(prepared, plan, code, options, printer, say, agents or [], workdir, lock)
-
-
-def _run(
-    prepared: Prepared,
-    plan: Plan,
-    code: bytes | None,
-    options: Options,
-    printer: supervisor.Printer,
-    say: Callable[[str], None],
-    agents: list[subprocess.Popen[bytes]],
-    workdir: Path,
-    lock: IO[str],
-) -> Result:
-    launch = prepared.launch
-    _clear(workdir)
-    local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
-    plan = plan.model_copy(update={"request": local})
-    trees = _build_trees(workdir, prepared, plan.request, code)
-    _make_command_executable(trees, str(prepared.planned.config.entry_point))
-    _save_metric_definitions(workdir, plan.request)
-    config = prepared.loaded.config
-    overlays, warnings = job_software.prepare(
-        config.framework,
-        config.framework_version,
-        config.compute.instance_type,
-        config.local.framework,
-        trees[0].code,
-        say,
-    )
-    warnings += [launch.warning] if launch.warning else []
-    warnings += filter(None, [model_dir.warning(prepared.planned.config)])
-    warnings += _hard_coded_paths(prepared, trees[0].code)
-    for warning in warnings:
-        say(f"[yellow]warning:[/yellow] {warning}")
-    if prepared.sandbox.isolated:  # elsewhere the hosts' Python writes what it compiles
-        framework = software.FRAMEWORK_MODULES[config.framework]
-        bytecode.compile_imports(trees[0].code, framework, overlays, say)
-    counts = channels.populate(
-        trees,
-        prepared.sources,
-        workdir / ".cache",
-        lambda: channels.S3Store(plan.region),
-        groups.receivers(plan.request, prepared.cluster),
-    )
-    _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
-    say(f"  sandbox: {prepared.sandbox.describe()}")
-    for line in groups.describe(prepared.cluster, launch.kind):
-        say(line)
-    if prepared.sandbox.isolated:
-        sandbox.write_hosts_file(workdir, [host.name for host in trees])
-    with software.on_path(overlays):
-        specs = _host_processes(prepared, plan, trees, agents, options.cores)
-    if config.sdk == "v3":
-        v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
-    limit = _time_limit(config, options)
-    master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
-    try:
-        outcomes = supervisor.run(specs, _metric_patterns(plan.request), printer, limit.seconds)
-    except supervisor.Interrupted as interrupted:
-        lock.close()  # a rerun in this folder may start at once
-        stopped = _with_waiting(interrupted.outcomes, trees)
-        raise _stopped_error(workdir, stopped, interrupted.forced) from None
-    except supervisor.TimedOut as late:
-        # As SageMaker at MaxRuntimeInSeconds: the job is Stopped, what the model folder holds
-        # is still packed; the hosts' trees stay for a look.
-        result = Result(plan.job_name, workdir, launch.kind, _with_waiting(late.outcomes, trees))
-        _finish(result, master, keep=True)
-        lock.close()
-        raise _timed_out_error(workdir, result, late.running, limit) from None
-    result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
-    result.warnings, result.sandbox = warnings, prepared.sandbox.mode
-    for host in result.hosts:
-        if host.log_error:
-            result.warnings.append(f"{host.host}'s log is incomplete: {host.log_error}")
-    if not result.failed:
-        empty = _empty_model_warning(master, trees)
-        if empty:
-            say(f"[yellow]warning:[/yellow] {empty}")
-            result.warnings.append(empty)
-        _finish(result, master, keep=options.keep)
-    lock.close()  # on an error the process's end releases it
-    return result
+        launch = prepared.launch
+        _clear(workdir)
+        local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
+        plan = plan.model_copy(update={"request": local})
+        trees = _build_trees(workdir, prepared, plan.request, code)
+        _make_command_executable(trees, str(prepared.planned.config.entry_point))
+        _save_metric_definitions(workdir, plan.request)
+        config = prepared.loaded.config
+        overlays, warnings = job_software.prepare(
+            config.framework,
+            config.framework_version,
+            config.compute.instance_type,
+            config.local.framework,
+            trees[0].code,
+            say,
+        )
+        warnings += [launch.warning] if launch.warning else []
+        warnings += filter(None, [model_dir.warning(prepared.planned.config)])
+        warnings += _hard_coded_paths(prepared, trees[0].code)
+        for warning in warnings:
+            say(f"[yellow]warning:[/yellow] {warning}")
+        if prepared.sandbox.isolated:  # elsewhere the hosts' Python writes what it compiles
+            framework = software.FRAMEWORK_MODULES[config.framework]
+            bytecode.compile_imports(trees[0].code, framework, overlays, say)
+        counts = channels.populate(
+            trees,
+            prepared.sources,
+            workdir / ".cache",
+            lambda: channels.S3Store(plan.region),
+            groups.receivers(plan.request, prepared.cluster),
+        )
+        _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
+        say(f"  sandbox: {prepared.sandbox.describe()}")
+        for line in groups.describe(prepared.cluster, launch.kind):
+            say(line)
+        if prepared.sandbox.isolated:
+            sandbox.write_hosts_file(workdir, [host.name for host in trees])
+        with software.on_path(overlays):
+            specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
+        if config.sdk == "v3":
+            v3.add_environment(
+                [s.env for s in specs], [s.cwd for s in specs], str(config.entry_point)
+            )
+        limit = _time_limit(config, options)
+        master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
+        try:
+            patterns = _metric_patterns(plan.request)
+            outcomes = supervisor.run(specs, patterns, printer, limit.seconds)
+        except supervisor.Interrupted as interrupted:
+            lock.close()  # a rerun in this folder may start at once
+            stopped = _with_waiting(interrupted.outcomes, trees)
+            raise _stopped_error(workdir, stopped, interrupted.forced) from None
+        except supervisor.TimedOut as late:
+            # As SageMaker at MaxRuntimeInSeconds: the job is Stopped, what the model folder
+            # holds is still packed; the hosts' trees stay for a look.
+            result = Result(
+                plan.job_name, workdir, launch.kind, _with_waiting(late.outcomes, trees)
+            )
+            _finish(result, master, keep=True)
+            lock.close()
+            raise _timed_out_error(workdir, result, late.running, limit) from None
+        result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
+        result.warnings, result.sandbox = warnings, prepared.sandbox.mode
+        for host in result.hosts:
+            if host.log_error:
+                result.warnings.append(f"{host.host}'s log is incomplete: {host.log_error}")
+        if not result.failed:
+            empty = _empty_model_warning(master, trees)
+            if empty:
+                say(f"[yellow]warning:[/yellow] {empty}")
+                result.warnings.append(empty)
+            _finish(result, master, keep=options.keep)
+        lock.close()  # on an error the process's end releases it
+        return result
 
 
 @dataclass(frozen=True)

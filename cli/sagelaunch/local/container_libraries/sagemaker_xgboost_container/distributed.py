@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from _stand_in_hosts import address, wait_hostname_resolution
+from _stand_in_hosts import LOOPBACK, address, wait_hostname_resolution
 
 from sagemaker_xgboost_container import xgb_collective
 
@@ -32,7 +32,6 @@ __all__ = ["Rabit", "RabitHelper", "rabit_run", "wait_hostname_resolution"]
 
 CONTAINER_PORT = 9099
 PORT_VARIABLE = "SAGELAUNCH_XGBOOST_TRACKER_PORT"
-LOOPBACK = "127.0.0.1"
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +112,9 @@ class Rabit:
         max_connect_attempts: int | None = None,
         connect_retry_timeout: int = 3,
     ) -> None:
+        # max_connect_attempts and connect_retry_timeout are the container's own arguments,
+        # accepted as it accepts them; the wait for the tracker is xgb_collective's (no
+        # handshake-less connection, which fails XGBoost 2's tracker).
         self.hosts = sorted(hosts)
         self.current_host = current_host or LOOPBACK
         self.master_host = master_host or self.hosts[0]
