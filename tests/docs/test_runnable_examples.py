@@ -6,7 +6,8 @@ of the repository (a folder of links to the repository's top-level entries, `.ve
 the next, and nothing is written into the working tree. Each ```sh block is a new
 `bash -euo pipefail` (what it exports does not carry to the next block) under a temporary HOME,
 with none of this machine's AWS settings, and must exit 0. A ```yaml block is saved beside a copy
-of launch_configs/ (relative paths such as `extends:` resolve) and must pass `sagelaunch validate`.
+of launch_configs/ (relative paths such as `extends:` resolve) and must pass `sagelaunch validate`,
+run in this process (typer's CliRunner; with no AWS settings either, and it calls no AWS).
 
 Words after the marker, e.g. `<!-- runnable: fresh moto -->`, say how a block runs:
 
@@ -18,6 +19,14 @@ Words after the marker, e.g. `<!-- runnable: fresh moto -->`, say how a block ru
   The page's test is marked `integration`.
 - slow: a run of tens of seconds (`sagelaunch local`): the block runs alone, in a session of its
   own, as a test marked `slow` (so it must not need what earlier blocks of its page wrote).
+
+A ```yaml block that is part of a config rather than a whole one names the config (a file of
+launch_configs/):
+
+- excerpt=FILE: the block is what FILE says: each of its keys is in FILE, with the same value
+  (comments aside); FILE must pass `validate`.
+- over=FILE: the block laid over FILE, as `extends: FILE` lays a config over its base, must pass
+  `validate` (keys a page shows on their own, to add to a config like FILE).
 
 A ```text block marked `<!-- output -->` right after a runnable ```sh block is what that block
 prints, stdout and stderr as a terminal interleaves them, 80 columns wide. Both are compared after
@@ -38,12 +47,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
+from typer.testing import CliRunner
 
+from sagelaunch.app import app
 from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `moto` fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 OPTIONS = {"fresh", "moto", "slow"}
+# No AWS unless a block asks for moto: no profile, no instance role.
+NO_AWS = {
+    "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+    "AWS_EC2_METADATA_DISABLED": "true",
+}
+PART_OF = {"excerpt", "over"}  # a yaml block's options naming its config: excerpt=FILE, over=FILE
 TIMEOUT_S = 300
 
 MARKED = re.compile(
@@ -63,6 +82,7 @@ class Block:
     body: str
     options: frozenset[str]
     output: str | None  # what it prints, when the page shows it
+    part_of: tuple[str, str] | None = None  # (excerpt or over, the config's path)
 
 
 def runnable_blocks() -> dict[str, list[Block]]:
@@ -72,14 +92,17 @@ def runnable_blocks() -> dict[str, list[Block]]:
         text, name = page.read_text(), str(page.relative_to(ROOT))
         for match in MARKED.finditer(text):
             line = text[: match.start()].count("\n") + 2
-            options = frozenset((match.group("options") or "").split())
+            words = (match.group("options") or "").split()
+            keyed = [tuple(word.split("=", 1)) for word in words if "=" in word]
             block = Block(
                 f"{name}:{line}",
                 match.group("language"),
                 match.group("body"),
-                options,
+                frozenset(word for word in words if "=" not in word),
                 match.group("output"),
+                keyed[0] if len(keyed) == 1 else None,  # several: refused below
             )
+            assert len(keyed) <= 1, f"{block.where}: one of excerpt=, over= at most"
             pages.setdefault(name, []).append(block)
     return pages
 
@@ -101,6 +124,12 @@ def test_the_docs_mark_examples_runnable() -> None:
         assert block.options <= OPTIONS, f"{block.where}: unknown {set(block.options - OPTIONS)}"
         assert block.language in {"sh", "yaml"}, f"{block.where}: sh or yaml, not {block.language}"
         assert block.output is None or block.language == "sh", f"{block.where}: output of yaml?"
+        if block.part_of is not None:
+            how, config = block.part_of
+            assert how in PART_OF, f"{block.where}: {how}= is none of {sorted(PART_OF)}"
+            assert block.language == "yaml", f"{block.where}: {how}= of a {block.language} block"
+            assert config.startswith("launch_configs/"), f"{block.where}: {config} is not a config"
+            assert (ROOT / config).is_file(), f"{block.where}: no {config}"
     for page in (ROOT / "docs").glob("**/*.md"):
         text, blocks = page.read_text(), PAGES.get(str(page.relative_to(ROOT)), [])
         shown = sum(1 for block in blocks if block.output is not None)
@@ -180,10 +209,7 @@ class Session:
             COLUMNS="80",
             NO_COLOR="1",
             PYTHONUNBUFFERED="1",  # stdout and stderr in the order a terminal shows them
-            # No AWS here unless the block asks for moto: no profile, no instance role.
-            AWS_CONFIG_FILE="/nonexistent/aws-config",
-            AWS_SHARED_CREDENTIALS_FILE="/nonexistent/aws-credentials",
-            AWS_EC2_METADATA_DISABLED="true",
+            **NO_AWS,
         )
         if "moto" in block.options:
             self.request.getfixturevalue("moto")  # once per test: reset, bucket, environment
@@ -191,18 +217,12 @@ class Session:
         return env
 
     def run(self, block: Block) -> None:
+        if block.language == "yaml":
+            self.validate(block)
+            return
         env = self.environment(block)
-        if block.language == "sh":
-            command = ["bash", "-euo", "pipefail", "-c", block.body]
-        else:
-            configs = self.tmp / "yaml" / "launch_configs"
-            shutil.rmtree(configs.parent, ignore_errors=True)
-            shutil.copytree(ROOT / "launch_configs", configs)
-            example = configs / "docs-example.yaml"
-            example.write_text(block.body)
-            command = [sys.executable, "-m", "sagelaunch", "validate", str(example)]
         result = subprocess.run(
-            command,
+            ["bash", "-euo", "pipefail", "-c", block.body],
             cwd=self.checkout,
             env=env,
             stdout=subprocess.PIPE,
@@ -213,6 +233,45 @@ class Session:
         assert result.returncode == 0, f"{block.where}: exit {result.returncode}\n{result.stdout}"
         if block.output is not None:
             expect_output(block, result.stdout)
+
+    def validate(self, block: Block) -> None:
+        """`sagelaunch validate` of the yaml block (whole, laid over its config, or its config
+        after checking the block is part of it), in this process, without AWS settings."""
+        configs = self.tmp / "yaml" / "launch_configs"
+        shutil.rmtree(configs.parent, ignore_errors=True)
+        shutil.copytree(ROOT / "launch_configs", configs)
+        example = configs / "docs-example.yaml"
+        how, config = block.part_of or ("", "")
+        base = configs / Path(config).relative_to("launch_configs") if config else None
+        if how == "excerpt" and base is not None:
+            expect_excerpt(block, yaml.safe_load(block.body), yaml.safe_load(base.read_text()))
+            example = base
+        elif how == "over" and base is not None:
+            assert "extends" not in yaml.safe_load(block.body), f"{block.where}: over= and extends:"
+            # `extends:` last: an error's line number is the block's own
+            example.write_text(f"{block.body}extends: {base.relative_to(configs)}\n")
+        else:
+            example.write_text(block.body)
+        with pytest.MonkeyPatch.context() as patch:  # undone: a moto page's later blocks keep it
+            for key in [k for k in os.environ if k.startswith(("AWS_", "SAGELAUNCH_"))]:
+                patch.delenv(key)
+            for key, value in {**NO_AWS, "HOME": str(self.tmp / "home")}.items():
+                patch.setenv(key, value)
+            patch.chdir(self.checkout)
+            result = CliRunner().invoke(app, ["validate", str(example)])
+        assert result.exit_code == 0, f"{block.where}: exit {result.exit_code}\n{result.output}"
+
+
+def expect_excerpt(block: Block, part: object, whole: object, at: str = "") -> None:
+    """Each key of ``part`` is in ``whole`` with the same value (mappings compared key by key)."""
+    if isinstance(part, dict) and isinstance(whole, dict):
+        for key, value in part.items():
+            config = (block.part_of or ("", "the config"))[1]
+            assert key in whole, f"{block.where}: {at}{key} is not in {config}"
+            expect_excerpt(block, value, whole[key], f"{at}{key}.")
+        return
+    where = at.rstrip(".") or "the block"
+    assert part == whole, f"{block.where}: {where} is {part!r} here, {whole!r} in the config"
 
 
 VOLATILE = [
