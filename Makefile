@@ -7,7 +7,7 @@ BYTECODE := $(VENV)/.bytecode-stamp
 CONSTRAINTS := cli/constraints.txt
 
 comma := ,
-.PHONY: setup lock docs test test-fast lint demo bench schema golden clean test-sdk-v3
+.PHONY: setup lock docs test test-fast lint demo bench schema golden clean test-sdk-v3 gpu-check
 
 setup: $(STAMP)
 
@@ -80,6 +80,12 @@ golden: setup
 
 bench: setup $(BYTECODE)
 	$(PY) tests/bench/run.py
+
+# The PyTorch entry point on this machine's GPU: throughput and MFU, memory against recommend,
+# kill-and-resume, TP/FSDP2 paths (tests/gpu/check.py; about 5 minutes on one H100). On a machine
+# without this venv (a bare GPU box with torch): PYTHONPATH=cli python3 -m tests.gpu.check
+gpu-check: setup
+	$(PY) -m tests.gpu.check --out .sagelaunch/gpu-check
 
 schema: setup
 	$(PY) -m sagelaunch schema > launch_configs/schema.json

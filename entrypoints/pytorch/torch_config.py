@@ -65,6 +65,7 @@ class TrainConfig:
     activation_checkpointing: bool = False
     activation_offload: bool = False
     compile: bool = False
+    deterministic: bool = False  # deterministic kernels: bit-identical reruns and resumes on CUDA
     log_every: int = 10
     benchmark: bool = False
     warmup_steps: int = 5

@@ -208,6 +208,18 @@ def process_group_backend(kind: str) -> str:
     return {"smddp": "smddp", "xla": "xla", "nccl": "nccl"}.get(kind, "gloo")
 
 
+def use_deterministic_kernels() -> None:
+    """Kernels that give the same bits every run, before any CUDA work: some CUDA kernels (the
+    backward of flash attention, cuBLAS with several workspaces) add in an order that varies
+    from run to run (measured on an H100: two runs differ from the first steps without this).
+    Strict, not warn_only: PyTorch's flash-attention backward takes its deterministic path only
+    then; an operation with no deterministic version fails, naming itself."""
+    # cuBLAS reads this when its first handle is made; a fixed workspace makes its sums repeat
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.use_deterministic_algorithms(True)
+    torch.backends.cudnn.benchmark = False
+
+
 def setup(
     env: smenv.SageMakerEnv, mp_params: dict[str, Any] | None, need_group: bool, warn: Warn
 ) -> DistContext:

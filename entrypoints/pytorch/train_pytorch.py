@@ -270,6 +270,8 @@ def main(argv: Sequence[str]) -> int:
     layout = torch_config.resolve_layout(cfg, launch.world_size, hybrid)
     strategy = torch_strategy.choose(cfg)
     need_group = torch_strategy.needs_group(strategy, cfg, layout)
+    if cfg.deterministic:
+        torch_dist.use_deterministic_kernels()
     ctx = torch_dist.setup(env, mp_params, need_group=need_group, warn=torch_dist.warn)
     if cfg.precision is None:
         cfg = dataclasses.replace(cfg, precision="bf16" if ctx.device.type == "cuda" else "fp32")

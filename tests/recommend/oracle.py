@@ -18,7 +18,7 @@ from typing import Any
 
 from sagelaunch.config import facts
 from sagelaunch.recommend import steptime
-from sagelaunch.recommend.memory import Sharding, per_device
+from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Shape, Workload
 
 DRIVER = Path(__file__).with_name("oracle_driver.py")
@@ -26,8 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TOLERANCE = 0.10
 COMPARED = ("weights", "gradients", "optimizer", "activations")
 
-# (name, layers, hidden, heads): GPT-3's 125M and 1.3B, Llama's 7B and 70B widths.
+# (name, layers, hidden, heads): GPT-3's 125M and 1.3B, Llama's 7B and 70B widths; a tiny one for
+# real tensors on a CPU (the GPU check's dry run).
 SIZES = {
+    "tiny": (2, 256, 4),
     "125M": (12, 768, 12),
     "350M": (24, 1024, 16),
     "1.3B": (24, 2048, 16),
@@ -55,11 +57,14 @@ class Cell:
     checkpointing: bool = False
     seq_len: int = 2048
     vocab: int = 32_000
+    micro_batch: int = 1
+    device: str | None = None  # None: fake tensors; "cuda"/"cpu": real ones, on one rank
 
     @property
     def name(self) -> str:
         extras = [self.precision] + (["ckpt"] if self.checkpointing else [])
         extras += [f"seq{self.seq_len}"] if self.seq_len != 2048 else []
+        extras += [f"mb{self.micro_batch}"] if self.micro_batch != 1 else []
         return f"{self.size}-{self.layout}-{'-'.join(extras)}"
 
     def spec(self) -> dict[str, Any]:
@@ -68,9 +73,10 @@ class Cell:
         return {
             "name": self.name,
             **{"layers": layers, "hidden": hidden, "heads": heads},
-            **{"seq_len": self.seq_len, "vocab": self.vocab, "micro_batch": 1},
+            **{"seq_len": self.seq_len, "vocab": self.vocab, "micro_batch": self.micro_batch},
             **{"precision": self.precision, "checkpointing": self.checkpointing},
             **{"parallel": mode, "layout": dims},
+            **({"device": self.device} if self.device else {}),
         }
 
 
@@ -80,6 +86,7 @@ class Result:
     measured: dict[str, float]
     predicted: dict[str, float]
     ratios: dict[str, float] = field(default_factory=dict)
+    params: int = 0  # the model's, as built
 
     def outside(self) -> list[str]:
         return [cat for cat in COMPARED if abs(self.ratios[cat] - 1) > TOLERANCE]
@@ -121,6 +128,7 @@ def _workload(cell: Cell, params: int) -> Workload:
         params=params,
         shape=Shape(layers, hidden, heads, estimated=False),
         seq_len=cell.seq_len,
+        micro_batch=cell.micro_batch,
         precision="fp32" if cell.precision == "fp32" else "bf16",
         activation_checkpointing=cell.checkpointing,
         vocab=cell.vocab,
@@ -132,7 +140,12 @@ def compare(cell: Cell, measured: dict[str, Any]) -> Result:
     predicted = {cat: getattr(mem, cat) for cat in COMPARED}
     got = measured["measured_gb"]
     ratios = {cat: predicted[cat] / got[cat] if got[cat] else float("inf") for cat in COMPARED}
-    return Result(cell, got, predicted, ratios)
+    return Result(cell, got, predicted, ratios, measured["params"])
+
+
+def breakdown(res: Result) -> Breakdown:
+    """The model's whole footprint for the cell, overhead included (GB)."""
+    return per_device(_workload(res.cell, res.params), sharding_of(res.cell.spec()))
 
 
 def sharding_of(spec: dict[str, Any]) -> Sharding:

@@ -8,6 +8,11 @@ nothing, so a 70B model on 64 ranks costs only Python time. Tensors are faked on
 mesh and the trackers need a device type that exists in this torch build, and the trackers count
 bytes the same on any device (the CUDA allocator's 512-byte rounding aside).
 
+A cell naming a real ``device`` ("cuda", or "cpu" to try the same code anywhere) is measured
+on real tensors instead, on a one-rank process group of that device's backend (NCCL on CUDA):
+the GPU check (tests/gpu) holds the model against the trackers on the device the job will use,
+and its total against the CUDA allocator's own peak over a further, steady-state step.
+
 Each layout is built with the entry point's own code (train_pytorch.model_config,
 torch_parallel.build_mesh, apply_tensor_parallel, _fully_shard, torch_pipeline.split, loss_fn,
 autocast), in parallelize()'s order. The wrapping runs outside FakeTensorMode because
@@ -17,6 +22,7 @@ nothing is allocated either way.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -46,9 +52,14 @@ CATEGORIES = {
 
 def measure(cell: dict[str, Any]) -> dict[str, Any]:
     layout = config.Layout(**cell["layout"])
-    dist.init_process_group("fake", rank=0, world_size=layout.world_size, store=FakeStore())
+    device = cell.get("device")
+    if device is None:
+        dist.init_process_group("fake", rank=0, world_size=layout.world_size, store=FakeStore())
+    else:  # real tensors on one rank: the layout's mesh must be of size 1
+        backend = "nccl" if device == "cuda" else "gloo"
+        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
     try:
-        return _measure(cell, layout)
+        return _measure(cell, layout, device)
     finally:
         dist.destroy_process_group()
 
@@ -70,17 +81,24 @@ def _train_config(cell: dict[str, Any], layout: Any) -> Any:
     )
 
 
-def _measure(cell: dict[str, Any], layout: Any) -> dict[str, Any]:
+def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str, Any]:
     cfg = _train_config(cell, layout)
-    ctx = distctx.DistContext(kind="gloo", backend="fake", world_size=layout.world_size)
+    if device is None:
+        ctx = distctx.DistContext(kind="gloo", backend="fake", world_size=layout.world_size)
+        tensors: Any = FakeTensorMode(allow_non_fake_inputs=True)
+    else:
+        backend = dist.get_backend()
+        ctx = distctx.DistContext(kind=backend, backend=backend, world_size=1)
+        ctx.device = torch.device(device, 0) if device == "cuda" else torch.device(device)
+        tensors = torch.device(ctx.device)  # build the model where it trains
     mesh = parallel.build_mesh(ctx, layout)
-    fake = FakeTensorMode(allow_non_fake_inputs=True)
-    with fake:
+    _baseline(ctx.device)
+    with tensors:
         torch.manual_seed(0)
         model = models.build_model(train.model_config(cfg))
     total_params = models.num_params(model)
     holder = _wrap(model, mesh, layout, cfg)
-    with fake:
+    with tensors:
         optimizer = torch.optim.AdamW(holder.parameters(), lr=1e-4)
         tracker = _tracker(holder, optimizer, cfg.parallel)
         snapshots = _step(tracker, holder, optimizer, cfg, ctx, layout.pp)
@@ -90,7 +108,45 @@ def _measure(cell: dict[str, Any], layout: Any) -> dict[str, Any]:
     found["activations"] = max(_sum(m, CATEGORIES["activations"]) for m in (moments[0], moments[3]))
     found["optimizer"] = _sum(moments[2], CATEGORIES["optimizer"])  # after the step
     found["peak"] = _sum(moments[3], ("Total",))
+    if device is not None:
+        found.update(_steady_peak(holder, optimizer, cfg, ctx, layout.pp))
     return {"params": total_params, "measured_gb": {k: v / GB for k, v in found.items()}}
+
+
+def _steady_peak(model: Any, optimizer: Any, cfg: Any, ctx: Any, stages: int) -> dict[str, int]:
+    """The CUDA caching allocator's peak over one more step, in steady state (the optimizer's
+    state exists from the tracked step, gradients dropped as the entry point drops them): bytes
+    allocated (torch.cuda.max_memory_allocated) and reserved, beyond what the process held
+    before the model was built. Nothing on other devices."""
+    if ctx.device.type != "cuda":
+        return {}
+    optimizer.zero_grad(set_to_none=True)
+    torch.cuda.synchronize(ctx.device)
+    torch.cuda.reset_peak_memory_stats(ctx.device)
+    tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size * stages, cfg.seq_len))
+    with parallel.autocast(ctx, cfg.precision):
+        loss = _loss(model(tokens.to(ctx.device)), tokens.to(ctx.device), stages)
+    loss.backward()
+    optimizer.step()
+    torch.cuda.synchronize(ctx.device)
+    return {
+        "allocator_peak": torch.cuda.max_memory_allocated(ctx.device) - _BASELINE["allocated"],
+        "allocator_reserved": torch.cuda.max_memory_reserved(ctx.device) - _BASELINE["reserved"],
+    }
+
+
+_BASELINE = {"allocated": 0, "reserved": 0}
+
+
+def _baseline(device: torch.device) -> None:
+    """What the process holds before a cell's model exists (an earlier cell's leftovers freed)."""
+    if device.type == "cuda":
+        gc.collect()
+        torch.cuda.empty_cache()
+        _BASELINE.update(
+            allocated=torch.cuda.memory_allocated(device),
+            reserved=torch.cuda.memory_reserved(device),
+        )
 
 
 def _wrap(model: Any, mesh: Any, layout: Any, cfg: Any) -> Any:

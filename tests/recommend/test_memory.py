@@ -12,7 +12,13 @@ from sagelaunch.recommend.memory import (
     per_device,
     state_bytes,
 )
-from sagelaunch.recommend.workload import Workload, estimate_shape, format_params, parse_params
+from sagelaunch.recommend.workload import (
+    Shape,
+    Workload,
+    estimate_shape,
+    format_params,
+    parse_params,
+)
 
 B = 10**9
 
@@ -162,3 +168,14 @@ def test_overhead_is_fixed_plus_fragmentation():
     # the states are allocated once and do not fragment; what churns each step does
     assert mem.overhead == pytest.approx(FIXED_OVERHEAD_GB + 0.10 * mem.activations)
     assert mem.total == pytest.approx(tensors + mem.overhead)
+
+
+def test_a_known_small_shape_with_a_large_vocabulary_is_mostly_embeddings():
+    # 2 blocks of width 256 (1.6M) under 32,000-token embeddings and head (16.4M): the blocks'
+    # share is what the shape says, not the half of the parameters a guessed shape is given
+    shape = Shape(2, 256, 4, estimated=False)
+    work = Workload(params=18_000_000, shape=shape, seq_len=256, vocab=32_000)
+    assert work.block_params == 18_000_000 - work.embedding_params
+    assert work.block_params < 0.1 * work.params
+    guessed = Workload(params=18_000_000, shape=Shape(2, 256, 4, estimated=True), vocab=32_000)
+    assert guessed.block_params == 0.5 * guessed.params

@@ -159,8 +159,11 @@ class Workload:
 
     @property
     def block_params(self) -> float:
-        """The transformer blocks' share of `params`."""
-        return max(self.params - self.embedding_params, 0.5 * self.params)
+        """The transformer blocks' share of `params`. A shape guessed from the parameter count
+        alone may put most of it in the embeddings; the blocks keep at least half then. A known
+        shape is taken as it is: a small model with a large vocabulary is mostly embeddings."""
+        blocks = self.params - self.embedding_params
+        return max(blocks, 0.5 * self.params) if self.shape.estimated else max(blocks, 0)
 
 
 # --- published shapes and Hugging Face configs ---------------------------------------------------
