@@ -290,7 +290,8 @@ def _stopped_error(
     workdir: Path, outcomes: list[supervisor.HostOutcome], forced: bool
 ) -> JobStopped:
     """Ctrl-C: one line per host (not torchrun's tracebacks, which stay in the logs) and where the
-    run's files are; exit 4, a stopped job's code (SPEC), as `follow` gives a job stopped on AWS."""
+    run's files are; exit 4, a stopped job's code (the commands guide's exit codes), as `follow`
+    gives a job stopped on AWS."""
     how = "killed at once (second interrupt)" if forced else "stopped"
     lines = []
     for host in outcomes:
