@@ -6,18 +6,23 @@ sequence parallelism), micro-batch and accumulation, checkpointing, precision an
 the closest AWS instance with the cluster's own memory, HBM and network figures where they
 differ. Nothing here is fitted per row.
 
-    .venv/bin/python -m tests.recommend.calibration      # the table and the summary
+    .venv/bin/python -m tests.recommend.calibration      # the tables and the summaries
+
+The second table runs the planner for each row as `recommend --model ... --instance-type ...
+--instance-count N` would (the row's shape, sequence, micro-batch, checkpointing and precision)
+and says where the published layout ranks among what it shows.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sagelaunch.recommend import hardware, steptime
+from sagelaunch.recommend import hardware, layouts, planner, steptime
+from sagelaunch.recommend.layouts import Candidate
 from sagelaunch.recommend.memory import Sharding, per_device
 from sagelaunch.recommend.workload import Shape, Workload
 
@@ -53,6 +58,7 @@ def workload(row: dict[str, Any]) -> Workload:
         vocab=m["vocab"],
         grad_accum=micro,
         kernels=row["kernels"],
+        fused_loss=row.get("loss") == "fused_crossentropy",
     )
 
 
@@ -101,6 +107,12 @@ class Check:
         """A layout that ran must fit the device it ran on."""
         return self.memory_gb <= self.device_gb
 
+    @property
+    def within_usable(self) -> bool:
+        """Within the planner's usable share of the device (layouts.HEADROOM): what recommend
+        itself calls fitting."""
+        return self.memory_gb <= layouts.HEADROOM * self.device_gb
+
 
 def check(row: dict[str, Any]) -> Check:
     hw, work, shard = device(row), workload(row), sharding(row)
@@ -122,6 +134,7 @@ class Summary:
     median_error: float
     median_ratio: float
     does_not_fit: int
+    over_usable: int  # within the device but above the planner's HEADROOM share of it
 
     @property
     def within_25_share(self) -> float:
@@ -136,6 +149,7 @@ def summarize(checks: list[Check]) -> Summary:
         median_error=statistics.median(errors),
         median_ratio=statistics.median(c.ratio for c in checks),
         does_not_fit=sum(not c.fits for c in checks),
+        over_usable=sum(c.fits and not c.within_usable for c in checks),
     )
 
 
@@ -164,10 +178,60 @@ def table(checks: list[Check]) -> str:
     lines.append(
         f"within ±25%: {s.within_25}/{s.rows} ({s.within_25_share:.0%}); median error "
         f"{s.median_error:.1%}; median model/measured {s.median_ratio:.2f}; "
-        f"ran but called 'does not fit': {s.does_not_fit}"
+        f"ran but over the device's memory: {s.does_not_fit}; within it but over the "
+        f"planner's {layouts.HEADROOM:.0%} usable: {s.over_usable}"
     )
+    return "\n".join(lines)
+
+
+# --- the planner against the published layouts ---------------------------------------------------
+
+
+def published(candidate: Candidate, row: dict[str, Any]) -> bool:
+    """The candidate is the row's published layout: its TP and PP degrees, and its shard group
+    (FSDP, by any launcher: FSDP, SMP v2 or the entry point's own) or ZeRO-1 group (Neuron)."""
+    lay, shard = row["layout"], candidate.sharding
+    if (shard.tensor_parallel, shard.pipeline_parallel) != (lay["tp"], lay["pp"]):
+        return False
+    if lay["strategy"] == "zero1":
+        return (
+            candidate.device.kind == "trainium"
+            and shard.weights_over == 1
+            and shard.optimizer_over == lay["replicate"]
+        )
+    return candidate.strategy != "ddp" and shard.weights_over == lay["shard"]
+
+
+def planned(row: dict[str, Any]) -> list[Candidate]:
+    """What `recommend` shows for the row's model, run and instance count, in its order (the
+    choice, then the alternatives, fitting ones first by tokens per dollar); on the cluster's
+    own device memory where the row gives one (torchtitan's 96 GB H100s)."""
+    dev = layouts.device(row["instance_type"])
+    if row["where"].get("memory_gb"):
+        dev = replace(dev, memory_gb=row["where"]["memory_gb"])
+    count = row["gpus"] // _chips_per_host(row)
+    rec = planner.recommend(workload(row), dev, count)
+    return [rec.chosen, *rec.ranked()]
+
+
+def published_rank(row: dict[str, Any]) -> int | None:
+    """Where the published layout stands in `planned` (0: recommend's choice; None: absent)."""
+    return next((i for i, c in enumerate(planned(row)) if published(c, row)), None)
+
+
+def top3_table() -> str:
+    lines, hits = [f"{'row':44} {'rank':>4}  top 3"], 0
+    all_rows = rows()
+    for row in all_rows:
+        rank, top = published_rank(row), planned(row)[:3]
+        hits += rank is not None and rank < 3
+        shown = " | ".join(f"{c.short}{'' if c.fits else ' (no fit)'}" for c in top)
+        lines.append(f"{row['id']:44} {'-' if rank is None else rank + 1:>4}  {shown}")
+    lines.append(f"published layout among the top 3: {hits}/{len(all_rows)}")
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
     print(table([check(row) for row in rows()]))
+    print()
+    print(top3_table())

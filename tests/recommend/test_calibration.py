@@ -13,12 +13,23 @@ from __future__ import annotations
 import pytest
 
 from sagelaunch.recommend.memory import Sharding, ddp_bucket_bytes, per_device
-from tests.recommend.calibration import check, rows, summarize
+from tests.recommend.calibration import (
+    check,
+    planned,
+    published,
+    published_rank,
+    rows,
+    summarize,
+)
 
-# reached at calibration (2026-11): 31 of 35 within ±25%, median error 8.3%, 2 rows over memory
+# reached at calibration (2026-11): 31 of 35 within ±25%, median error 8.3%, no row over its
+# device's memory (CUDA's capacity in 10^9 bytes; llm-foundry's fused loss), 6 rows above the
+# planner's usable 90% of it; the published layout among recommend's top 3 for 27 of 35
 WITHIN_25_AT_LEAST = 31 / 35
 MEDIAN_ERROR_AT_MOST = 0.09
-DOES_NOT_FIT_AT_MOST = 2
+DOES_NOT_FIT_AT_MOST = 0
+OVER_USABLE_AT_MOST = 6
+PUBLISHED_IN_TOP3_AT_LEAST = 27
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +54,30 @@ def test_median_error_does_not_regress(checks):
 
 def test_layouts_that_ran_are_not_called_too_big(checks):
     assert summarize(checks).does_not_fit <= DOES_NOT_FIT_AT_MOST
+
+
+def test_layouts_that_ran_stay_within_the_usable_share(checks):
+    """Above the planner's HEADROOM share recommend calls a layout 'does not fit'; the rows that
+    still are (torchtitan 8B on 8 GPUs, MPT 7B with 6 sequences, MPT 3B on 40 GB) must not grow."""
+    assert summarize(checks).over_usable <= OVER_USABLE_AT_MOST
+
+
+def test_published_layout_among_the_top_three():
+    """The planner, run for each row's model, run and instance count as `recommend` would be,
+    ranks the layout that was published among the first three it shows (issue #42's target:
+    85%; the misses: layouts over the usable share above, and PP combined with FSDP or on Neuron,
+    which the ladder does not offer)."""
+    ranks = {row["id"]: published_rank(row) for row in rows()}
+    hits = sum(rank is not None and rank < 3 for rank in ranks.values())
+    assert hits >= PUBLISHED_IN_TOP3_AT_LEAST, ranks
+
+
+def test_published_match_reads_the_layout():
+    """`published` tells the published layout from its neighbours (not a pass for anything)."""
+    row = next(r for r in rows() if r["id"] == "mpt-70b-h100-64gpu-seq2048-bf16")
+    shown = planned(row)
+    assert sum(published(c, row) for c in shown) == 1
+    assert not published(shown[0], row)  # hybrid shard 32 x2 is not FSDP over all 64
 
 
 def test_neither_side_dominates(checks):

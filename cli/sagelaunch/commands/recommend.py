@@ -284,7 +284,8 @@ def _print(rec: Recommendation) -> None:
         f"hidden, seq {model['seq_len']} × micro-batch {model['micro_batch']}, "
         f"{model['precision']} {model['optimizer']}: {model['state_bytes_per_param']} B/param = "
         f"{model['states_gb']} GB of states before sharding; {dev.ranks_per_host} × "
-        f"{dev.memory_gb:g} GB per instance, {dev.usable_gb:.1f} GB usable[/dim]"
+        f"{dev.memory_gb:.1f} GB (10^9 bytes, as CUDA reports it) per instance, "
+        f"{dev.usable_gb:.1f} GB usable[/dim]"
     )
     stdout.print(_table(rec, [chosen, *rec.ranked()], chosen))
     stdout.print(_speed_table(rec, [chosen, *rec.ranked()], chosen))

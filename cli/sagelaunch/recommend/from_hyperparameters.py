@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sagelaunch.config import facts
 from sagelaunch.hyperparameters import decode_hyperparameters
+from sagelaunch.recommend.hardware import accelerator_memory_gb
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.steptime import StepTime, estimate
 from sagelaunch.recommend.workload import Shape, Workload
@@ -41,7 +42,7 @@ def job_figures(
     sharding = _sharding(hp, ranks * hosts, ranks)
     return JobFigures(
         memory=per_device(workload, sharding),
-        device_memory_gb=float(known["accelerator_memory_gb"]),
+        device_memory_gb=round(accelerator_memory_gb(known), 1),
         speed=estimate(workload, sharding, instance_type, hosts),
     )
 

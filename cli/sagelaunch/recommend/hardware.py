@@ -10,6 +10,17 @@ from sagelaunch.config import facts
 
 # NCCL's bus bandwidth as a share of the link's (nccl-tests on NVSwitch and EFA reach 75-85%).
 LINK_EFFICIENCY = 0.80
+GIB = 2**30
+
+
+def accelerator_memory_gb(known: dict) -> float:
+    """One accelerator's memory in GB of 10^9 bytes, the unit of the memory model: what CUDA
+    reports as the device's total (instances.json `cuda_memory_gib`: an "80 GB" H100 holds 79.11
+    GiB = 84.9 GB), else the catalog's nominal figure (Trainium)."""
+    cuda = known.get("cuda_memory_gib")
+    if cuda:
+        return float(cuda) * GIB / 1e9
+    return float(known.get("accelerator_memory_gb", 0))
 
 
 @dataclass(frozen=True)
@@ -48,7 +59,7 @@ def for_instance(
     bf16 = (bf16_tflops or known.get("bf16_tflops") or 1) * 1e12 * share
     fp8 = fp8_tflops or link.get("fp8_tflops")
     gbps = network_gbps if network_gbps is not None else known.get("network_gbps", 0)
-    per_chip_memory = known.get("accelerator_memory_gb", 0) * share
+    per_chip_memory = accelerator_memory_gb(known) * share
     return Hardware(
         accelerator=str(known.get("accelerator", "?")),
         ranks_per_host=ranks,

@@ -9,7 +9,8 @@ replica fits; shard when it does not; split layers only when sharding is not eno
 * Trainium: torchrun with neuronx-distributed: data parallel -> ZeRO-1 (optimizer state sharded)
   -> tensor parallel + ZeRO-1. Neuron has no FSDP; its sharding is TP and ZeRO-1.
 
-A layout fits when its peak per-rank memory is at most HEADROOM of the device's memory.
+A layout fits when its peak per-rank memory is at most HEADROOM of the device's memory, in GB of
+10^9 bytes as CUDA reports it (an "80 GB" H100: 84.9 GB; see `hardware.accelerator_memory_gb`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import NamedTuple
 
 from sagelaunch.config import facts
 from sagelaunch.errors import UsageError
-from sagelaunch.recommend import steptime, zero
+from sagelaunch.recommend import hardware, steptime, zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Workload
 from sagelaunch.strategies import smp, torchrun
@@ -67,7 +68,7 @@ def device(instance_type: str) -> Device:
             hint="choose e.g. ml.p4d.24xlarge, ml.p5.48xlarge or ml.trn1.32xlarge",
         )
     ranks = facts.accelerators_per_host(instance_type)
-    memory = known["accelerator_memory_gb"] * known["accelerators"] / ranks
+    memory = hardware.accelerator_memory_gb(known) * known["accelerators"] / ranks
     return Device(
         instance_type=instance_type,
         kind=known["kind"],

@@ -32,7 +32,9 @@ DeepSpeed's own accounting (zero.py).
   doubles the split part and the casts disappear (q, k and v share one saved input). Fused
   attention (SDPA) keeps a 4-byte log-sum-exp per head and token instead of the scores.
   Checkpointing keeps each block's input and recomputes one block at a time. The loss keeps the
-  fp32 log-softmax of the logits, 4*s*b*vocab (the head is not split by TP). Under autocast
+  fp32 log-softmax of the logits, 4*s*b*vocab (the head is not split by TP); a fused loss
+  kernel (flash-attn's cross-entropy, llm-foundry's default) keeps the bf16 logits and one fp32
+  log-sum-exp per token instead, 2*s*b*vocab + 4*s*b. Under autocast
   without FSDP, autocast also caches a bf16 copy of every weight until the forward ends: 2 bytes
   per local parameter, counted with the activations since that is when it lives.
 * FSDP2 shards each block and the root; at peak a rank holds its shards, the root's own
@@ -240,4 +242,8 @@ def activation_bytes(
     else:
         stored = workload.shape.layers * per_layer
     vocab = workload.vocab / (t if sequence_parallel else 1)
-    return stored + (4 * tokens * vocab if logits else 0)
+    if workload.fused_loss and workload.precision != "fp32":
+        loss = tokens * (COMPUTE_BYTES * vocab + 4)  # the bf16 logits and a fp32 log-sum-exp
+    else:
+        loss = 4 * tokens * vocab  # the fp32 log-softmax
+    return stored + (loss if logits else 0)

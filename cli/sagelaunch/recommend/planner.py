@@ -141,7 +141,7 @@ def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
 
 def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
     """One sentence: why this layout."""
-    usable = f"{dev.usable_gb:.0f} GB usable per {dev.memory_gb:.0f} GB {dev.accelerator}"
+    usable = f"{dev.usable_gb:.0f} GB usable per {dev.accelerator}'s {dev.memory_gb:.1f} GB"
     if dev.kind == "trainium":
         usable = f"{dev.usable_gb:.0f} GB usable of each NeuronCore's {dev.memory_gb:g} GB share"
     total = f"{chosen.memory.total:.1f} GB per {dev.rank_name}"

@@ -126,6 +126,9 @@ class Workload:
     activation_checkpointing: bool = False
     activation_offload: bool = False  # saved activations in host memory (save_on_cpu)
     fused_attention: bool = True  # SDPA / FlashAttention: attention scores never stored
+    # the loss keeps the bf16 logits and a log-sum-exp per token (flash-attn's cross-entropy,
+    # llm-foundry's default) rather than the fp32 log-softmax of PyTorch's cross_entropy
+    fused_loss: bool = False
     vocab: int = DEFAULT_VOCAB
     zero_stage: int = 0  # DeepSpeed ZeRO stage to plan for (0: the strategy ladder; zero.py)
     zero_offload: str = "none"  # none | optimizer | all
