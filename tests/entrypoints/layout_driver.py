@@ -12,7 +12,8 @@ A run with ``"kill_after_step": N`` is killed for real: each rank forks a child 
 imported, so a fork costs milliseconds where a new torchrun costs seconds) that joins a process
 group of its own, and once rank 0's child logs step N every child gets SIGKILL at once, like a
 spot interruption, wherever it is (often in the middle of writing a checkpoint). Its output goes
-to ``root/killed.txt`` and each rank's wait status to ``root/status.<rank>``. These runs go first,
+to ``root/killed.txt``, each rank's wait status to ``root/status.<rank>``, and what rank 0 found
+in ``model/`` once its child was dead to ``root/model_after_kill.json``. These runs go first,
 before this process makes its own group (a process group does not survive a fork).
 """
 
@@ -87,6 +88,10 @@ def run_killed(spec: dict) -> None:
     _, status = os.waitpid(pid, 0)
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     (root / f"status.{RANK}").write_text(str(code))
+    if RANK == 0:  # rank 0 writes model.pt: what the kill left of it
+        model = root / "model"
+        left = sorted(p.name for p in model.iterdir()) if model.is_dir() else []
+        (root / "model_after_kill.json").write_text(json.dumps(left))
 
 
 def _child(root: Path, spec: dict, write: int) -> None:
@@ -122,10 +127,11 @@ def _kill_all(root: Path) -> None:
     kill_at_once(int(path.read_text()) for path in (root / "pids").iterdir())
 
 
-def _preload() -> None:
-    """Import what train_pytorch imports lazily (the torch.distributed modules of its layouts)
-    before forking, so the killed runs' children inherit it: each child would otherwise import
-    them itself (~1.4 s per rank, four ranks on two cores, for each of the killed runs)."""
+def _preload(specs: list[dict]) -> None:
+    """Import what train_pytorch imports lazily (the torch.distributed modules of its layouts,
+    DeepSpeed where a killed run uses it) before forking, so the killed runs' children inherit
+    it: each child would otherwise import them itself (~1.4 s per rank, four ranks on two cores,
+    for each of the killed runs; DeepSpeed costs several seconds more)."""
     import torch.distributed.checkpoint.state_dict
     import torch.distributed.fsdp
     import torch.distributed.optim
@@ -133,10 +139,15 @@ def _preload() -> None:
     import torch.distributed.tensor.parallel
     import torch.nn.parallel  # noqa: F401
 
+    zero = {"--zero_stage", "--deepspeed_config"}
+    if any(spec.get("kill_after_step") and zero & set(spec["argv"]) for spec in specs):
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")  # as torch_deepspeed sets it on a CPU
+        import deepspeed.ops  # noqa: F401
+
 
 def main(path: str) -> int:
     specs = json.loads(Path(path).read_text())
-    _preload()
+    _preload(specs)
     for spec in specs:
         if spec.get("kill_after_step"):
             run_killed(spec)

@@ -2,8 +2,9 @@
 
 All runs share ONE torchrun job of 2 ranks (layout_driver.py): DDP, ZeRO-1, ZeRO-2 (from the
 shorthand and from a DeepSpeed JSON file), ZeRO-3, ZeRO-3 with optimizer and parameters offloaded
-to the CPU, and that last one resumed from its step-5 checkpoint. A second job is SIGKILLed
-mid-run and restarted.
+to the CPU, and that last one resumed from its step-5 checkpoint; the offloaded ZeRO-3 run is
+also SIGKILLed mid-run on both ranks (the driver's forked copies of them) and restarted from what
+it left on disk.
 
 Tolerance: losses agree with DDP's to rel 1e-4 and weights to rtol 1e-4 / atol 1e-5 over 10 steps.
 Every stage computes DDP's fp32 maths (the same AdamW: DeepSpeed's torch_adam option) but sums in
@@ -50,6 +51,11 @@ MODEL = [
     *("--seq_len", "16", "--vocab_size", "64", "--log_every", "1", "--lr", "3e-3"),
     *("--batch_size", "4", "--max_steps", str(STEPS), "--checkpoint_every", "5"),
 ]
+
+
+# The killed run checkpoints every step (after MODEL's own, so it wins) and dies after KILL_AT.
+EVERY_STEP = ["--checkpoint_every", "1"]
+KILL_AT = 3
 
 
 def step5(root: Path) -> Path:
@@ -99,6 +105,9 @@ def _run_all(base: Path) -> None:
             "resume_from": str(step5(base / "zero3_offload")),
         }
     )
+    # Killed after step KILL_AT (the driver runs killed runs first), then restarted in its root.
+    killed = {"root": str(base / "zero3_offload.killed"), "argv": [*MODEL, *OFFLOAD, *EVERY_STEP]}
+    specs += [{**killed, "kill_after_step": KILL_AT}, killed]
     (base / "runs.json").write_text(json.dumps(specs))
     launcher = torchrun(2, base / "torchelastic")
     rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
@@ -141,17 +150,19 @@ def test_deepspeed_checkpoints_are_atomic_and_resume_bit_identical(runs):
     assert_same_weights(model_at(resumed), model_at(runs / "zero3_offload"))
 
 
-def test_zero3_offload_killed_and_restarted_ends_bit_identical(runs, torch_job):
-    args = [*MODEL, *OFFLOAD, "--checkpoint_every", "1"]
-    job = torch_job("killed")
-    killed = job.kill_after_step(3, *args, nproc=2)
-    assert killed.returncode == -9
-    assert not (job.model_dir / "model.pt").exists()
-    result = job.run_ok(*args, nproc=2)
-    resumed = int(re.search(r"resuming at step (\d+) of", result.stdout).group(1))
-    assert 2 <= resumed < STEPS
+def test_zero3_offload_killed_and_restarted_ends_bit_identical(runs):
+    killed = runs / "zero3_offload.killed"
+    # -9 on both ranks: the kill landed while they were still training, and left no model.pt.
+    assert [(killed / f"status.{rank}").read_text() for rank in range(2)] == ["-9"] * 2
+    assert "model.pt" not in json.loads((killed / "model_after_kill.json").read_text())
+    seen = losses(killed, "killed.txt")
+    assert KILL_AT in seen and STEPS not in seen
+    restarted = (killed / "stdout.txt").read_text()
+    resumed = int(re.search(r"resuming at step (\d+) of", restarted).group(1))
+    assert KILL_AT - 1 <= resumed < STEPS
+    assert min(losses(killed)) == resumed + 1
     # The same run uninterrupted (checkpointing every 5 steps instead: saving changes nothing).
-    assert_same_weights(job.model(), model_at(runs / "zero3_offload"))
+    assert_same_weights(model_at(killed), model_at(runs / "zero3_offload"))
 
 
 def test_deepspeed_config_file_fills_auto_from_the_hyperparameters(entrypoints_on_path, tmp_path):
