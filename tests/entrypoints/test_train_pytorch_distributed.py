@@ -1,19 +1,44 @@
-"""train_pytorch.py under torchrun: two gloo ranks on loopback, DDP and FSDP."""
+"""train_pytorch.py under torchrun: two gloo ranks on loopback, DDP and FSDP.
+
+DDP against one process runs train_pytorch.py itself under torchrun. FSDP (trained, then resumed
+from its shards on the hybrid path) and DDP killed and restarted share ONE torchrun job of 2 ranks
+(layout_driver.py, which runs train_pytorch's main() once per run in the same process group and
+SIGKILLs forked copies of the ranks for a killed run): a torchrun job costs seconds of imports and
+rendezvous, a tiny run a fraction of one.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import torch
 
-from tests.entrypoints.conftest import TINY_GPT, assert_same_weights, model_at
+from tests.entrypoints.conftest import (
+    ENTRYPOINTS,
+    TINY_GPT,
+    TorchJob,
+    assert_same_weights,
+    free_port,
+    metrics_at,
+    model_at,
+    torchrun,
+)
+from tests.entrypoints.test_train_pytorch_layouts import DRIVER, losses, shared_dir
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pytorch-distributed")]
 
 # Same global batch of 8 every way: 2 ranks x 2 samples x 2 micro-steps, or 1 process x 8.
 TWO_RANKS = [*TINY_GPT, "--batch_size", "2", "--grad_accum", "2", "--lr", "3e-3"]
 ONE_PROCESS = [*TINY_GPT, "--batch_size", "8", "--lr", "3e-3"]
+FSDP = [*TWO_RANKS, "--parallel", "fsdp", "--checkpoint_every", "3", "--max_steps", "6"]
+# 30 steps: far enough past the kill at 4 that a late kill on a loaded machine still lands.
+KILLED = [*TWO_RANKS, "--dropout", "0.1", "--checkpoint_every", "1", "--max_steps", "30"]
+KILL_AT = 4
 
 
 def assert_close_weights(actual: dict, expected: dict) -> None:
@@ -30,6 +55,46 @@ def one_process(train_pytorch_main, tmp_path):
     )
     assert status == 0
     return model_at(root), result.steps()
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory) -> Iterator[Path]:
+    """FSDP, FSDP resumed from its step-3 shards on the hybrid path, and DDP: uninterrupted,
+    and killed after step KILL_AT then restarted where it left its checkpoints. One job."""
+    with shared_dir(tmp_path_factory, "pytorch-distributed") as (base, done):
+        if not done:
+            _run_all(base)
+    yield base
+
+
+def _run_all(base: Path) -> None:
+    base.mkdir(parents=True, exist_ok=True)
+    killed = {"root": str(base / "ddp.killed"), "argv": KILLED}
+    specs = [
+        {**killed, "kill_after_step": KILL_AT},  # the driver runs killed runs first
+        {"root": str(base / "fsdp"), "argv": FSDP},
+        # As if the last checkpoint and the model were lost: only step 3's shards to resume.
+        {
+            "root": str(base / "fsdp.hybrid"),
+            "argv": [*FSDP, "--sharding", "hybrid"],
+            "resume_from": str(base / "fsdp" / "checkpoints" / "step_000003"),
+        },
+        {"root": str(base / "ddp.reference"), "argv": KILLED},
+        killed,  # restarted
+    ]
+    (base / "runs.json").write_text(json.dumps(specs))
+    launcher = torchrun(2, base / "torchelastic")
+    rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
+    proc = subprocess.run(
+        [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
+        cwd=ENTRYPOINTS,
+        env=TorchJob(base / "env").env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
+    assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
 
 
 def test_ddp_on_two_ranks_matches_one_process(torch_job, one_process):
@@ -52,43 +117,34 @@ def test_ddp_on_two_ranks_matches_one_process(torch_job, one_process):
     assert_close_weights(job.model(), expected_model)
 
 
-def test_fsdp_on_two_ranks_trains_shards_and_resumes_bit_identical(torch_job, one_process):
+def test_fsdp_on_two_ranks_trains_shards_and_resumes_bit_identical(runs, one_process):
     expected_model, _ = one_process
-    job = torch_job("fsdp")
-    fsdp = [*TWO_RANKS, "--parallel", "fsdp", "--checkpoint_every", "3", "--max_steps", "6"]
-    job.run_ok(*fsdp, nproc=2)
-
-    assert job.metrics()["parallel"] == "fsdp"
-    first = job.model()
+    fsdp = runs / "fsdp"
+    assert metrics_at(fsdp)["parallel"] == "fsdp"
+    first = model_at(fsdp)
     assert_close_weights(first, expected_model)  # a gathered, full state dict
-    shards = sorted(p.name for p in (job.checkpoint_dir / "step_000003").iterdir())
+    shards = sorted(p.name for p in (fsdp / "checkpoints" / "step_000003").iterdir())
     assert shards == [".metadata", "COMPLETE", "__0_0.distcp", "__1_0.distcp", "extra.pt"]
 
-    # Lose the last checkpoint and the model: the rerun must redo steps 4-6 from the shards. It
-    # also takes the hybrid path (a 1x2 device mesh), which on one host shards exactly like
+    # Without the last checkpoint and the model, the rerun must redo steps 4-6 from the shards.
+    # It also takes the hybrid path (a 1x2 device mesh), which on one host shards exactly like
     # full sharding over two ranks, so the weights must come out the same to the bit.
-    for path in (job.checkpoint_dir / "step_000006").iterdir():
-        path.unlink()
-    (job.checkpoint_dir / "step_000006").rmdir()
-    (job.model_dir / "model.pt").unlink()
-    result = job.run_ok(*fsdp, "--sharding", "hybrid", nproc=2)
-    assert "resuming at step 3 of 6" in result.stdout
-    assert sorted(result.steps()) == [4, 5, 6]
-    assert job.metrics()["hyperparameters"]["sharding"] == "hybrid"
-    assert_same_weights(job.model(), first)
+    hybrid = runs / "fsdp.hybrid"
+    assert "resuming at step 3 of 6" in (hybrid / "stdout.txt").read_text()
+    assert sorted(losses(hybrid)) == [4, 5, 6]
+    assert metrics_at(hybrid)["hyperparameters"]["sharding"] == "hybrid"
+    assert_same_weights(model_at(hybrid), first)
 
 
-def test_ddp_killed_and_restarted_ends_bit_identical(torch_job):
-    # 30 steps: far enough past the kill at 4 that a late kill on a loaded machine still lands.
-    args = [*TWO_RANKS, "--dropout", "0.1", "--checkpoint_every", "1", "--max_steps", "30"]
-    reference = torch_job("reference")
-    reference.run_ok(*args, nproc=2)
-
-    job = torch_job("killed")
-    killed = job.kill_after_step(4, *args, nproc=2)
-    assert killed.returncode == -9
-    assert not (job.model_dir / "model.pt").exists()
-    result = job.run_ok(*args, nproc=2)
-    resumed = int(re.search(r"resuming at step (\d+) of", result.stdout).group(1))
-    assert 3 <= resumed < 30
-    assert_same_weights(job.model(), reference.model())
+def test_ddp_killed_and_restarted_ends_bit_identical(runs):
+    killed = runs / "ddp.killed"
+    # -9 on both ranks: the kill landed while they were still training, and left no model.pt.
+    assert [(killed / f"status.{rank}").read_text() for rank in range(2)] == ["-9"] * 2
+    assert "model.pt" not in json.loads((killed / "model_after_kill.json").read_text())
+    seen = losses(killed, "killed.txt")
+    assert KILL_AT in seen and 30 not in seen
+    restarted = (killed / "stdout.txt").read_text()
+    resumed = int(re.search(r"resuming at step (\d+) of", restarted).group(1))
+    assert KILL_AT - 1 <= resumed < 30
+    assert min(losses(killed)) == resumed + 1
+    assert_same_weights(model_at(killed), model_at(runs / "ddp.reference"))
