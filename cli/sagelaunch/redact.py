@@ -11,15 +11,10 @@ variable the user must export before the config plans again.
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sagelaunch import secretscan
-
-if TYPE_CHECKING:
-    from sagelaunch.config.loader import LoadedConfig
 
 SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL", re.IGNORECASE)
 MASK = "***"
@@ -71,26 +66,3 @@ def referenced(environment: dict[str, str]) -> dict[str, str]:
     return {
         name: reference(name) if name in secret else value for name, value in environment.items()
     }
-
-
-def resolve_references(loaded: LoadedConfig) -> LoadedConfig:
-    """``loaded`` with every ``${env:NAME}`` environment value replaced by $NAME; a ConfigError
-    naming each reference whose variable is unset."""
-    from sagelaunch.errors import ConfigError
-
-    config = loaded.config
-    resolved, problems = {}, []
-    for name, value in config.environment.items():
-        match = REFERENCE.fullmatch(value)
-        if match is None:
-            resolved[name] = value
-        elif match[1] in os.environ:
-            resolved[name] = os.environ[match[1]]
-        else:
-            message = f"{value}: ${match[1]} is not set; export it before plan/submit/local"
-            problems.append(loaded.problem(("environment", name), message))
-    if problems:
-        raise ConfigError(problems)
-    if resolved == config.environment:
-        return loaded
-    return dataclasses.replace(loaded, config=config.model_copy(update={"environment": resolved}))

@@ -146,7 +146,7 @@ def status_of(cli, name: str) -> dict:
 
 
 def test_status_of_any_attempt_shows_the_chain_and_its_cost(cli, scarce):
-    from sagelaunch.config import facts
+    from sagelaunch.catalog import facts
     from tests.aws.conftest import training_job
 
     scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}

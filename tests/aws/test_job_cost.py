@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from tests.aws.conftest import submitted, training_job
 
 pytestmark = pytest.mark.integration

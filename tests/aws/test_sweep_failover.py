@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 import yaml
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from tests.aws.capacity_proxy import twice_at_once
 from tests.aws.conftest import boto_client, training_job
 from tests.aws.test_sweep import CONFIG

@@ -1,10 +1,14 @@
-"""No import cycle, in the CLI package nor in any entry-point folder.
+"""No import cycle, in the CLI package nor in any entry-point folder, and the CLI's rooms on
+floors.
 
 The graph holds every import a module makes: at module level, under ``if``/``try``, and inside
 functions (the lazy imports that keep the heavy SDKs off the fast path are still arrows: a lazy
-import back up is a cycle all the same), but not under ``if TYPE_CHECKING``, which never runs.
-Entry points import each other by bare module name, as they do in the container's /opt/ml/code,
-with entrypoints/shared beside every framework's folder.
+import back up is a cycle all the same). Under ``if TYPE_CHECKING`` nothing runs, but an
+annotation there is still a dependency a reader follows: the CLI's graphs count those too.
+A room is one folder of the package (config/, strategies/, ...) or one top-level module; rooms
+stand on floors when no room imports one that (through others) imports it back, so no import
+runs back up. Entry points import each other by bare module name, as they do in the container's
+/opt/ml/code, with entrypoints/shared beside every framework's folder.
 """
 
 from __future__ import annotations
@@ -23,16 +27,19 @@ FRAMEWORKS = sorted(p.name for p in ENTRYPOINTS.iterdir() if p.is_dir() and p.na
 Graph = dict[str, set[str]]
 
 
-def loaded_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement that can run: at any depth (functions, classes, branches), but
-    not under ``if TYPE_CHECKING`` (there only the else branch runs)."""
+def loaded_imports(
+    body: list[ast.stmt], typing: bool = False
+) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run: at any depth (functions, classes, branches), and
+    under ``if TYPE_CHECKING`` only with ``typing`` (else only its else branch runs)."""
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If) and _type_checking(node.test):
+        elif isinstance(node, ast.If) and _type_checking(node.test) and not typing:
             yield from loaded_imports(node.orelse)
         else:
-            yield from loaded_imports([c for c in ast.iter_child_nodes(node) if _statement(c)])
+            children = [c for c in ast.iter_child_nodes(node) if _statement(c)]
+            yield from loaded_imports(children, typing)
 
 
 def _statement(node: ast.AST) -> bool:
@@ -54,15 +61,36 @@ def package_modules() -> dict[str, Path]:
     return found
 
 
-def package_graph() -> Graph:
+def package_graph(typing: bool = True) -> Graph:
     modules = package_modules()
-    return {name: _package_edges(name, path, modules) - {name} for name, path in modules.items()}
+    return {
+        name: _package_edges(name, path, modules, typing) - {name} for name, path in modules.items()
+    }
 
 
-def _package_edges(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+def room_of(module: str) -> str:
+    """``sagelaunch.config.rules.capacity`` -> ``sagelaunch.config``; a top-level module is its
+    own room."""
+    return ".".join(module.split(".")[:2])
+
+
+def room_graph() -> Graph:
+    """The rooms and which import which (every import, type-only ones included)."""
+    rooms: Graph = {}
+    for module, imported in package_graph().items():
+        if module == "sagelaunch":  # the package's face: a docstring and a version
+            continue
+        here = room_of(module)
+        rooms.setdefault(here, set()).update(
+            room_of(m) for m in imported if m != "sagelaunch" and room_of(m) != here
+        )
+    return rooms
+
+
+def _package_edges(name: str, path: Path, modules: dict[str, Path], typing: bool) -> set[str]:
     here = name if path.name == "__init__.py" else name.rpartition(".")[0]
     edges = set()
-    for node in loaded_imports(ast.parse(path.read_text()).body):
+    for node in loaded_imports(ast.parse(path.read_text()).body, typing):
         if isinstance(node, ast.Import):
             edges |= {alias.name for alias in node.names}
             continue
@@ -166,6 +194,8 @@ def test_the_finder_names_a_cycle_sees_lazy_imports_and_ignores_typing_ones() ->
     )
     found = {node.names[0].name for node in loaded_imports(ast.parse(source).body)}
     assert found == {"b", "e", "d", "h", "i"}
+    typed = {node.names[0].name for node in loaded_imports(ast.parse(source).body, typing=True)}
+    assert typed == {"b", "c", "e", "d", "h", "i"}
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
     assert described(cycles(graph)) == "a -> b -> c -> a"
     assert cycles({"a": {"b"}, "b": set()}) == []
@@ -174,7 +204,17 @@ def test_the_finder_names_a_cycle_sees_lazy_imports_and_ignores_typing_ones() ->
 def test_the_cli_package_has_no_import_cycle() -> None:
     graph = package_graph()
     assert "sagelaunch.config.rules.registry" in graph["sagelaunch.config.rules.capacity"]
+    # a type-only import counts: strategies see configs through a view, not the model above them
+    assert "sagelaunch.config.model" in graph["sagelaunch.config.loader"]
     assert cycles(graph) == [], f"import cycles: {described(cycles(graph))}"
+
+
+def test_the_cli_rooms_stand_on_floors_no_import_runs_back_up() -> None:
+    rooms = room_graph()
+    assert "sagelaunch.catalog" in rooms["sagelaunch.strategies"]
+    assert "sagelaunch.strategies" in rooms["sagelaunch.config"]
+    assert "sagelaunch.config" not in rooms["sagelaunch.strategies"]
+    assert cycles(rooms) == [], f"rooms importing each other: {described(cycles(rooms))}"
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)

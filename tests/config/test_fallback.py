@@ -42,7 +42,7 @@ def test_an_unknown_key_in_an_alternative_is_refused(cli):
 
 
 def test_plan_shows_each_alternative_with_its_price(cli):
-    from sagelaunch.config import facts
+    from sagelaunch.catalog import facts
 
     chain = "[{instance_type: ml.p5.48xlarge, instance_count: 1}, {region: us-west-2}]"
     result = cli("plan", SMDDP, "--set", f"compute.fallback={chain}", "-o", "json")

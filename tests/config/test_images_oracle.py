@@ -12,7 +12,8 @@ import functools
 
 import pytest
 
-from sagelaunch.config import images, sdk_data
+from sagelaunch.catalog import sdk_data
+from sagelaunch.config import images
 
 # One instance type per processor the tables distinguish, plus the families with special rules.
 INSTANCE_TYPES = (

@@ -169,7 +169,7 @@ class Machine:
         """The catalog's figures for one accelerator of this kind (None: not in the catalog)."""
         if self.device != "cuda":
             return None
-        from sagelaunch.config import facts
+        from sagelaunch.catalog import facts
 
         for instance_type, known in facts.load("instances")["instances"].items():
             if known.get("kind") == "gpu" and str(known.get("accelerator")) in self.name:

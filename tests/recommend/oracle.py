@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.recommend import steptime
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Shape, Workload

@@ -9,7 +9,7 @@ from typing import get_args
 
 import pytest
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies import registry

@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sagelaunch.config.sdk_data import package_dir
+from sagelaunch.catalog.sdk_data import package_dir
 
 LIMITS_FILE = Path(__file__).resolve().parent.parent / "data" / "api_limits.json"
 OPERATIONS = ("CreateTrainingJob", "CreateHyperParameterTuningJob")

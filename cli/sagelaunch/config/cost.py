@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Cost
 

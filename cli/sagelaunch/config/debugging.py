@@ -176,7 +176,7 @@ class Experiment(Strict):
 @cache
 def builtin_rules() -> dict[str, list[str]]:
     """{"debugger": [...], "profiler": [...]}: the names ``rule_configs`` exports."""
-    from sagelaunch.config.sdk_data import package_dir
+    from sagelaunch.catalog.sdk_data import package_dir
 
     source = (package_dir(RULES_PACKAGE) / "__init__.py").read_text(encoding="utf-8")
     found: dict[str, list[str]] = {"debugger": [], "profiler": []}
@@ -200,7 +200,7 @@ def _rule_kind(module: str) -> str | None:
 def debugger_rule_functions() -> dict[str, str]:
     """RuleConfigurationName -> the rule_configs function that builds it (``LossNotDecreasing``
     -> ``loss_not_decreasing``), read from the rules package's source."""
-    from sagelaunch.config.sdk_data import package_dir
+    from sagelaunch.catalog.sdk_data import package_dir
 
     path = package_dir(RULES_PACKAGE) / "debugger_rules" / "builtin_rules.py"
     found: dict[str, str] = {}
@@ -219,7 +219,7 @@ def debugger_rule_configs() -> dict[str, Any]:
     """The base configuration of every Debugger rule (the package's ruleConfigs.json)."""
     import json
 
-    from sagelaunch.config.sdk_data import package_dir
+    from sagelaunch.catalog.sdk_data import package_dir
 
     folder = package_dir(RULES_PACKAGE) / "debugger_rules" / "rule_config_jsons"
     return dict(json.loads((folder / "ruleConfigs.json").read_text(encoding="utf-8")))

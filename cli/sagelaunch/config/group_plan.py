@@ -4,10 +4,11 @@ process per host), and the cost summed over the groups."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sagelaunch.config import facts
-from sagelaunch.config.groups import groups_of
+from sagelaunch.catalog import facts
+from sagelaunch.config.groups import HOMOGENEOUS
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Cost
 
@@ -65,3 +66,37 @@ def group_cost(config: LaunchConfig, cost: Cost) -> Cost:
     elif cost.note is None:
         summed["note"] = "hourly_usd is the whole cluster's: the sum over groups"
     return cost.model_copy(update=summed)
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """One instance group as the plan and the local runner see it."""
+
+    name: str
+    instance_type: str
+    instance_count: int
+    trains: bool  # runs the distributed launcher (or, with no launcher, the training process)
+
+
+def groups_of(config: LaunchConfig) -> list[GroupView]:
+    """Every group of the job: the configured ones, or the one homogeneous group."""
+    compute = config.compute
+    if not compute.groups:
+        return [GroupView(HOMOGENEOUS, compute.instance_type, compute.instance_count, True)]
+    training = training_group_names(config)
+    return [
+        GroupView(g.name, g.instance_type, g.instance_count, g.name in training)
+        for g in compute.groups
+    ]
+
+
+def training_group_names(config: LaunchConfig) -> list[str]:
+    """The groups that run the launcher: distribution.groups, else (one group, or a strategy
+    without a launcher) every group, as the SDK and the container decide."""
+    compute = config.compute
+    if not compute.groups:
+        return [HOMOGENEOUS]
+    named = getattr(config.distribution, "groups", None)
+    if named:
+        return list(named)
+    return [g.name for g in compute.groups]

@@ -11,15 +11,11 @@ Which key the user wrote is kept in ``Compute.groups``; nothing else needs to kn
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import Field
 
 from sagelaunch.strict import Strict
-
-if TYPE_CHECKING:  # the model imports this module
-    from sagelaunch.config.model import LaunchConfig
 
 # The container's group name for a job without instance groups (resourceconfig.json).
 HOMOGENEOUS = "homogeneousCluster"
@@ -31,17 +27,6 @@ class InstanceGroup(Strict):
     name: str = Field(description="Group name (1-64 characters), e.g. data_group or dnn_group.")
     instance_type: str = Field(description="Instance type of this group, e.g. ml.c5.9xlarge.")
     instance_count: int = Field(1, ge=1, le=256, description="Number of hosts in this group.")
-
-
-class DistributionGroups(Strict):
-    """Mixin for strategies that run a launcher: which group runs it."""
-
-    groups: list[str] | None = Field(
-        None,
-        description="With compute.groups: the one instance group that runs the distributed "
-        "launcher (the SDK's distribution['instance_groups']); the other groups run the entry "
-        "point as a plain process (e.g. data workers).",
-    )
 
 
 class ChannelGroups(Strict):
@@ -91,37 +76,3 @@ def _training_entry(groups: Any, distribution: Any) -> dict[str, Any] | None:
             if entry.get("name") == named[0]:
                 return entry
     return entries[0]
-
-
-@dataclass(frozen=True)
-class GroupView:
-    """One instance group as the plan and the local runner see it."""
-
-    name: str
-    instance_type: str
-    instance_count: int
-    trains: bool  # runs the distributed launcher (or, with no launcher, the training process)
-
-
-def groups_of(config: LaunchConfig) -> list[GroupView]:
-    """Every group of the job: the configured ones, or the one homogeneous group."""
-    compute = config.compute
-    if not compute.groups:
-        return [GroupView(HOMOGENEOUS, compute.instance_type, compute.instance_count, True)]
-    training = training_group_names(config)
-    return [
-        GroupView(g.name, g.instance_type, g.instance_count, g.name in training)
-        for g in compute.groups
-    ]
-
-
-def training_group_names(config: LaunchConfig) -> list[str]:
-    """The groups that run the launcher: distribution.groups, else (one group, or a strategy
-    without a launcher) every group, as the SDK and the container decide."""
-    compute = config.compute
-    if not compute.groups:
-        return [HOMOGENEOUS]
-    named = getattr(config.distribution, "groups", None)
-    if named:
-        return list(named)
-    return [g.name for g in compute.groups]

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sagelaunch.config import facts, sdk_data
+from sagelaunch.catalog import facts, sdk_data
+from sagelaunch.catalog.versions import numbers
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.versions import numbers
 from sagelaunch.strategies import registry
 
 DEFAULT_REGION = "us-east-1"

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from sagelaunch import naming, redact
-from sagelaunch.config import facts, images, import_extras, sdk_data, tf_import
-from sagelaunch.config.versions import numbers
+from sagelaunch.catalog import facts, sdk_data
+from sagelaunch.catalog.versions import numbers
+from sagelaunch.config import images, import_extras, tf_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.strategies import registry, smp

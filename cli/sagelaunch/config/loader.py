@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.config.debugging import SETTINGS, SWITCH
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from sagelaunch.config import facts, mesh
+from sagelaunch.catalog import facts
+from sagelaunch.config import mesh
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Topology
 from sagelaunch.strategies import registry

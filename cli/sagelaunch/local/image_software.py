@@ -148,14 +148,14 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 
 def _kind(instance_type: str | None) -> tuple[str, str | None]:
-    """cpu or gpu by the instance type (config/facts.py: the catalog, else the family letter);
+    """cpu or gpu by the instance type (catalog/facts.py: the catalog, else the family letter);
     the SDK's local and local_gpu too. A Trainium instance runs the Neuron images, whose packages
     are not stored: the CPU image's stand for them."""
     if not instance_type or instance_type == "local":
         return "cpu", None
     if instance_type == "local_gpu":
         return "gpu", None
-    from sagelaunch.config import facts
+    from sagelaunch.catalog import facts
 
     kind = facts.instance_kind(instance_type)
     if kind == "trainium":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.recommend.hardware import accelerator_memory_gb
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 
 # NCCL's bus bandwidth as a share of the link's (nccl-tests on NVSwitch and EFA reach 75-85%).
 LINK_EFFICIENCY = 0.80

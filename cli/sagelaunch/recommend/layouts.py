@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.errors import UsageError
 from sagelaunch.recommend import hardware, steptime, zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device

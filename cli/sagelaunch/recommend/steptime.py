@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.recommend import hardware
 from sagelaunch.recommend.comms import step_comms
 from sagelaunch.recommend.memory import Sharding, local_params

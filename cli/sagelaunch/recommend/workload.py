@@ -189,14 +189,14 @@ class Model:
 
 
 def model_names() -> list[str]:
-    from sagelaunch.config import facts
+    from sagelaunch.catalog import facts
 
     return sorted(facts.load("models")["models"])
 
 
 def named_model(name: str) -> Model:
     """One of data/models.json (recommend --model)."""
-    from sagelaunch.config import facts
+    from sagelaunch.catalog import facts
 
     known = facts.load("models")["models"]
     entry = known.get(name.lower())

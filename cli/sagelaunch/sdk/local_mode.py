@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sagelaunch.aws.session import boto3_session
-from sagelaunch.config import facts
+from sagelaunch.catalog import facts
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import SagelaunchError
 from sagelaunch.sdk.capture import build_estimator, fit_inputs

@@ -46,9 +46,9 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
     hint = warm_hint.key(config, overrides, options)
     # A rerun starts the agents its last run needed before the (heavy) imports and the check.
     with warm.guessed(warm_hint.guess(hint)) as guessed:
+        from sagelaunch.config.references import resolve_references
         from sagelaunch.config.validation import load_valid
         from sagelaunch.local import job
-        from sagelaunch.redact import resolve_references
 
         loaded, warnings = load_valid(config, overrides)
         loaded = resolve_references(loaded)
@@ -113,9 +113,9 @@ def run_in_docker(
     config: Path, overrides: list[str] | None, hosts: int | None, workdir: Path | None
 ) -> None:
     """--docker: the SDK's own local mode, with the same estimator `plan` would build."""
+    from sagelaunch.config.references import resolve_references
     from sagelaunch.config.validation import load_valid
     from sagelaunch.local import docker as docker_mode
-    from sagelaunch.redact import resolve_references
 
     loaded = resolve_references(load_valid(config, overrides)[0])
     _refuse_groups(loaded)

@@ -29,10 +29,10 @@ from sagelaunch import __version__, atomic, naming
 from sagelaunch import bundle as bundles
 from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
+from sagelaunch.config.references import resolve_references
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.hyperparameters import encode
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
-from sagelaunch.redact import resolve_references
 
 CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
 Progress = Callable[[], AbstractContextManager[object]]

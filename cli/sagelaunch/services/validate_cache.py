@@ -181,7 +181,7 @@ _INSTALLS = ("sagemaker", "botocore", "pydantic", "pydantic_core", "ruamel.yaml"
 def _judges() -> list[Any]:
     """The SDK's data files the rules read, and which versions of the SDK, botocore, the parser
     and the validator are installed (their dist-info folders, beside the SDK's package)."""
-    from sagelaunch.config.sdk_data import package_dir
+    from sagelaunch.catalog.sdk_data import package_dir
 
     sdk, botocore = package_dir("sagemaker"), package_dir("botocore")
     files = [sdk / "fw_utils.py", sdk / "image_uris.py", botocore / "data" / "endpoints.json"]

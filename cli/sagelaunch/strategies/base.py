@@ -4,7 +4,8 @@ A strategy is one subclass of `Strategy` in its own module, registered in regist
 capability is abstract, so a strategy missing one cannot even be instantiated, and
 tests/strategies/test_capabilities.py lists them per registered strategy.
 
-Strategies see plain data only: a `LaunchConfig`, the request's hyperparameters, the estimator's
+Strategies see plain data only: a launch config (through `ConfigView`: the config model stands
+above the strategies, built from their settings), the request's hyperparameters, the estimator's
 ``distribution`` dict. They never import the SDK or boto3 (the SDK adaptor asks them for the
 ``distribution`` argument) and stay on the `validate` fast path.
 """
@@ -12,14 +13,69 @@ Strategies see plain data only: a `LaunchConfig`, the request's hyperparameters,
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
+from pydantic import Field
+
+from sagelaunch.errors import Problem
 from sagelaunch.strict import Strict
 
-if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
-    from sagelaunch.config.rules.registry import Rule
+# --- what a strategy sees of a config --------------------------------------------------------
+
+
+class DistributionSettings(Protocol):
+    """What code outside a strategy may read of any strategy's config: the mixins below give
+    every model these (the static type of ``LaunchConfig.distribution``)."""
+
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def processes_per_host(self) -> int | None: ...
+    @property
+    def custom_mpi_options(self) -> str: ...
+    @property
+    def smp(self) -> Any: ...
+
+
+class ComputeView(Protocol):
+    @property
+    def instance_type(self) -> str: ...
+    @property
+    def instance_count(self) -> int: ...
+
+
+class ConfigView(Protocol):
+    """What a strategy reads of a launch config; config.model.LaunchConfig is one. The model is
+    built from the strategies' settings, so it stands above them and they see it through this."""
+
+    @property
+    def framework(self) -> str: ...
+    @property
+    def framework_version(self) -> str | None: ...
+    @property
+    def image_uri(self) -> str | None: ...
+    @property
+    def compute(self) -> ComputeView: ...
+    @property
+    def distribution(self) -> DistributionSettings: ...
+
+
+class LoadedView(Protocol):
+    """A loaded config as a strategy's rule sees it (config.loader.LoadedConfig is one): the
+    model, and problems placed at a key's line in the file."""
+
+    @property
+    def config(self) -> ConfigView: ...
+    def problem(
+        self, path: tuple[str | int, ...], message: str, severity: str = "error"
+    ) -> Problem: ...
+
+
+# A validation rule: the problems it finds in a loaded config (config.rules registers them).
+Rule = Callable[[LoadedView], Iterator[Problem]]
+
 
 # The container's launchers (plan.topology.launcher).
 PYTHON = "python"
@@ -91,7 +147,7 @@ class Strategy(ABC):
     runs_horovod: ClassVar[bool] = False
 
     def supplied_image(
-        self, config: LaunchConfig, images: dict[str, Any], version: str
+        self, config: ConfigView, images: dict[str, Any], version: str
     ) -> tuple[str, str | None] | None:
         """Where the SDK's tables have no image for this strategy's library at this PyTorch
         ``version``: the (registry, tag) of the one sagelaunch supplies, from data/images.json
@@ -104,11 +160,11 @@ class Strategy(ABC):
         """The config model: the member of the ``distribution`` union for this strategy."""
 
     @abstractmethod
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         """The launcher and processes per host the container starts (plan.topology)."""
 
     @abstractmethod
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         """The SDK estimator's ``distribution=`` argument, or None to pass none."""
 
     @abstractmethod
@@ -116,7 +172,7 @@ class Strategy(ABC):
         """The launcher `sagelaunch local` runs for the planned one (plan.topology.launcher)."""
 
     @abstractmethod
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         """Raise UsageError, before planning, for what `sagelaunch local` cannot run here."""
 
     @abstractmethod
@@ -152,7 +208,7 @@ MPI_HYPERPARAMETERS = frozenset(
 TORCH_DISTRIBUTED_HYPERPARAMETER = "sagemaker_torch_distributed_enabled"
 
 
-def mpi_distribution(config: LaunchConfig) -> dict[str, Any]:
+def mpi_distribution(config: ConfigView) -> dict[str, Any]:
     """The SDK's ``mpi`` section (strategy mpi, and SMP v1 under mpirun)."""
     mpi: dict[str, Any] = {"enabled": True}
     if config.distribution.processes_per_host:
@@ -182,18 +238,15 @@ def enabled(distribution: dict[str, Any], *keys: str) -> bool:
     return isinstance(section, dict) and bool(section.get("enabled"))
 
 
-class DistributionSettings(Protocol):
-    """What code outside a strategy may read of any strategy's config: the mixins below give
-    every model these (the static type of ``LaunchConfig.distribution``)."""
+class DistributionGroups(Strict):
+    """Mixin for strategies that run a launcher: which group runs it."""
 
-    @property
-    def strategy(self) -> str: ...
-    @property
-    def processes_per_host(self) -> int | None: ...
-    @property
-    def custom_mpi_options(self) -> str: ...
-    @property
-    def smp(self) -> Any: ...
+    groups: list[str] | None = Field(
+        None,
+        description="With compute.groups: the one instance group that runs the distributed "
+        "launcher (the SDK's distribution['instance_groups']); the other groups run the entry "
+        "point as a plain process (e.g. data workers).",
+    )
 
 
 class NoMpiSettings:

@@ -4,15 +4,16 @@ scripts), as the toolkit's MasterRunner."""
 from __future__ import annotations
 
 from importlib import util
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from sagelaunch.config.groups import DistributionGroups
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies.base import (
     MPI_HYPERPARAMETERS,
     MPIRUN,
+    ConfigView,
+    DistributionGroups,
     NoSmp,
     Placement,
     Strategy,
@@ -23,9 +24,6 @@ from sagelaunch.strategies.base import (
     mpi_imported,
 )
 from sagelaunch.strict import Strict
-
-if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
 
 NAME = "mpi"
 
@@ -52,16 +50,16 @@ class MpiStrategy(Strategy):
     def model(self) -> type[Strict]:
         return MpiDistribution
 
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         return Placement(MPIRUN, config.distribution.processes_per_host or accelerators_per_host)
 
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         return {"mpi": mpi_distribution(config)}
 
     def local_launcher(self, planned: str) -> str:
         return planned  # mpirun: local/launchers.py finds Open MPI
 
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         """TensorFlow's mpi jobs run Horovod."""
         if config.framework == "tensorflow" and util.find_spec("horovod") is None:
             raise UsageError(

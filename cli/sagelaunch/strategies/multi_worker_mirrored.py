@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from sagelaunch.config import facts
-from sagelaunch.config.versions import numbers, version_of
-from sagelaunch.strategies.base import NoMpiSettings, NoSmp
+from sagelaunch.catalog import facts
+from sagelaunch.catalog.versions import numbers, version_of
+from sagelaunch.strategies.base import LoadedView, NoMpiSettings, NoSmp
 from sagelaunch.strategies.tensorflow_flag import TensorFlowFlagStrategy
 from sagelaunch.strict import Strict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.errors import Problem
     from sagelaunch.strategies.base import Rule
 
@@ -34,7 +33,7 @@ class MultiWorkerMirroredDistribution(NoMpiSettings, NoSmp, Strict):
     )
 
 
-def multi_worker_mirrored_version(loaded: LoadedConfig) -> Iterator[Problem]:
+def multi_worker_mirrored_version(loaded: LoadedView) -> Iterator[Problem]:
     """MultiWorkerMirroredStrategy needs TensorFlow >= 2.9: older containers never build its
     TF_CONFIG (the SDK's docs; data/tensorflow.json)."""
     config = loaded.config

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from sagelaunch.strategies.base import PYTHON, NoMpiSettings, NoSmp, Placement, Strategy, V3Call
+from sagelaunch.strategies.base import (
+    PYTHON,
+    ConfigView,
+    NoMpiSettings,
+    NoSmp,
+    Placement,
+    Strategy,
+    V3Call,
+)
 from sagelaunch.strict import Strict
-
-if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
 
 NAME = "none"
 
@@ -30,16 +35,16 @@ class NoStrategy(Strategy):
     def model(self) -> type[Strict]:
         return NoDistribution
 
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         return Placement(PYTHON, 1)
 
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         return None
 
     def local_launcher(self, planned: str) -> str:
         return planned  # python (xgboost: its own, one process too)
 
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:

@@ -7,14 +7,13 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from sagelaunch.strategies.base import NoMpiSettings, NoSmp
+from sagelaunch.strategies.base import LoadedView, NoMpiSettings, NoSmp
 from sagelaunch.strategies.tensorflow_flag import TensorFlowFlagStrategy
 from sagelaunch.strict import Strict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.errors import Problem
     from sagelaunch.strategies.base import Rule
 
@@ -32,7 +31,7 @@ class ParameterServerDistribution(NoMpiSettings, NoSmp, Strict):
     )
 
 
-def parameter_server_one_host(loaded: LoadedConfig) -> Iterator[Problem]:
+def parameter_server_one_host(loaded: LoadedView) -> Iterator[Problem]:
     """Advice: the container starts parameter servers only with more than one host
     (training.py: `sagemaker_parameter_server_enabled and len(env.hosts) > 1`)."""
     config = loaded.config

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Union
 
 from pydantic import Discriminator, Tag
 
-from sagelaunch.strategies.base import Strategy
+from sagelaunch.strategies.base import ConfigView, Strategy
 from sagelaunch.strategies.mpi import MpiStrategy
 from sagelaunch.strategies.multi_worker_mirrored import MultiWorkerMirroredStrategy
 from sagelaunch.strategies.none import NoStrategy
@@ -21,7 +21,6 @@ from sagelaunch.strategies.smp import SmpStrategy
 from sagelaunch.strategies.torchrun import TorchrunStrategy
 
 if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
     from sagelaunch.strict import Strict
 
 DEFAULT = NoStrategy.name
@@ -70,7 +69,7 @@ def get(name: str) -> Strategy:
     return _REGISTERED[name]
 
 
-def of(config: LaunchConfig) -> Strategy:
+def of(config: ConfigView) -> Strategy:
     """The strategy of a validated config."""
     return _REGISTERED[config.distribution.strategy]
 
@@ -105,13 +104,13 @@ def imported(hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] 
     return None
 
 
-def distributed(config: LaunchConfig) -> bool:
+def distributed(config: ConfigView) -> bool:
     """Whether the config's strategy passes the SDK a ``distribution``: without one the container
     starts the script as one plain process per host (the toolkit's ProcessRunner)."""
     return of(config).sdk_distribution(config) is not None
 
 
-def uses_torch_distributed(config: LaunchConfig) -> bool:
+def uses_torch_distributed(config: ConfigView) -> bool:
     """Whether the request enables torch_distributed (torchrun in the container)."""
     return "torch_distributed" in (of(config).sdk_distribution(config) or {})
 

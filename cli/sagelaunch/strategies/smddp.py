@@ -7,13 +7,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from sagelaunch.config import facts, sdk_data
-from sagelaunch.config.groups import DistributionGroups
+from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies.base import (
     MPIRUN,
     TORCH_DISTRIBUTED_HYPERPARAMETER,
     TORCHRUN,
+    ConfigView,
+    DistributionGroups,
+    LoadedView,
     NoSmp,
     Placement,
     Strategy,
@@ -25,8 +27,6 @@ from sagelaunch.strict import Strict
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from sagelaunch.config.loader import LoadedConfig
-    from sagelaunch.config.model import LaunchConfig
     from sagelaunch.errors import Problem
     from sagelaunch.strategies.base import Rule
 
@@ -43,14 +43,14 @@ class SmddpDistribution(NoSmp, DistributionGroups, Strict):
     processes_per_host: ClassVar[int | None] = None
 
 
-def with_torchrun(config: LaunchConfig) -> bool:
+def with_torchrun(config: ConfigView) -> bool:
     """SMDDP on p5-class instances runs under torchrun (the SDK refuses smdistributed there
     without torch_distributed)."""
     instances = facts.load("instances")["smddp_with_torchrun"]
     return config.framework == "pytorch" and config.compute.instance_type in instances
 
 
-def sdk_has_image(config: LaunchConfig) -> bool:
+def sdk_has_image(config: ConfigView) -> bool:
     """True when the SDK's SMDDP version list covers this framework version (it then resolves the
     image itself)."""
     supported = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS")
@@ -65,7 +65,7 @@ def smddp_image_of(images: dict[str, Any], version: str) -> tuple[str, str | Non
     return images["smddp_smp_registry"], images["smddp_in_smp_image"].get(version)
 
 
-def _sagelaunch_knows_image(config: LaunchConfig) -> bool:
+def _sagelaunch_knows_image(config: ConfigView) -> bool:
     """Whether sagelaunch supplies an image the SDK lacks (config.images.tool_known_image reads
     the same table): the neuronx image on Trainium, else an SMDDP one."""
     table = facts.load("images")
@@ -75,7 +75,7 @@ def _sagelaunch_knows_image(config: LaunchConfig) -> bool:
     return smddp_image_of(table, version)[1] is not None
 
 
-def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
+def smddp_instance_type(loaded: LoadedView) -> Iterator[Problem]:
     """The smdistributed.dataparallel library runs only on the instance types AWS lists for it
     (SMDDP docs, "Supported instance types"; p5-class with torchrun). Advice, not a refusal: the
     SDK sends the job anyway (its `pytorchddp` distribution is the same request) and the
@@ -98,7 +98,7 @@ def smddp_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
         )
 
 
-def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
+def smddp_image(loaded: LoadedView) -> Iterator[Problem]:
     """The SDK refuses SMDDP for framework versions outside its SMDDP list unless image_uri is
     given (fw_utils.SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS)."""
     config = loaded.config
@@ -116,7 +116,7 @@ def smddp_image(loaded: LoadedConfig) -> Iterator[Problem]:
     )
 
 
-def tensorflow_smddp_versions(loaded: LoadedConfig) -> Iterator[Problem]:
+def tensorflow_smddp_versions(loaded: LoadedView) -> Iterator[Problem]:
     """The SMDDP library supports TensorFlow only in the versions the SDK lists
     (fw_utils.SM_DATAPARALLEL_SUPPORTED_FRAMEWORK_VERSIONS: 2.3 to 2.11; it dropped TF >= 2.12),
     so an image_uri does not help either."""
@@ -143,7 +143,7 @@ class SmddpStrategy(Strategy):
     )
 
     def supplied_image(
-        self, config: LaunchConfig, images: dict[str, Any], version: str
+        self, config: ConfigView, images: dict[str, Any], version: str
     ) -> tuple[str, str | None] | None:
         return None if sdk_has_image(config) else smddp_image_of(images, version)
 
@@ -151,10 +151,10 @@ class SmddpStrategy(Strategy):
     def model(self) -> type[Strict]:
         return SmddpDistribution
 
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         return Placement(TORCHRUN if with_torchrun(config) else MPIRUN, accelerators_per_host)
 
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         options = config.distribution.custom_mpi_options
         result: dict[str, Any] = {
             "smdistributed": {"dataparallel": {"enabled": True, "custom_mpi_options": options}}
@@ -168,7 +168,7 @@ class SmddpStrategy(Strategy):
         the entry point picks its fallback backend and says so."""
         return TORCHRUN if planned == MPIRUN else planned
 
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         if config.framework == "tensorflow":  # no fallback there
             raise UsageError(
                 "SMDDP for TensorFlow needs the smdistributed library of SageMaker's TensorFlow "

@@ -8,14 +8,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from sagelaunch import hyperparameters as codec
-from sagelaunch.config import facts
-from sagelaunch.config.groups import DistributionGroups
+from sagelaunch.catalog import facts
 from sagelaunch.errors import UsageError
 from sagelaunch.strategies.base import (
     MPI_HYPERPARAMETERS,
     MPIRUN,
     TORCH_DISTRIBUTED_HYPERPARAMETER,
     TORCHRUN,
+    ConfigView,
+    DistributionGroups,
+    LoadedView,
     Placement,
     Strategy,
     V3Call,
@@ -29,8 +31,6 @@ from sagelaunch.strict import Strict
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from sagelaunch.config.loader import LoadedConfig
-    from sagelaunch.config.model import LaunchConfig
     from sagelaunch.errors import Problem
     from sagelaunch.strategies.base import Rule
 
@@ -74,7 +74,7 @@ class SmpDistribution(DistributionGroups, Strict):
     custom_mpi_options: str = Field("", description="SMP v1: extra mpirun options.")
 
 
-def version(config: LaunchConfig) -> int | None:
+def version(config: ConfigView) -> int | None:
     """1 or 2 for strategy smp (2 by default), else None."""
     distribution = config.distribution
     if not isinstance(distribution, SmpDistribution):
@@ -82,7 +82,7 @@ def version(config: LaunchConfig) -> int | None:
     return distribution.smp.version if distribution.smp else 2
 
 
-def is_v2(config: LaunchConfig) -> bool:
+def is_v2(config: ConfigView) -> bool:
     return version(config) == 2
 
 
@@ -100,7 +100,7 @@ _SMP_V1_POSITIVE = ("microbatches", "partitions", "active_microbatches")
 _SMP_V1_BOOLS = ("auto_partition", "contiguous", "load_partition", "horovod", "ddp")
 
 
-def smp_v2_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
+def smp_v2_instance_type(loaded: LoadedView) -> Iterator[Problem]:
     """The SMP v2 library supports only the instance types AWS lists (SMP v2 docs, "Supported
     frameworks and AWS Regions"); the SDK does not check, and the job fails at tsm.init()."""
     config = loaded.config
@@ -115,7 +115,7 @@ def smp_v2_instance_type(loaded: LoadedConfig) -> Iterator[Problem]:
         )
 
 
-def smp_v2_is_pytorch(loaded: LoadedConfig) -> Iterator[Problem]:
+def smp_v2_is_pytorch(loaded: LoadedView) -> Iterator[Problem]:
     """SMP v2 is torch.sagemaker under torchrun; the TensorFlow container runs SMP v1 only (the
     SDK's TensorFlow estimator takes smdistributed.modelparallel with mpi)."""
     config = loaded.config
@@ -126,7 +126,7 @@ def smp_v2_is_pytorch(loaded: LoadedConfig) -> Iterator[Problem]:
         )
 
 
-def smp_v1_parameters(loaded: LoadedConfig) -> Iterator[Problem]:
+def smp_v1_parameters(loaded: LoadedView) -> Iterator[Problem]:
     """The SDK validates SMP v1 parameters (fw_utils.validate_mp_config) and refuses SMP v1 on
     p5 instances; the library needs partitions to divide the world size."""
     config = loaded.config
@@ -155,7 +155,7 @@ def smp_v1_parameters(loaded: LoadedConfig) -> Iterator[Problem]:
         )
 
 
-def _smp_v1_values(loaded: LoadedConfig, params: dict, at: tuple) -> Iterator[Problem]:
+def _smp_v1_values(loaded: LoadedView, params: dict, at: tuple) -> Iterator[Problem]:
     for key, choices in _SMP_V1_CHOICES.items():
         if key in params and params[key] not in choices:
             yield loaded.problem(
@@ -185,13 +185,13 @@ class SmpStrategy(Strategy):
     def model(self) -> type[Strict]:
         return SmpDistribution
 
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         if is_v2(config):
             return Placement(TORCHRUN, accelerators_per_host)
         per_host = config.distribution.processes_per_host or accelerators_per_host
         return Placement(MPIRUN, per_host)
 
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         smp = config.distribution.smp
         model_parallel = {"enabled": True, "parameters": dict(smp.parameters) if smp else {}}
         if is_v2(config):
@@ -207,7 +207,7 @@ class SmpStrategy(Strategy):
     def local_launcher(self, planned: str) -> str:
         return planned  # v2: torchrun; v1: mpirun (local/launchers.py finds Open MPI)
 
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:

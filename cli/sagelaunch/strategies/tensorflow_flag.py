@@ -5,13 +5,10 @@ same); SDK v3 has neither."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from sagelaunch.errors import UsageError
-from sagelaunch.strategies.base import PYTHON, Placement, Strategy, V3Call, enabled
-
-if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
+from sagelaunch.strategies.base import PYTHON, ConfigView, Placement, Strategy, V3Call, enabled
 
 
 class TensorFlowFlagStrategy(Strategy):
@@ -23,16 +20,16 @@ class TensorFlowFlagStrategy(Strategy):
         super().__init_subclass__(**kwargs)
         cls.sdk_hyperparameters = frozenset({cls.hyperparameter})
 
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         return Placement(PYTHON, 1)
 
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         return {self.sdk_key: {"enabled": True}}
 
     def local_launcher(self, planned: str) -> str:
         return planned  # python; local/tf_config.py writes TF_CONFIG (and starts the servers)
 
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:

@@ -3,14 +3,15 @@ Neuron core, as the toolkit's TorchDistributedRunner."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
-from sagelaunch.config.groups import DistributionGroups
 from sagelaunch.strategies.base import (
     TORCH_DISTRIBUTED_HYPERPARAMETER,
     TORCHRUN,
+    ConfigView,
+    DistributionGroups,
     NoMpiSettings,
     NoSmp,
     Placement,
@@ -19,9 +20,6 @@ from sagelaunch.strategies.base import (
     enabled,
 )
 from sagelaunch.strict import Strict
-
-if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
 
 NAME = "torchrun"
 
@@ -43,16 +41,16 @@ class TorchrunStrategy(Strategy):
     def model(self) -> type[Strict]:
         return TorchrunDistribution
 
-    def placement(self, config: LaunchConfig, accelerators_per_host: int) -> Placement:
+    def placement(self, config: ConfigView, accelerators_per_host: int) -> Placement:
         return Placement(TORCHRUN, accelerators_per_host)
 
-    def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
+    def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         return {"torch_distributed": {"enabled": True}}
 
     def local_launcher(self, planned: str) -> str:
         return planned  # torchrun (xgboost: its own, which ignores the strategy)
 
-    def check_local(self, config: LaunchConfig) -> None:
+    def check_local(self, config: ConfigView) -> None:
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ container fact that makes the job fail; everything else a rule has to say is adv
 warning (exit 0, unless `--strict`). Each rule is a small named function yielding located
 problems with the fix; `check` runs them all; tests run each one by name, once where it fires and
 once where it stays quiet. Every rule reads the same data the plan reads: the SDK's own tables
-(`config.sdk_data`) and the dated files in `data/`.
+(`catalog.sdk_data`) and the dated files in `data/`.
 """
 
 from __future__ import annotations

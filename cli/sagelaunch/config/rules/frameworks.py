@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterator
 
 from sagelaunch import source_archive
-from sagelaunch.config import facts, images, sdk_data
+from sagelaunch.catalog import facts, sdk_data
+from sagelaunch.config import images
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem

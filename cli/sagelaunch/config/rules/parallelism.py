@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sagelaunch.config import facts, images, sdk_data
+from sagelaunch.catalog import facts, sdk_data
+from sagelaunch.config import images
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules.frameworks import check_region

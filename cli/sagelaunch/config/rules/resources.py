@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterator
 
 from sagelaunch import naming
-from sagelaunch.config import facts, placeholders, request_limits
+from sagelaunch.catalog import facts
+from sagelaunch.config import placeholders, request_limits
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sagelaunch.config import sdk_data
+from sagelaunch.catalog import sdk_data
+from sagelaunch.catalog.versions import numbers, version_of
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules.registry import error, rule
-from sagelaunch.config.versions import numbers, version_of
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered

@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from sagelaunch.config.model import LaunchConfig
+
+class Versioned(Protocol):
+    """Anything with a framework version (a launch config)."""
+
+    @property
+    def framework_version(self) -> str | None: ...
 
 
 def numbers(text: str) -> tuple[int, ...]:
@@ -16,6 +20,6 @@ def numbers(text: str) -> tuple[int, ...]:
     return found + (0,) * (3 - len(found))
 
 
-def version_of(config: LaunchConfig) -> tuple[int, ...] | None:
+def version_of(config: Versioned) -> tuple[int, ...] | None:
     """The config's framework version as numbers; None without one."""
     return numbers(config.framework_version) if config.framework_version else None
