@@ -44,7 +44,7 @@ def _bindable(address: str) -> bool:
 @pytest.mark.parametrize("hosts", HOSTS[1:], ids=len)
 def test_parameter_server_hosts_get_the_containers_tf_config(container, hosts):
     cluster = TfCluster.for_job({"sagemaker_parameter_server_enabled": True}, hosts)
-    assert cluster.mode == "parameter_server"
+    assert cluster.flag == tf_config.PS_FLAG
     for host in hosts:
         theirs = container._build_tf_config_for_ps(hosts=hosts, current_host=host)
         theirs_ps = container._build_tf_config_for_ps(hosts=hosts, current_host=host, ps_task=True)
@@ -65,6 +65,7 @@ def test_parameter_server_hosts_get_the_containers_tf_config(container, hosts):
 @pytest.mark.parametrize("hosts", HOSTS, ids=len)
 def test_mwms_hosts_get_the_containers_tf_config(container, hosts):
     cluster = TfCluster.for_job({"sagemaker_multi_worker_mirrored_strategy_enabled": True}, hosts)
+    assert cluster.flag == tf_config.MWMS_FLAG
     for host in hosts:
         theirs = container._build_tf_config_for_mwms(hosts=hosts, current_host=host)
         assert json.loads(cluster.worker_tf_config(hosts, host)) == cluster.addresses.translate(
@@ -87,7 +88,7 @@ def test_builders_equal_the_containers_on_host_names(container):
 def test_one_host_with_parameter_servers_runs_alone_as_in_the_container():
     """training.train: parameter servers only with more than one host; no TF_CONFIG at all."""
     cluster = TfCluster.for_job({"sagemaker_parameter_server_enabled": True}, ["algo-1"])
-    assert cluster.mode == "none"
+    assert cluster.flag is None
     env = cluster.worker_environment({"TF_CONFIG": "inherited", "A": "1"}, ["algo-1"], "algo-1")
     assert env == {"A": "1"}
     assert cluster.parameter_servers(env, ["algo-1"], "algo-1", None, None) == []

@@ -27,9 +27,6 @@ from typing import Any
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.paths import shipped_source_dir
 from sagelaunch.local import ports, supervisor
-from sagelaunch.strategies.multi_worker_mirrored import NAME as MULTI_WORKER_MIRRORED
-from sagelaunch.strategies.none import NAME as NONE
-from sagelaunch.strategies.parameter_server import NAME as PARAMETER_SERVER
 
 # The container's fixed ports (training.py).
 WORKER_PORT = 2222  # master and worker tasks under parameter servers
@@ -110,29 +107,31 @@ class TfCluster:
     """What each emulated host runs for a TensorFlow job: the worker's TF_CONFIG, and the
     parameter server's when the container starts one."""
 
-    mode: str  # the strategy the container runs: parameter_server | multi_worker_mirrored | none
+    # the container's flag it builds a cluster for (PS_FLAG or MWMS_FLAG; None: no cluster): the
+    # container decides by the hyperparameters the SDK wrote, not by a strategy's name
+    flag: str | None
     addresses: Addresses
 
     @classmethod
     def for_job(cls, framework_params: dict[str, Any], hosts: list[str]) -> TfCluster:
         """The container's choice (training.train): parameter servers only with 2+ hosts."""
         if framework_params.get(PS_FLAG) and len(hosts) > 1:
-            return cls(PARAMETER_SERVER, Addresses.allocate(hosts, (WORKER_PORT, PS_PORT)))
+            return cls(PS_FLAG, Addresses.allocate(hosts, (WORKER_PORT, PS_PORT)))
         if framework_params.get(MWMS_FLAG):
-            return cls(MULTI_WORKER_MIRRORED, Addresses.allocate(hosts, (MWMS_PORT,)))
-        return cls(NONE, Addresses({}))
+            return cls(MWMS_FLAG, Addresses.allocate(hosts, (MWMS_PORT,)))
+        return cls(None, Addresses({}))
 
     def worker_tf_config(self, hosts: list[str], current: str) -> str | None:
-        if self.mode == PARAMETER_SERVER:
+        if self.flag == PS_FLAG:
             built = parameter_server_config(hosts, current, ps_task=False)
-        elif self.mode == MULTI_WORKER_MIRRORED:
+        elif self.flag == MWMS_FLAG:
             built = mwms_config(hosts, current)
         else:
             return None
         return json.dumps(self.addresses.translate(built))
 
     def ps_tf_config(self, hosts: list[str], current: str) -> str | None:
-        if self.mode != PARAMETER_SERVER:
+        if self.flag != PS_FLAG:
             return None
         built = parameter_server_config(hosts, current, ps_task=True)
         return json.dumps(self.addresses.translate(built))
