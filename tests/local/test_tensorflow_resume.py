@@ -36,6 +36,9 @@ SAMPLES = STEPS * BATCH
 # The fit and GradientTape loops build different graphs of the same ops: their losses agree to
 # ~1e-6 relative (test_train_tensorflow_strategies); the resume itself adds no difference.
 TOLERANCE = 1e-5
+# The uninterrupted run is made in this process (single_process): one TensorFlow import for the
+# tensorflow group's worker.
+pytestmark = pytest.mark.xdist_group("tensorflow")
 
 
 def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, object]:
@@ -58,7 +61,8 @@ def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, obj
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> dict[str, float]:
-    """Every step's loss of the same training, never killed (the entry point run directly)."""
+    """Every step's loss of the same training, never killed (the entry point run directly, in
+    this process)."""
     root = tmp_path_factory.mktemp("uninterrupted") / "run"
     root.mkdir()
     args = ["--num_samples", str(SAMPLES), "--batch_size", str(BATCH), "--log_every", "1"]

@@ -46,6 +46,7 @@ def saved_model_in(workdir: Path) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("tensorflow")  # its one-process reference runs in this process
 def test_multi_worker_mirrored_on_two_hosts_equals_one_process(write_config, tmp_path):
     """Gradients summed across the hosts: the same steps as one process on the global batch,
     also across a resume of both hosts from the chief's checkpoints (one shared dir, as
@@ -75,18 +76,23 @@ def test_multi_worker_mirrored_on_two_hosts_equals_one_process(write_config, tmp
 
 
 def single_process(root: Path, *args: str) -> dict[str, float]:
-    env = clean_env(SM_MODEL_DIR=str(root / "model"), SM_OUTPUT_DIR=str(root / "output"))
-    env.pop("TF_CONFIG", None)
+    """The entry point as one process runs it (no TF_CONFIG: one device), the losses it logged.
+    Run in this process, as tests/entrypoints/test_train_tensorflow.py runs it: the callers are
+    in the tensorflow xdist group, whose worker imports TensorFlow once for all of them."""
+    sys.path.insert(0, str(ENTRYPOINTS / "tensorflow"))
+    import smenv
+    import train_tensorflow
+
     common = ["--hidden", "16", "--features", "8", "--num_samples", "512", "--log_every", "3"]
-    done = subprocess.run(
-        [sys.executable, str(ENTRYPOINTS / "tensorflow" / "train_tensorflow.py"), *common, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=root.parent,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    with pytest.MonkeyPatch.context() as patch:
+        for key in ("TF_CONFIG", "SM_FRAMEWORK_PARAMS", "SM_HOSTS", "SM_CURRENT_HOST"):
+            patch.delenv(key, raising=False)
+        patch.setenv("SM_MODEL_DIR", str(root / "model"))
+        patch.setenv("SM_OUTPUT_DIR", str(root / "output"))
+        patch.setenv("SM_OUTPUT_DATA_DIR", str(root / "output" / "data"))
+        patch.setenv("SM_NUM_GPUS", "0")
+        patch.chdir(root.parent)
+        assert smenv.run(train_tensorflow.main, [*common, *args]) == 0
     return json.loads((root / "output" / "data" / "metrics.json").read_text())["losses"]
 
 
