@@ -1,10 +1,12 @@
 """A strategy is one module: a toy one, registered here and nowhere else, validates (its own rule
 included), plans (its SDK distribution in the request), imports back from that request, exports
-to SDK v3 and runs locally, through the real commands, with no edit anywhere else."""
+to SDK v2 and v3, shows in the schema and the config reference, and runs locally under a launcher
+of its own, through the real commands, with no edit anywhere else."""
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +21,7 @@ from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import (
     PYTHON,
+    HostSlot,
     NoMpiSettings,
     NoSmp,
     Placement,
@@ -44,6 +47,19 @@ def toy_on_two_hosts_at_most(loaded: LoadedConfig) -> Iterator[Problem]:
         yield loaded.problem(("compute", "instance_count"), "toy runs on 2 hosts at most")
 
 
+class ToyLauncher:
+    """The toy's own launcher for `sagelaunch local`: python with UTF-8 mode on every host, and
+    the host's place in the launch as variables (a launcher local has never heard of)."""
+
+    name = "toy-launcher"
+
+    def command(self, slot: HostSlot) -> list[str] | None:
+        return [slot.python, "-X", "utf8", slot.entry_point, *slot.args]
+
+    def environment(self, slot: HostSlot) -> dict[str, str]:
+        return {"TOY_HOST_INDEX": str(slot.host_index), "TOY_HOSTS": str(slot.host_count)}
+
+
 class ToyStrategy(Strategy):
     name = "toy"
     frameworks = frozenset({"pytorch"})
@@ -59,8 +75,8 @@ class ToyStrategy(Strategy):
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
         return {"mpi": {"enabled": True, "custom_mpi_options": MARK}}
 
-    def local_launcher(self, planned: str) -> str:
-        return PYTHON
+    def local_launcher(self, planned: str) -> ToyLauncher:
+        return ToyLauncher()
 
     def check_local(self, config: LaunchConfig) -> None:
         return None
@@ -84,7 +100,8 @@ SCRIPT = """\
 import json, os, sys
 print("toy ran with", sys.argv[1:])
 with open(os.path.join(os.environ["SM_MODEL_DIR"], "toy.json"), "w") as f:
-    json.dump({"hosts": json.loads(os.environ["SM_HOSTS"])}, f)
+    launched = {k: os.environ.get(k) for k in ("TOY_HOST_INDEX", "TOY_HOSTS")}
+    json.dump({"host": os.environ["SM_CURRENT_HOST"], "utf8": sys.flags.utf8_mode, **launched}, f)
 """
 
 
@@ -149,13 +166,35 @@ def test_the_toy_plans_imports_back_and_exports(cli, toy, toy_config, tmp_path):
     compile(text, script.name, "exec")
     assert "MPI(" in text and "-x" in text and "TOY_STRATEGY=1" in text
 
+    script = tmp_path / "train_v2.py"
+    assert cli("export", toy_config, "--sdk", "v2", "--out", script).exit_code == 0
+    text = script.read_text()
+    compile(text, script.name, "exec")
+    assert "distribution=" in text and "TOY_STRATEGY=1" in text
 
-def test_the_toy_runs_locally(cli, toy, toy_config, tmp_path):
+
+def test_the_toy_is_in_the_schema_and_the_config_reference(cli, toy):
+    schema = json.loads(cli("schema").stdout)
+    assert "toy" in json.dumps(schema)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_gen"))
+    import config_reference
+
+    (table,) = [t for t in config_reference.tables()[1:] if "strategy: toy" in t.heading]
+    assert list(table.rows) == ["distribution.strategy"]
+    assert "toy: a test's strategy." in table.rows["distribution.strategy"]["description"]
+
+
+def test_the_toy_runs_locally_under_its_own_launcher(cli, toy, toy_config, tmp_path):
     workdir = tmp_path / "run"
     result = cli("local", toy_config, "--workdir", workdir, "--keep")
     assert result.exit_code == 0, result.output
     assert "toy ran with" in result.output
-    assert "(python)" in result.output  # the toy's local launcher
+    assert "(toy-launcher)" in result.output
+    seen = [json.loads(p.read_text()) for p in sorted(workdir.glob("algo-*/model/toy.json"))]
+    assert seen == [
+        {"host": f"algo-{n + 1}", "utf8": 1, "TOY_HOST_INDEX": str(n), "TOY_HOSTS": "2"}
+        for n in range(2)
+    ]
 
 
 def test_unregistering_restores_the_config_model():

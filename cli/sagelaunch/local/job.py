@@ -411,9 +411,12 @@ def _host_processes(
         workdir = host.root.parent
         log = workdir / "logs" / f"{host.name}.log"
         agent_files = log.with_name(f"torchelastic-{host.name}")
-        command = _command(launch, config, user, position, master_port, mpi_job, agent_files)
+        command, own_env = _command(
+            launch, config, user, position, master_port, mpi_job, agent_files
+        )
         if command is None:
             continue
+        env = {**env, **own_env}
         waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
         host_specs = []
         if tf_cluster is not None:
@@ -438,20 +441,25 @@ def _command(
     master_port: int,
     mpi_job: launchers.MpiJob | None,
     agent_files: Path,
-) -> list[str] | None:
-    """The launcher on the training group's hosts; one plain process on the other groups'."""
+) -> tuple[list[str] | None, dict[str, str]]:
+    """The launcher on the training group's hosts; one plain process on the other groups'. With
+    the command, what a strategy's own launcher sets on the host."""
     run_as = launch if position is not None else launchers.Launch(PYTHON, 1)
     node_rank, nodes = position if position is not None else (0, 1)
-    return launchers.host_command(
+    where = {
+        "entry_point": str(config.entry_point),
+        "args": (v3.user_args if config.sdk == "v3" else environment.user_args)(user),
+        "host_index": node_rank,
+        "host_count": nodes,
+        "master_port": master_port,
+    }
+    command = launchers.host_command(
         run_as,
-        entry_point=str(config.entry_point),
-        args=(v3.user_args if config.sdk == "v3" else environment.user_args)(user),
-        host_index=node_rank,
-        host_count=nodes,
-        master_port=master_port,
+        **where,
         mpi_job=mpi_job if position is not None else None,
         log_dir=agent_files,
     )
+    return command, launchers.own_environment(run_as, **where)
 
 
 def _mpi_job(

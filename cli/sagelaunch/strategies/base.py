@@ -108,6 +108,33 @@ DECLARATIONS = (
 
 
 @dataclass(frozen=True)
+class HostSlot:
+    """One training host of a `sagelaunch local` run, as a launcher sees it."""
+
+    python: str  # the interpreter that runs the job (the venv's)
+    entry_point: str
+    args: tuple[str, ...]
+    host_index: int  # among the hosts that run the launcher
+    host_count: int
+    processes_per_host: int
+    master_addr: str
+    master_port: int  # free on this machine for this run
+
+
+class HostLauncher(Protocol):
+    """A launcher a strategy brings for `sagelaunch local`, beside the ones local knows (python,
+    torchrun, mpirun): what each training host runs and adds to its environment."""
+
+    @property
+    def name(self) -> str: ...
+    def command(self, slot: HostSlot) -> list[str] | None:
+        """The host's command, run in its code folder (None: the host only waits)."""
+
+    def environment(self, slot: HostSlot) -> dict[str, str]:
+        """Variables the launcher sets on this host, over the container's."""
+
+
+@dataclass(frozen=True)
 class Placement:
     """Which launcher the container runs and how many processes it starts per host."""
 
@@ -168,8 +195,9 @@ class Strategy(ABC):
         """The SDK estimator's ``distribution=`` argument, or None to pass none."""
 
     @abstractmethod
-    def local_launcher(self, planned: str) -> str:
-        """The launcher `sagelaunch local` runs for the planned one (plan.topology.launcher)."""
+    def local_launcher(self, planned: str) -> str | HostLauncher:
+        """The launcher `sagelaunch local` runs for the planned one (plan.topology.launcher): one
+        local knows by name (PYTHON, TORCHRUN, MPIRUN), or the strategy's own."""
 
     @abstractmethod
     def check_local(self, config: ConfigView) -> None:
