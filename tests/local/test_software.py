@@ -7,8 +7,10 @@ import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
 from sagelaunch.local import software
 from tests.local.conftest import clean_env, pytorch_config, run_local
@@ -18,27 +20,45 @@ from tests.local.software_data import IMPORTER, write_wheel
 OFFLINE_REQUIREMENTS = "--no-index\n--find-links ./wheels\ntinypkg==0.1\n"
 
 
-def _importer_config(write_config, tmp_path, requirements: str):
-    write_wheel(tmp_path / "code" / "wheels")
-    return write_config(
-        pytorch_config(
-            entry_point="train.py",
-            source_dir="code",
-            framework_version="2.8.0",
-            distribution={"strategy": "none"},
-            compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
-        ),
-        code={"train.py": IMPORTER, "requirements.txt": requirements},
+def _importer() -> dict:
+    return pytorch_config(
+        entry_point="train.py",
+        source_dir="code",
+        framework_version="2.8.0",
+        distribution={"strategy": "none"},
+        compute={"instance_type": "ml.c5.xlarge", "instance_count": 1},
     )
 
 
-def test_a_requirement_is_installed_once_and_imported(write_config, tmp_path):
-    config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
-    first = run_local(config)
+def _importer_config(write_config, tmp_path, requirements: str):
+    write_wheel(tmp_path / "code" / "wheels")
+    return write_config(_importer(), code={"train.py": IMPORTER, "requirements.txt": requirements})
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The importer config's first run (its requirement installed into a new overlay): the
+    config, and what the run printed. Two tests read it."""
+    root = tmp_path_factory.mktemp("importer")
+    write_wheel(root / "code" / "wheels")
+    (root / "code" / "train.py").write_text(IMPORTER)
+    (root / "code" / "requirements.txt").write_text(OFFLINE_REQUIREMENTS)
+    config = root / "job.yaml"
+    config.write_text(yaml.safe_dump(_importer(), sort_keys=False))
+    return config, run_local(config)
+
+
+# The tests that read first_run share a worker, so the run is made once.
+SHARES_FIRST_RUN = pytest.mark.xdist_group("software-first-run")
+
+
+@SHARES_FIRST_RUN
+def test_a_requirement_is_installed_once_and_imported(first_run):
+    config, first = first_run
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     said = _said(first)
     assert "TINYPKG 42" in said and "software: installed" in said
-    assert str(tmp_path / ".sagelaunch" / "envs") in said  # imported from the overlay
+    assert str(config.parent / ".sagelaunch" / "envs") in said  # imported from the overlay
     second = run_local(config)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "already installed" in _said(second) and "software: installed" not in _said(second)
@@ -96,8 +116,9 @@ def test_a_package_missing_from_the_index_is_named(write_config, tmp_path):
     assert not list((tmp_path / ".sagelaunch" / "envs").glob("*"))  # nothing half-installed
 
 
-def test_a_framework_version_mismatch_warns(write_config, tmp_path):
-    done = run_local(_importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS))
+@SHARES_FIRST_RUN
+def test_a_framework_version_mismatch_warns(first_run):
+    _, done = first_run
     assert done.returncode == 0, done.stderr[-3000:]
     said = _said(done)
     installed = importlib.metadata.version("torch")
