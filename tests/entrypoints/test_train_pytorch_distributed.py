@@ -3,8 +3,9 @@
 DDP against one process runs train_pytorch.py itself under torchrun. FSDP (trained, then resumed
 from its shards on the hybrid path) and DDP killed and restarted share ONE torchrun job of 2 ranks
 (layout_driver.py, which runs train_pytorch's main() once per run in the same process group and
-SIGKILLs forked copies of the ranks for a killed run): a torchrun job costs seconds of imports and
-rendezvous, a tiny run a fraction of one.
+SIGKILLs forked copies of the ranks for a killed run), with the DDP runs that two parameter-server
+tests compare with: a torchrun job costs seconds of imports and rendezvous, a tiny run a fraction
+of one.
 """
 
 from __future__ import annotations
@@ -39,6 +40,27 @@ FSDP = [*TWO_RANKS, "--parallel", "fsdp", "--checkpoint_every", "3", "--max_step
 # 30 steps: far enough past the kill at 4 that a late kill on a loaded machine still lands.
 KILLED = [*TWO_RANKS, "--dropout", "0.1", "--checkpoint_every", "1", "--max_steps", "30"]
 KILL_AT = 4
+# DDP runs that other files compare a parameter server with (2 workers, the same global batch),
+# made in this job, which starts 2 ranks anyway, instead of a torchrun job each; each user checks
+# that these are its hyperparameters. test_train_pytorch_strategies.py's sync server: 10 steps;
+# tests/local/test_ps_runs.py's: 4 steps, clipped at 0.1 every step.
+DDP_REFERENCES = {
+    "ddp.ps_sync": [*TINY_GPT, "--lr", "3e-3", "--max_steps", "10"],
+    "ddp.ps_clipped": [*TINY_GPT, "--max_steps", "4", "--lr", "3e-3", "--max_grad_norm", "0.1"],
+}
+
+
+def hyperparameters(argv: list[str]) -> dict[str, str | float]:
+    """``--key value`` pairs as a mapping, numbers as numbers: argv in any order, and 3e-3 or
+    0.003, mean the same run."""
+
+    def value(text: str) -> str | float:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+    return {key: value(text) for key, text in zip(argv[::2], argv[1::2], strict=True)}
 
 
 def assert_close_weights(actual: dict, expected: dict) -> None:
@@ -60,7 +82,8 @@ def one_process(train_pytorch_main, tmp_path):
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory) -> Iterator[Path]:
     """FSDP, FSDP resumed from its step-3 shards on the hybrid path, and DDP: uninterrupted,
-    and killed after step KILL_AT then restarted where it left its checkpoints. One job."""
+    and killed after step KILL_AT then restarted where it left its checkpoints; and the
+    DDP_REFERENCES. One job."""
     with shared_dir(tmp_path_factory, "pytorch-distributed") as (base, done):
         if not done:
             _run_all(base)
@@ -81,6 +104,7 @@ def _run_all(base: Path) -> None:
         },
         {"root": str(base / "ddp.reference"), "argv": KILLED},
         killed,  # restarted
+        *({"root": str(base / name), "argv": argv} for name, argv in DDP_REFERENCES.items()),
     ]
     (base / "runs.json").write_text(json.dumps(specs))
     launcher = torchrun(2, base / "torchelastic")

@@ -8,7 +8,13 @@ import re
 import pytest
 import torch
 
-from tests.entrypoints.conftest import TINY_GPT
+from tests.entrypoints.conftest import TINY_GPT, metrics_at, model_at
+from tests.entrypoints.test_train_pytorch_distributed import (  # noqa: F401  (runs: a fixture)
+    DDP_REFERENCES,
+    hyperparameters,
+    runs,
+)
+from tests.entrypoints.test_train_pytorch_layouts import losses as logged_losses
 
 # Global batch 8: DDP's 2 ranks × 4, or the parameter server's 2 workers × 4.
 PER_RANK = [*TINY_GPT, "--lr", "3e-3"]
@@ -47,13 +53,17 @@ def test_parameter_server_needs_a_worker(entrypoints_on_path):
 
 
 @pytest.mark.slow
-def test_sync_parameter_server_gives_ddps_losses_and_weights_across_a_kill(torch_job):
+@pytest.mark.xdist_group("pytorch-distributed")  # its DDP run is made in that group's job
+def test_sync_parameter_server_gives_ddps_losses_and_weights_across_a_kill(torch_job, runs):  # noqa: F811
     """1 server + 2 workers in sync mode is DDP on 2 ranks: same global batch, same averaged
     gradients, same clipping and AdamW; SIGKILLed after step 5 and restarted, it resumes from
     its checkpoint. Tolerance: rel 1e-5 on losses and weights (the sum of two gradients is the
     same either way; only the order of float ops in AdamW could differ)."""
-    ddp = torch_job("ddp")
-    expected = ddp.run_ok(*PER_RANK, "--max_steps", "10", nproc=2).steps()
+    ddp = runs / "ddp.ps_sync"  # DDP on 2 ranks (test_train_pytorch_distributed.py's job)
+    assert hyperparameters(DDP_REFERENCES[ddp.name]) == hyperparameters(
+        [*PER_RANK, "--max_steps", "10"]
+    )
+    expected = logged_losses(ddp)
     ps = torch_job("ps")
     sync = ["--parallel", "ps", "--num_ps", "1", "--ps_mode", "sync", "--max_steps", "10"]
     sync += ["--checkpoint_every", "3"]
@@ -70,14 +80,14 @@ def test_sync_parameter_server_gives_ddps_losses_and_weights_across_a_kill(torch
     for step, loss in expected.items():
         assert losses[step] == pytest.approx(loss, rel=1e-5), step
     assert set(STALENESS.findall(result.stdout)) == {"0"}
-    actual, reference = ps.model(), ddp.model()
+    actual, reference = ps.model(), model_at(ddp)
     assert actual.keys() == reference.keys()
     for name, tensor in reference.items():
         torch.testing.assert_close(actual[name], tensor, rtol=1e-5, atol=1e-6, msg=name)
     metrics = ps.metrics()
     assert (metrics["parallel"], metrics["ps_mode"], metrics["num_workers"]) == ("ps", "sync", 2)
     assert metrics["resumed_from_update"] == resumed
-    assert metrics["global_batch_size"] == ddp.metrics()["global_batch_size"] == 8
+    assert metrics["global_batch_size"] == metrics_at(ddp)["global_batch_size"] == 8
     assert metrics["final_train_loss"] == pytest.approx(expected[10], rel=1e-5)
 
 

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.entrypoints.conftest import TorchJob
+from tests.entrypoints.conftest import model_at
+from tests.entrypoints.test_train_pytorch_distributed import (  # noqa: F401  (runs: a fixture)
+    DDP_REFERENCES,
+    hyperparameters,
+    runs,
+)
+from tests.entrypoints.test_train_pytorch_layouts import losses
 from tests.local.conftest import TINY_GPT, pytorch_config, run_local
 from tests.local.test_mpi_runs import steps
 
@@ -48,7 +54,8 @@ def test_async_example_runs_on_two_hosts_under_mpirun(tmp_path):
     ]
 
 
-def test_sync_parameter_server_under_mpirun_gives_ddps_losses(write_config, tmp_path):
+@pytest.mark.xdist_group("pytorch-distributed")  # its DDP run is made in that group's job
+def test_sync_parameter_server_under_mpirun_gives_ddps_losses(write_config, tmp_path, runs):  # noqa: F811
     """2 hosts × 2 ranks: servers ps0, ps1 on algo-1, 2 workers on algo-2, sync: DDP on 2 ranks
     with the same global batch, clipped by the global norm (each server holds half the
     parameters; clipping each half by its own norm would differ: in the weights, since AdamW's
@@ -68,12 +75,13 @@ def test_sync_parameter_server_under_mpirun_gives_ddps_losses(write_config, tmp_
     ps_losses = steps(done.stderr)
     assert sorted(ps_losses) == [1, 2, 3, 4]
 
+    # DDP on 2 ranks with these hyperparameters (test_train_pytorch_distributed.py's job).
     args = [arg for key, value in HPS.items() for arg in (f"--{key}", str(value))]
-    ddp_job = TorchJob(tmp_path / "ddp")
-    ddp = ddp_job.run_ok(*args, nproc=2).steps()
+    assert hyperparameters(DDP_REFERENCES["ddp.ps_clipped"]) == hyperparameters(args)
+    ddp = losses(runs / "ddp.ps_clipped")
     assert ps_losses == pytest.approx(ddp, rel=1e-5)
     weights = torch.load(tmp_path / "run/algo-1/model/model.pt", weights_only=True)
-    reference = ddp_job.model()
+    reference = model_at(runs / "ddp.ps_clipped")
     assert weights.keys() == reference.keys()
     for name, tensor in reference.items():
         torch.testing.assert_close(weights[name], tensor, rtol=1e-5, atol=1e-6, msg=name)
