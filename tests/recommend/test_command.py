@@ -81,7 +81,8 @@ def test_options_reach_the_model(cli):
 def test_table_view(cli):
     result = cli("recommend", "--params", "70B")
     assert result.exit_code == 0, result.output
-    assert "recommend smp on" in result.stdout and "ml.p4d.24xlarge" in result.stdout
+    assert "recommend torchrun on" in result.stdout and "ml.p4d.24xlarge" in result.stdout
+    assert "TP8 SP + shard" in result.stdout  # the entry point's TP with sequence parallelism
     for column in ("strategy", "weights", "grads", "optim", "activ", "total", "fits?"):
         assert column in result.stdout
     assert "1120.0 GB of states" in result.stdout
@@ -160,14 +161,30 @@ def test_emit_ddp_and_hybrid_configs_validate(cli, tmp_path):
 
 
 def test_emit_smp_config_validates(cli, tmp_path):
-    path, config = emit(cli, tmp_path, "--params", "70B")
+    """13B on 4 p4d: one instance's 8 GPUs are too few to shard over, SMP v2 shards over 16 and
+    replicates twice; the entry point takes SMP's shard group under --sharding hybrid."""
+    path, config = emit(cli, tmp_path, "--params", "13B", "--instance-count", "4")
     assert_valid(path)
     distribution = config["distribution"]
     assert distribution["strategy"] == "smp" and distribution["smp"]["version"] == 2
     params = distribution["smp"]["parameters"]
-    assert params["tensor_parallel_degree"] > 1
-    world = 8 * config["compute"]["instance_count"]
-    assert params["hybrid_shard_degree"] * params["tensor_parallel_degree"] == world
+    assert (params["hybrid_shard_degree"], params["tensor_parallel_degree"]) == (16, 1)
+    hps = config["hyperparameters"]
+    assert (hps["parallel"], hps["sharding"]) == ("fsdp", "hybrid")
+    assert "tensor_parallel_degree" not in hps
+
+
+def test_emit_tensor_parallel_with_sequence_parallel(cli, tmp_path):
+    """70B on p4d: the entry point's TP 8 with --sequence_parallel, under torchrun."""
+    path, config = emit(cli, tmp_path, "--params", "70B")
+    assert_valid(path)
+    assert config["distribution"] == {"strategy": "torchrun"}
+    hps = config["hyperparameters"]
+    assert (hps["tensor_parallel_degree"], hps["sequence_parallel"]) == (8, True)
+    assert hps["seq_len"] % hps["tensor_parallel_degree"] == 0
+    # a sequence TP 8 cannot split evenly: TP without sequence parallelism
+    path, config = emit(cli, tmp_path, "--params", "70B", "--seq-len", "2047", "--force")
+    assert "sequence_parallel" not in config["hyperparameters"]
 
 
 def test_emit_trainium_config_validates(cli, tmp_path):

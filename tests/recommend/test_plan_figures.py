@@ -3,6 +3,7 @@ wrote, in the table view only; the plan JSON (the request) is unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from tests.recommend.test_command import emit, recommend_json
 
 ROLE = "arn:aws:iam::111122223333:role/SagelaunchDemo"
-# two instances: FSDP over 16 GPUs (on one, SMP v2's TP 4 fits, which `plan` does not read)
+# two instances: FSDP over 16 GPUs (on one, the entry point's TP 4 with sequence parallelism)
 ARGS = ("--params", "13B", "--instance-type", "ml.p4d.24xlarge", "--instance-count", "2")
 
 
@@ -50,3 +51,92 @@ def test_no_figures_without_the_whole_shape(cli, tmp_path, offline):
     result = cli("plan", path)
     assert result.exit_code == 0, result.output
     assert not [text for text in result.stdout.splitlines() if text.startswith("memory ")]
+
+
+# --- every layout kind recommend emits, read back by plan ----------------------------------------
+
+
+def _gpt_params(layers: int, hidden: int, seq_len: int = 2048, vocab: int = 32000) -> str:
+    """The entry point's GPT with this shape, exactly (what plan counts from n_layer, n_embd,
+    seq_len and vocab_size), so that recommend plans the very model the config trains."""
+    return str(layers * (12 * hidden**2 + 13 * hidden) + (2 * vocab + seq_len + 2) * hidden)
+
+
+def _shape(layers: int, hidden: int, seq_len: int = 2048) -> tuple[str, ...]:
+    return (
+        *("--params", _gpt_params(layers, hidden, seq_len), "--layers", str(layers)),
+        *("--hidden", str(hidden), "--seq-len", str(seq_len)),
+    )
+
+
+# (what recommend should choose, its arguments); ml.p4d.24xlarge: 8 A100 40 GB per instance
+ROUND_TRIPS = {
+    "ddp": _shape(12, 768),
+    "fsdp": (*_shape(32, 4096), "--instance-count", "1"),
+    "fsdp-hybrid": (*_shape(32, 4096), "--instance-count", "2"),
+    "smp-hybrid": (*_shape(40, 5120), "--instance-count", "4"),
+    "torchrun-tp-sp": (*_shape(40, 5120), "--instance-count", "1"),
+    "torchrun-tp": (*_shape(40, 5120, seq_len=2047), "--instance-count", "1"),
+    "torchrun-tp-sp-checkpointed": (
+        *_shape(80, 8192),
+        *("--instance-count", "5", "--activation-checkpointing", "--micro-batch", "2"),
+    ),
+}
+
+
+def _kind(chosen: dict) -> str:
+    sp = "-sp" if chosen["sequence_parallel"] else ""
+    if chosen["strategy"] == "torchrun" and chosen["pipeline_parallel_degree"] > 1:
+        return f"torchrun-pp{sp}"
+    if chosen["strategy"] == "torchrun":
+        return f"torchrun-tp{sp}"
+    hybrid = "-hybrid" if "hybrid" in chosen["layout"] else ""
+    return chosen["strategy"] + hybrid
+
+
+def _plan_figures(cli, path, instance_type: str, hosts: int) -> tuple[dict, str]:
+    """recommend's figures as plan computes them from the request it would send, and the line
+    plan prints."""
+    from sagelaunch.recommend.from_hyperparameters import job_figures
+
+    result = cli("plan", path, "--output", "json")
+    assert result.exit_code == 0, result.output
+    request = json.loads(result.stdout)["request"]
+    found = job_figures(request["HyperParameters"], instance_type, hosts)
+    assert found is not None
+    shown = cli("plan", path)
+    assert shown.exit_code == 0, shown.output
+    (line,) = [text for text in shown.stdout.splitlines() if text.startswith("memory ")]
+    return found.memory.as_json(), line
+
+
+@pytest.mark.parametrize("kind", ROUND_TRIPS)
+def test_plan_reads_back_what_recommend_planned(cli, tmp_path, offline, kind):
+    """recommend --emit-config, then plan on the config: the same GB per GPU, category by
+    category, for each layout kind recommend writes."""
+    args = (*ROUND_TRIPS[kind], "--instance-type", "ml.p4d.24xlarge")
+    chosen = recommend_json(cli, *args)
+    assert _kind(chosen) == (kind.removesuffix("-checkpointed")), chosen["layout"]
+    path, _ = emit(cli, tmp_path, *args)
+    figures, line = _plan_figures(cli, path, "ml.p4d.24xlarge", chosen["instance_count"])
+    assert figures == chosen["per_device_gb"]
+    assert line.startswith(f"memory {figures['total']:.1f} of ")
+
+
+def test_plan_reads_back_a_pipeline_layout(tmp_path, offline, cli):
+    """recommend's pipeline × TP layout (chosen where nothing else fits on its instances),
+    written as --emit-config writes it, then read back by plan."""
+    from sagelaunch.recommend import layouts, planner
+    from sagelaunch.recommend.emit import launch_config
+    from sagelaunch.recommend.workload import Shape, Workload
+
+    work = Workload(params=int(_gpt_params(40, 5120)), shape=Shape(40, 5120, 40, estimated=False))
+    rec = planner.recommend(work, layouts.device("ml.p4d.24xlarge"), 2)
+    pipeline = next(c for c in rec.alternatives if c.sharding.pipeline_parallel > 1)
+    assert pipeline.fits and pipeline.sharding.sequence_parallel
+    pinned = dataclasses.replace(rec, chosen=pipeline)
+    path = tmp_path / "pp.yaml"
+    path.write_text(launch_config(pinned, "sagelaunch recommend ..."), encoding="utf-8")
+    figures, line = _plan_figures(cli, path, "ml.p4d.24xlarge", 2)
+    assert figures == pipeline.memory.as_json()
+    assert line.startswith(f"memory {figures['total']:.1f} of ")

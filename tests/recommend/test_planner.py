@@ -57,7 +57,10 @@ def test_7b_adamw_on_40gb_a100s_is_sharded_on_one_instance():
 def test_70b_on_p4d_needs_at_least_four_instances():
     rec = plan(70e9)
     assert rec.chosen.fits and rec.chosen.instance_count >= 4
-    assert rec.chosen.strategy == "smp"  # activations alone overflow 40 GB without splitting layers
+    # activations alone overflow 40 GB without splitting layers: the entry point's TP, whose
+    # sequence parallelism splits the norms' activations too
+    assert rec.chosen.strategy == "torchrun" and rec.chosen.tensor_parallel == 8
+    assert rec.chosen.sharding.sequence_parallel
     fewer = plan(70e9, count=rec.chosen.instance_count - 1)
     assert not fewer.chosen.fits
     assert f"--instance-count {rec.chosen.instance_count}" in fewer.reason
@@ -125,6 +128,34 @@ def test_trainium_uses_neuron_torchrun_with_zero1():
 def test_trainium_7b_adds_tensor_parallelism():
     rec = plan(7e9, TRN1)
     assert rec.chosen.fits and rec.chosen.tensor_parallel > 1
+
+
+def test_one_candidate_per_tensor_parallel_layout():
+    """SMP v2's TP and the entry point's would be the same TP × shard layout twice (and SMP's
+    does not split train_pytorch.py's GPT): each TP degree is offered once, by torchrun."""
+    rec = plan(13e9, count=2)
+    shown = [(c.instance_count, c.short) for c in (rec.chosen, *rec.alternatives)]
+    assert len(shown) == len(set(shown)), shown
+    tp = [c for c in (rec.chosen, *rec.alternatives) if c.tensor_parallel > 1]
+    assert tp and all(c.strategy == "torchrun" for c in tp)
+
+
+def test_sequence_parallel_where_the_sequence_splits_evenly():
+    even, odd = plan(70e9, count=8), plan(70e9, count=8, seq_len=2047)
+    assert even.chosen.tensor_parallel == 8 and even.chosen.sharding.sequence_parallel
+    assert "sequence parallelism" in even.chosen.layout
+    same = next(c for c in [*odd.alternatives, odd.chosen] if c.family == even.chosen.family)
+    assert not same.sharding.sequence_parallel
+    assert even.chosen.memory.activations < same.memory.activations
+    # Neuron: neuronx-distributed's (Megatron's) sequence parallelism with its TP
+    trn = plan(7e9, TRN1)
+    assert trn.chosen.tensor_parallel > 1 and trn.chosen.sharding.sequence_parallel
+
+
+def test_layouts_that_do_not_fit_are_ranked_closest_first():
+    rec = plan(70e9, count=2)
+    over = [c.memory.total for c in rec.ranked() if not c.fits]
+    assert over == sorted(over)
 
 
 def test_no_smp_layouts_where_smp_v2_does_not_run():

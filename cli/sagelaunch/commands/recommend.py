@@ -303,8 +303,7 @@ def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) 
         "bound: the largest term"
     )
     table.title_justify = "left"
-    for name in ("strategy", "inst", "layout"):
-        table.add_column(name, no_wrap=True)
+    _layout_columns(table)
     pipelined = any(cand.sharding.pipeline_parallel > 1 for cand in rows)
     for name in ("comp", "comm", "mem", *(["bubble"] if pipelined else []), "step s"):
         table.add_column(name, justify="right", no_wrap=True)
@@ -342,8 +341,7 @@ def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Tab
         "recommended first, then fitting layouts by tokens per dollar"
     )
     table.title_justify = "left"
-    for name in ("strategy", "inst", "layout"):
-        table.add_column(name, no_wrap=True)
+    _layout_columns(table)
     for name in ("weights", "grads", "optim", "activ", "other", "total"):  # GB
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("fits?", no_wrap=True)
@@ -360,3 +358,11 @@ def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Tab
             style="bold" if cand is chosen else None,
         )
     return table
+
+
+def _layout_columns(table: Table) -> None:
+    """strategy, inst and layout; on a narrow terminal a long layout ("TP2 SP + shard 112")
+    wraps rather than the figures to its right being cut."""
+    for name in ("strategy", "inst"):
+        table.add_column(name, no_wrap=True)
+    table.add_column("layout", min_width=9)

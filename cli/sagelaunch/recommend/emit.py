@@ -82,9 +82,11 @@ def _comment(text: str) -> list[str]:
 
 
 def _neuron_layout(chosen: Candidate) -> str:
+    sp = chosen.sharding.sequence_parallel and chosen.tensor_parallel > 1
     return (
         f"neuronx-distributed layout: tensor_parallel_size={chosen.tensor_parallel}, "
-        f"ZeRO-1 {'on' if chosen.sharding.optimizer_over > 1 else 'off'} "
+        + ("sequence_parallel_enabled=True, " if sp else "")
+        + f"ZeRO-1 {'on' if chosen.sharding.optimizer_over > 1 else 'off'} "
         "(set these in your NxD training script; train_pytorch.py runs plain data parallel)"
     )
 
@@ -106,11 +108,17 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     ]
     if chosen.strategy == "fsdp":
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
+    elif chosen.strategy == smp.NAME and chosen.hybrid:
+        # the entry point shards over SMP's hybrid_shard_degree only under --sharding hybrid
+        # (without it, FSDP shards over every GPU of the job)
+        params.append(("sharding", "hybrid"))
     if chosen.strategy == "deepspeed":  # DeepSpeed ZeRO replaces FSDP: plain ddp
         params += [("zero_stage", work.zero_stage), *_offloads(work.zero_offload)]
     if chosen.strategy == torchrun.NAME:  # the entry point's native TP / PP
         pp = chosen.sharding.pipeline_parallel
         params.append(("tensor_parallel_degree", chosen.tensor_parallel))
+        if chosen.sharding.sequence_parallel:
+            params.append(("sequence_parallel", True))
         if pp > 1:
             params += [("pipeline_parallel_degree", pp), ("microbatches", 2 * pp)]
     params += [

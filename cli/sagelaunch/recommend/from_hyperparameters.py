@@ -75,14 +75,22 @@ def _workload(hp: dict) -> Workload:
 
 
 def _sharding(hp: dict, world: int, per_host: int) -> Sharding:
+    """The mesh as train_pytorch.py resolves it (torch_mesh.resolve): TP and PP from its own
+    flags (an SMP tensor_parallel_degree does not split its GPT: it never calls
+    torch.sagemaker.transform), the data-parallel rest replicated (DDP), sharded, or under
+    --sharding hybrid in shard groups of SMP's hybrid_shard_degree, else of one host's ranks."""
     tp = int(hp.get("tensor_parallel_degree", 1))
     pp = int(hp.get("pipeline_parallel_degree", 1))
+    sp = tp > 1 and bool(hp.get("sequence_parallel"))
+    split = {"sequence_parallel": sp, "sequence_parallel_gathers": sp}
     dp = max(world // (tp * pp), 1)
     if hp.get("parallel") != "fsdp":
         zero1 = dp if hp.get("zero1") else 1
-        return Sharding(tp, 1, 1, zero1, pp)
+        return Sharding(tp, 1, 1, zero1, pp, **split)
     replicate = int(hp.get("dp_replicate") or 0)
     if not replicate and hp.get("sharding") == "hybrid":
-        replicate = max(dp // max(per_host // tp, 1), 1)
+        smp = hp.get("mp_parameters")
+        group = (smp.get("hybrid_shard_degree") if isinstance(smp, dict) else None) or per_host
+        replicate = max(dp // int(group), 1)
     shard = max(dp // (replicate or 1), 1)
-    return Sharding(tp, shard, shard, shard, pp)
+    return Sharding(tp, shard, shard, shard, pp, **split)

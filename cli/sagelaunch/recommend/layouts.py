@@ -4,8 +4,10 @@ Simplest first (rule of thumb: fill one instance before adding more; data parall
 replica fits; shard when it does not; split layers only when sharding is not enough):
 
 * GPU: DDP -> FSDP sharded within an instance -> SMP v2 hybrid shard over a group of instances
-  -> FSDP sharded over every instance -> SMP v2 tensor parallel (within an instance) + sharding.
-  SMP layouts only where SMP v2 runs (instances.json `smp_v2_supported`).
+  -> FSDP sharded over every instance -> train_pytorch.py's own tensor parallel (within an
+  instance, with sequence parallelism where the sequence splits evenly) + FSDP -> pipeline
+  stages across instances x tensor parallel. SMP layouts only where SMP v2 runs (instances.json
+  `smp_v2_supported`); SMP v2's own tensor parallelism is not offered (see `_gpu_layouts`).
 * Trainium: torchrun with neuronx-distributed: data parallel -> ZeRO-1 (optimizer state sharded)
   -> tensor parallel + ZeRO-1. Neuron has no FSDP; its sharding is TP and ZeRO-1.
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from sagelaunch.catalog import facts
@@ -91,7 +93,7 @@ class Candidate:
     memory: Breakdown
     device: Device
     layout: str  # one line for people, e.g. "FSDP full shard over 16 GPUs"
-    family: str  # the rung of the ladder: ddp, fsdp, smp-hybrid, smp-tp8, dp, zero1, zero1-tp8
+    family: str  # the rung of the ladder: ddp, fsdp, smp-hybrid, tp8, pp-tp8, dp, zero1, zero1-tp8
     hybrid: bool = False  # shard within a group of instances, replicate across groups
 
     @property
@@ -114,10 +116,12 @@ class Candidate:
 
     @property
     def short(self) -> str:
-        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 + shard 11", "PP4 × TP8"."""
-        tp = f"TP{self.tensor_parallel} + " if self.tensor_parallel > 1 else ""
+        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 SP + shard 11", "PP4 × TP8"
+        (SP: with sequence parallelism)."""
+        sp = " SP" if self.sharding.sequence_parallel else ""
+        tp = f"TP{self.tensor_parallel}{sp} + " if self.tensor_parallel > 1 else ""
         if self.sharding.pipeline_parallel > 1:
-            return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}"
+            return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}{sp}"
         if self.strategy == "deepspeed":
             return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
@@ -147,6 +151,7 @@ class Candidate:
             "instance_count": self.instance_count,
             "tensor_parallel_degree": self.tensor_parallel,
             "pipeline_parallel_degree": self.sharding.pipeline_parallel,
+            "sequence_parallel": self.sharding.sequence_parallel,
             "shard_group": self.shard_group,
             "layout": self.layout,
             "per_device_gb": self.memory.as_json(),
@@ -173,7 +178,7 @@ def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
             family=rung.family,
             hybrid=rung.hybrid,
         )
-        for rung in make(dev, count)
+        for rung in make(dev, count, workload)
     ]
 
 
@@ -210,7 +215,12 @@ def _sharded(over: int, tp: int = 1) -> Sharding:
     return Sharding(tensor_parallel=tp, weights_over=over, gradients_over=over, optimizer_over=over)
 
 
-def _gpu_layouts(dev: Device, count: int) -> Iterator[_Rung]:
+def _gpu_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
+    """The GPU ladder. SMP v2 hybrid sharding, but not SMP v2's tensor parallelism: that splits
+    only models torch.sagemaker.transform() rewrites, which train_pytorch.py (what --emit-config
+    runs) never calls, so an SMP tensor_parallel_degree leaves its GPT unsplit; the entry point's
+    own TP (a DTensor plan, with sequence parallelism, on the newer torchrun image) is what runs.
+    Offering both listed one layout twice under two names."""
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
     yield _Rung("ddp", "ddp", Sharding(), "DDP, a full replica per GPU")
     if per_host > 1 and count == 1:
@@ -226,28 +236,45 @@ def _gpu_layouts(dev: Device, count: int) -> Iterator[_Rung]:
                 yield _Rung(smp.NAME, "smp-hybrid", _sharded(shard), text, hybrid=True)
     if count > 1:
         yield _Rung("fsdp", "fsdp", _sharded(world), f"FSDP full shard over {world} GPUs")
-    if dev.smp_v2:
-        for tp in (2, 4, 8):
-            if tp <= per_host and per_host % tp == 0:
-                text = f"SMP v2 tensor parallel {tp}" + _over(world // tp, "shard")
-                yield _Rung(smp.NAME, f"smp-tp{tp}", _sharded(world // tp, tp), text)
-    yield from _native_layouts(per_host, count)
+    yield from _native_layouts(per_host, count, workload)
 
 
-def _native_layouts(per_host: int, count: int) -> Iterator[_Rung]:
-    """train_pytorch.py's own TP (inside an instance) with FSDP, then PP across instances."""
+def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_Rung]:
+    """train_pytorch.py's own TP (inside an instance) with FSDP, then PP across instances; TP
+    with sequence parallelism (`--sequence_parallel`) wherever the sequence splits evenly: the
+    same bytes on the TP links (a reduce-scatter and an all-gather for each all-reduce) for
+    activations between the blocks' linears 1/t the size."""
     world = per_host * count
     for tp in (2, 4, 8):
         if tp <= per_host and per_host % tp == 0:
-            text = f"native tensor parallel {tp}" + _over(world // tp, "FSDP")
-            yield _Rung(torchrun.NAME, f"tp{tp}", _sharded(world // tp, tp), text)
+            sp = _sequence_parallel(workload, tp)
+            text = f"native tensor parallel {tp}{_sp_text(sp)}" + _over(world // tp, "FSDP")
+            sharding = replace(_sharded(world // tp, tp), **_sp_fields(sp))
+            yield _Rung(torchrun.NAME, f"tp{tp}", sharding, text)
     if count > 1 and per_host > 1:
-        pipeline = Sharding(tensor_parallel=per_host, pipeline_parallel=count)
-        text = f"native pipeline {count} stages (one per instance) × tensor parallel {per_host}"
+        sp = _sequence_parallel(workload, per_host)
+        pipeline = Sharding(tensor_parallel=per_host, pipeline_parallel=count, **_sp_fields(sp))
+        text = (
+            f"native pipeline {count} stages (one per instance) × tensor parallel "
+            f"{per_host}{_sp_text(sp)}"
+        )
         yield _Rung(torchrun.NAME, f"pp-tp{per_host}", pipeline, text)
 
 
-def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:
+def _sequence_parallel(workload: Workload, tp: int) -> bool:
+    """The entry point takes --sequence_parallel when TP splits the sequence evenly."""
+    return tp > 1 and workload.seq_len % tp == 0
+
+
+def _sp_fields(sp: bool) -> dict[str, bool]:
+    return {"sequence_parallel": sp, "sequence_parallel_gathers": sp}
+
+
+def _sp_text(sp: bool) -> str:
+    return " with sequence parallelism" if sp else ""
+
+
+def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
     neuron = "torchrun-neuron"
     yield _Rung(
@@ -258,10 +285,15 @@ def _neuron_layouts(dev: Device, count: int) -> Iterator[_Rung]:
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
     for tp in (2, 4, 8, 16, 32):
         if tp <= per_host and per_host % tp == 0:
+            # neuronx-distributed's sequence parallelism is Megatron's (sequence_parallel_enabled)
+            sp = _sequence_parallel(workload, tp)
             sharding = Sharding(
-                tensor_parallel=tp, optimizer_over=world // tp, eager_autocast=False
+                tensor_parallel=tp,
+                optimizer_over=world // tp,
+                eager_autocast=False,
+                sequence_parallel=sp,
             )
-            text = f"tensor parallel {tp}" + _over(world // tp, "ZeRO-1")
+            text = f"tensor parallel {tp}{_sp_text(sp)}" + _over(world // tp, "ZeRO-1")
             yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
 
 

@@ -43,6 +43,11 @@ DeepSpeed's own accounting (zero.py).
   dtype) until its reduce-scatter ends the backward.
 * Tensor parallelism splits the blocks' weights t ways; the embeddings, norms and head stay
   whole (the entry point's TP plan covers the blocks only).
+* Sequence parallelism with TP (the entry point's ``--sequence_parallel``) runs the residual
+  stream and the norms on sequence shards: the norms' inputs (and checkpointing's block inputs)
+  are split t ways; each attention and MLP all-gathers its input, so the casts its linears save
+  stay whole, as do the head and the loss. Megatron-LM and neuronx-distributed split the
+  linears' saved inputs and the logits too (``Sharding.sequence_parallel_gathers`` False).
 * Pipeline parallelism (p stages, 1F1B): each rank holds 1/p of the blocks (the first stage the
   embeddings too); the first stage keeps up to p micro-batches in flight for its L/p blocks, so
   activations stay those of all L blocks for one micro-batch (Narayanan et al. 2021, §2.2).
@@ -108,6 +113,13 @@ class Sharding:
     # activations plain TP replicates on every rank) are split t ways too, and the head and loss
     # are vocabulary-parallel (torchtitan's loss_parallel, Megatron, neuronx-distributed).
     sequence_parallel: bool = False
+    # With sequence_parallel, how far the split reaches. False (Megatron-LM, neuronx-distributed):
+    # the linears keep their sequence-sharded inputs and all-gather them again in backward, and
+    # the logits are vocabulary-parallel. True: train_pytorch.py's DTensor plan
+    # (`--sequence_parallel`): the residual stream and the norms run on sequence shards, but each
+    # attention and MLP all-gathers its input and its linears save that whole-sequence input, and
+    # the head and the loss see the whole sequence (no loss_parallel).
+    sequence_parallel_gathers: bool = False
 
     @property
     def gathers_layers(self) -> bool:
@@ -160,6 +172,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         bf16_weights,
         sharding.pipeline_parallel == 1,
         sharding.sequence_parallel,
+        sharding.sequence_parallel_gathers,
     )
     if workload.precision != "fp32" and not bf16_weights:
         activations += local * COMPUTE_BYTES  # autocast's bf16 weight cache
@@ -203,11 +216,14 @@ def activation_bytes(
     bf16_weights: bool = True,
     logits: bool = True,
     sequence_parallel: bool = False,
+    gathers: bool = False,
 ) -> float:
     """Stored activations of one micro-batch on one rank; `bf16_weights`: the residual stream is
     bf16 (FSDP's mixed precision, DeepSpeed) rather than fp32 (autocast over fp32 weights);
     `logits`: the rank computes the loss (not a first pipeline stage); `sequence_parallel`: the
-    replicated part (residual, norms, casts) and the logits are split by TP too."""
+    replicated part (residual, norms, casts) and the logits are split by TP too; `gathers`
+    (train_pytorch.py's sequence parallelism): only the residual stream and the norms' inputs
+    are, the linears' whole-sequence inputs (the casts) and the logits stay whole."""
     s, b, t = workload.seq_len, workload.micro_batch, tensor_parallel
     shape = workload.shape
     h, a = shape.hidden, shape.heads
@@ -228,7 +244,8 @@ def activation_bytes(
         # bf16 weights: q, k, v share one saved bf16 input, the MLP another; fp32 weights:
         # autocast casts the input of q, k, v and the MLP separately
         residual, casts = (2, 4) if bf16_weights else (4, 8)
-    replicated = (2 * residual + casts) / (t if sequence_parallel else 1)
+    sp = t if sequence_parallel else 1
+    replicated = 2 * residual / sp + casts / (1 if gathers else sp)
     per_layer = tokens * h * (replicated + split / t)
     if workload.fused_attention:
         per_layer += 4 * a * tokens / t  # log-sum-exp, fp32
@@ -237,11 +254,11 @@ def activation_bytes(
     if workload.activation_offload:
         stored = per_layer  # the rest waits in host memory
     elif workload.full_checkpointing:
-        inputs = residual * tokens * h / (t if sequence_parallel else 1)
+        inputs = residual * tokens * h / sp
         stored = workload.shape.layers * inputs + per_layer
     else:
         stored = workload.shape.layers * per_layer
-    vocab = workload.vocab / (t if sequence_parallel else 1)
+    vocab = workload.vocab / (1 if gathers else sp)
     if workload.fused_loss and workload.precision != "fp32":
         loss = tokens * (COMPUTE_BYTES * vocab + 4)  # the bf16 logits and a fp32 log-sum-exp
     else:

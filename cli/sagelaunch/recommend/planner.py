@@ -30,11 +30,15 @@ class Recommendation:
     notes: list[str] = field(default_factory=list)
 
     def ranked(self) -> list[Candidate]:
-        """The alternatives, fitting ones first by estimated tokens per dollar (best first)."""
+        """The alternatives, fitting ones first by estimated tokens per dollar (best first), then
+        those that do not fit, closest to fitting first (a speed they cannot reach says nothing;
+        how far each is over says what to change, as `_closest` picks the choice)."""
 
         def key(cand: Candidate) -> tuple[bool, float]:
+            if not cand.fits:
+                return (True, cand.memory.total)
             per_dollar = cand.speed(self.workload).tokens_per_dollar or 0.0
-            return (not cand.fits, -per_dollar)
+            return (False, -per_dollar)
 
         return sorted(self.alternatives, key=key)
 
