@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from sagelaunch.config.import_extras import Unmappable
-from sagelaunch.config.importer import import_request
+from sagelaunch.translate.import_extras import Unmappable
+from sagelaunch.translate.importer import import_request
 from tests.golden.regenerate import GOLDEN, golden_plan, unordered
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from sagelaunch.config.importer import ImportRefused, import_request
 from sagelaunch.config.loader import load
+from sagelaunch.translate.importer import ImportRefused, import_request
 from tests.conftest import EXAMPLES, REPO
 from tests.golden.regenerate import golden_plan, unordered
 

@@ -10,8 +10,8 @@ import json
 import pytest
 import yaml
 
-from sagelaunch.config.importer import import_request
 from sagelaunch.secretscan import finding, scan
+from sagelaunch.translate.importer import import_request
 
 # Fake credentials of the real shapes (AWS's documented example keys, random filler elsewhere).
 SECRETS = {

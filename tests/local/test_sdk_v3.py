@@ -17,7 +17,7 @@ import tarfile
 from pathlib import Path
 from types import ModuleType
 
-from sagelaunch.config.importer import import_request
+from sagelaunch.translate.importer import import_request
 from tests.golden.regenerate import GOLDEN
 from tests.local.conftest import clean_env, pytorch_config, run_local
 

@@ -21,9 +21,9 @@ from sagemaker.xgboost import XGBoost
 
 from sagelaunch import bundle
 from sagelaunch.aws.session import offline_session
-from sagelaunch.config.importer import import_request
 from sagelaunch.config.validation import load_valid
 from sagelaunch.services.planning import build_plan
+from sagelaunch.translate.importer import import_request
 
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 JOB = "migrated-job-2026-01-01-00-00-00-000"

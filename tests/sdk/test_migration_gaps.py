@@ -35,11 +35,11 @@ from sagemaker.pytorch import PyTorch
 from sagemaker.tensorflow import TensorFlow
 
 from sagelaunch.aws.session import offline_session
-from sagelaunch.config.importer import import_request
 from sagelaunch.config.validation import load_valid
 from sagelaunch.hyperparameters import decode
 from sagelaunch.services.importing import launch_config
 from sagelaunch.services.planning import make_plan
+from sagelaunch.translate.importer import import_request
 from tests.sdk.public_setups import KERAS_INPUTS, KERAS_METRICS, SETUPS, TUNINGS
 from tests.sdk.test_import_exact import OUT, ROLE, captured, replanned, without_code_location
 from tests.sdk.test_tuning_import import JOB, estimators_job, sdk_tuning_request

@@ -12,10 +12,10 @@ import json
 import pytest
 import yaml
 
-from sagelaunch.config.importer import import_request
 from sagelaunch.sdk.capture import SdkRejected, build_estimator, capture, fit_inputs
 from sagelaunch.sdk.estimator import EstimatorSpec
 from sagelaunch.services.planning import make_plan
+from sagelaunch.translate.importer import import_request
 from tests.sdk.public_setups import SETUPS, PublicSetup
 from tests.sdk.test_import_exact import without_code_location
 

@@ -41,9 +41,9 @@ def config_sdk(target: Path, overrides: list[str] | None) -> str:
 def script(plan: Plan, sdk: str, *, source: str, name: str) -> str:
     """The script's text for SDK ``sdk`` (v2 or v3); v3 refuses what ModelTrainer cannot run."""
     if sdk == "v3":
-        from sagelaunch.export import sdk_v3
+        from sagelaunch.translate import sdk_v3
 
         return sdk_v3.render(plan, source=source, script=name)
-    from sagelaunch.export import sdk_v2
+    from sagelaunch.translate import sdk_v2
 
     return sdk_v2.render(plan, source=source, script=name)

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from sagelaunch import bundle, secretscan
-from sagelaunch.config import importer, tuning_import
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode
+from sagelaunch.translate import importer, tuning_import
 
 HEADER = (
     "# Imported by `sagelaunch import {source}`: `sagelaunch plan` of this file sends the same\n"

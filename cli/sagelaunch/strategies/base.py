@@ -145,7 +145,7 @@ class Placement:
 @dataclass(frozen=True)
 class V3Call:
     """A v3 `ModelTrainer` configuration object as data: ``Torchrun()``, ``MPI(...)``; nested
-    V3Call values are written as calls too (export/sdk_v3.py renders it)."""
+    V3Call values are written as calls too (translate/sdk_v3.py renders it)."""
 
     name: str
     kwargs: dict[str, Any] = field(default_factory=dict)

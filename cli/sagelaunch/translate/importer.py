@@ -13,10 +13,11 @@ from typing import Any
 from sagelaunch import naming, redact
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
-from sagelaunch.config import images, import_extras, tf_import
+from sagelaunch.config import images
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.strategies import registry, smp
+from sagelaunch.translate import import_extras, tf_import
 
 # DescribeTrainingJob fields that say what happened to a job, not what was asked for.
 DESCRIBE_ONLY = {

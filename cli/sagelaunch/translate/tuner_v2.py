@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.export.pysource import INDENT, call, literal
 from sagelaunch.plan_model import TuningPlan
+from sagelaunch.translate.pysource import INDENT, call, literal
 
 MAIN = '''
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from sagelaunch import naming
 from sagelaunch.errors import UsageError
-from sagelaunch.export.pysource import INDENT, call, literal, source_list
 from sagelaunch.plan_model import Plan
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import V3Call
+from sagelaunch.translate.pysource import INDENT, call, literal, source_list
 
 HEADER = '''\
 #!/usr/bin/env python3

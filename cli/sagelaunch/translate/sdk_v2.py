@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.export import tuner_v2
-from sagelaunch.export.pysource import INDENT, call, hoist_shared, literal, sdk_modules
 from sagelaunch.plan_model import Plan
+from sagelaunch.translate import tuner_v2
+from sagelaunch.translate.pysource import INDENT, call, hoist_shared, literal, sdk_modules
 
 HEADER = '''\
 #!/usr/bin/env python3
