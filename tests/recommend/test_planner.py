@@ -198,3 +198,46 @@ def test_pipeline_stages_and_offload_in_the_memory_model():
     )
     # autocast's bf16 weight cache stays on the device; the saved activations leave it
     assert offloaded.activations < alone.activations / 2
+
+
+def test_cpu_offload_suggested_where_nothing_fits_on_the_gpus():
+    """A 7B full fine-tune on one ml.g5.12xlarge (4 A10G, 24 GB): no GPU-resident layout fits;
+    DeepSpeed ZeRO-3 with the optimizer on the CPU does, in the instance's 192 GiB, and the note
+    says what it costs (PCIe traffic per step, the CPU's Adam)."""
+    rec = plan(7e9, "ml.g5.12xlarge", count=1)
+    assert not rec.chosen.fits
+    found = rec.cpu_offload
+    assert found is not None and found.candidate.fits
+    assert (found.plan.stage, found.plan.offload) == (3, "optimizer")  # the least traffic that fits
+    assert found.host_gb == pytest.approx(16 * 7e9 * 1.5 / 1e9)  # DeepSpeed's estimate
+    assert found.host_gb <= 0.9 * found.candidate.device.host_memory_gb
+    assert found.pcie_gb == pytest.approx(4 * 7e9 / 4 / 1e9)  # 16-bit grads down, weights up
+    assert "DeepSpeed ZeRO-3 with CPU offload fits on 1 ml.g5.12xlarge instance" in rec.reason
+    [note] = [note for note in rec.notes if "--offload" in note]
+    assert "--zero-stage 3 --offload optimizer" in note and "--offload_optimizer cpu" in note
+    assert "PCIe" in note and "CPU Adam" in note and "16.3 GB per GPU" in note
+    body = rec.as_json()["cpu_offload"]
+    assert (body["offload"], body["fits"], body["pcie_gb_per_gpu_per_step"]) == (
+        "optimizer",
+        True,
+        7.0,
+    )
+
+
+def test_cpu_offload_of_the_weights_too_when_the_optimizer_alone_is_not_enough():
+    rec = plan(13e9, "ml.g5.12xlarge", count=2)
+    assert not rec.chosen.fits
+    assert rec.cpu_offload is not None and rec.cpu_offload.plan.offload == "all"
+    assert rec.cpu_offload.candidate.fits
+
+
+def test_no_offload_note_where_a_gpu_layout_fits():
+    for rec in (plan(7e9), plan(125e6), plan(7e9, "ml.g5.12xlarge", count=3)):
+        assert rec.cpu_offload is None
+        assert not any("--offload" in note for note in rec.notes)
+
+
+def test_asked_offload_gets_the_pcie_note():
+    rec = plan(7e9, "ml.g5.12xlarge", count=1, zero_stage=3, zero_offload="optimizer")
+    assert rec.chosen.strategy == "deepspeed" and rec.chosen.fits and rec.cpu_offload is None
+    assert any("PCIe" in note and "host memory" in note for note in rec.notes)

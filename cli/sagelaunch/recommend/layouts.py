@@ -44,6 +44,7 @@ class Device:
     network_gbps: float
     efa: bool
     smp_v2: bool
+    host_memory_gb: float = 0.0  # the instance's RAM, GB of 10^9 bytes (DeepSpeed's CPU offload)
 
     @property
     def usable_gb(self) -> float:
@@ -80,6 +81,7 @@ def device(instance_type: str) -> Device:
         network_gbps=float(known.get("network_gbps", 0)),
         efa=bool(known.get("efa")),
         smp_v2=instance_type in catalog.get("smp_v2_supported", []),
+        host_memory_gb=float(known.get("memory_gib", 0)) * hardware.GIB / 1e9,
     )
 
 
@@ -165,7 +167,7 @@ class Candidate:
 def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
     """Every layout on `count` instances, simplest first (with a ZeRO stage asked: that one)."""
     if workload.zero_stage and dev.kind == "gpu":
-        return [_zero_candidate(workload, dev, count)]
+        return [zero_candidate(workload, dev, count)]
     make = _gpu_layouts if dev.kind == "gpu" else _neuron_layouts
     return [
         Candidate(
@@ -182,7 +184,7 @@ def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
     ]
 
 
-def _zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
+def zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
     """DeepSpeed ZeRO over every GPU of the job, launched by torchrun (zero.py's memory)."""
     plan = zero.Zero(workload.zero_stage, workload.zero_offload)
     world = dev.ranks_per_host * count

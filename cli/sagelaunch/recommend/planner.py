@@ -9,13 +9,37 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sagelaunch.recommend import zero
-from sagelaunch.recommend.layouts import Candidate, Device, layouts
+from sagelaunch.recommend.layouts import HEADROOM, Candidate, Device, layouts, zero_candidate
 from sagelaunch.recommend.memory import state_bytes
 from sagelaunch.recommend.workload import Workload, format_params
 
 MAX_INSTANCES = 256  # the launch config's compute.instance_count limit
 CHEAPER_PER_TOKEN = 1.1  # a fitting layout this much better in tokens per dollar gets a note
 FP8_ACCELERATORS = {"H100", "H200", "Trainium2"}
+
+
+@dataclass(frozen=True)
+class CpuOffload:
+    """DeepSpeed ZeRO-3 with the optimizer (and, if need be, the weights) in host memory: what
+    fits when no GPU-resident layout does, at the price of PCIe traffic and a CPU optimizer."""
+
+    candidate: Candidate
+    plan: zero.Zero
+    host_gb: float  # per instance, DeepSpeed's estimate with its 1.5 buffer
+    pcie_gb: float  # per GPU and optimizer step
+    pcie_s: float  # that traffic at the GPU's PCIe x16 rate
+
+    def as_json(self, workload: Workload) -> dict[str, object]:
+        return {
+            **self.candidate.as_json(),
+            "step_time": self.candidate.speed(workload).as_json(),
+            "zero_stage": self.plan.stage,
+            "offload": self.plan.offload,
+            "host_memory_gb_per_instance": round(self.host_gb, 2),
+            "host_memory_of_instance_gb": round(self.candidate.device.host_memory_gb, 2),
+            "pcie_gb_per_gpu_per_step": round(self.pcie_gb, 2),
+            "pcie_s_per_step": round(self.pcie_s, 3),
+        }
 
 
 @dataclass
@@ -28,6 +52,7 @@ class Recommendation:
     alternatives: list[Candidate]
     reason: str
     notes: list[str] = field(default_factory=list)
+    cpu_offload: CpuOffload | None = None  # where nothing fits on the GPUs alone
 
     def ranked(self) -> list[Candidate]:
         """The alternatives, fitting ones first by estimated tokens per dollar (best first), then
@@ -53,6 +78,8 @@ class Recommendation:
         body["notes"] = self.notes
         if self.chosen.strategy == "deepspeed":
             body.update(zero_json(self.workload, self.chosen))
+        if self.cpu_offload is not None:
+            body["cpu_offload"] = self.cpu_offload.as_json(self.workload)
         return body
 
 
@@ -119,7 +146,70 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
     notes = _notes(workload, chosen, tips=instance_count is None or not chosen.fits)
     notes.append(_dominant(workload, chosen))
     notes += filter(None, [_cheaper_per_token(workload, chosen, alternatives)])
-    return Recommendation(workload, dev, chosen, alternatives, reason, notes)
+    offload = _offload_instead(workload, dev, chosen, instance_count)
+    if offload is not None:
+        notes.append(offload_note(workload, offload, suggested=True))
+        if not chosen.fits:
+            reason += f" DeepSpeed ZeRO-3 with CPU offload fits on {_instances(offload.candidate)}."
+    elif chosen.strategy == "deepspeed" and workload.zero_offload != "none":
+        plan = zero.Zero(workload.zero_stage, workload.zero_offload)
+        notes.append(offload_note(workload, cpu_offload(workload, chosen, plan), suggested=False))
+    return Recommendation(workload, dev, chosen, alternatives, reason, notes, offload)
+
+
+def _offload_instead(
+    workload: Workload, dev: Device, chosen: Candidate, instance_count: int | None
+) -> CpuOffload | None:
+    """ZeRO-3 with CPU offload where the ladder has nothing that fits at the asked instance
+    count, or (no count asked) on fewer instances than the ladder needs; None where ZeRO was
+    asked for, on Trainium, or where it fits nowhere sooner."""
+    if workload.zero_stage or dev.kind != "gpu":
+        return None
+    if instance_count is not None:
+        counts = range(instance_count, instance_count + 1) if not chosen.fits else range(0)
+    else:
+        counts = range(1, chosen.instance_count if chosen.fits else MAX_INSTANCES + 1)
+    for count in counts:
+        for offload in ("optimizer", "all"):  # the least traffic first
+            asked = replace(workload, zero_stage=3, zero_offload=offload)
+            plan = zero.Zero(3, offload)
+            found = cpu_offload(workload, zero_candidate(asked, dev, count), plan)
+            if found.candidate.fits and found.host_gb <= HEADROOM * dev.host_memory_gb:
+                return found
+    return None
+
+
+def cpu_offload(workload: Workload, cand: Candidate, plan: zero.Zero) -> CpuOffload:
+    """The host memory and PCIe traffic of `cand`, a ZeRO layout with CPU offload (`plan`)."""
+    per_host, nodes = cand.device.ranks_per_host, cand.instance_count
+    largest = zero.largest_layer_params(workload)
+    host = zero.host_bytes(workload.params, largest, plan, per_host, nodes) / 1e9
+    moved = zero.pcie_bytes_per_gpu(workload.params, plan, per_host * nodes, workload.grad_accum)
+    seconds = moved / zero.pcie_bytes_per_s(cand.device.accelerator)
+    return CpuOffload(cand, plan, host, moved / 1e9, seconds)
+
+
+def offload_note(workload: Workload, found: CpuOffload, suggested: bool) -> str:
+    """What CPU offload costs: the host memory it takes, the PCIe traffic of each step and the
+    CPU's optimizer step, neither of which the GPU step figures count."""
+    cand, plan = found.candidate, found.plan
+    gpu_s = cand.speed(workload).seconds
+    flags = "--offload_optimizer cpu" + (" --offload_params cpu" if plan.offload == "all" else "")
+    host = f"{found.host_gb:.0f} of the instance's {cand.device.host_memory_gb:.0f} GB host memory"
+    cost = (
+        f"expect it PCIe- and CPU-bound: each GPU moves {found.pcie_gb:.1f} GB over PCIe per "
+        f"step ({found.pcie_s:.2f} s at {zero.pcie_bytes_per_s(cand.device.accelerator) / 1e9:.0f}"
+        f" GB/s, beside the {gpu_s:.2f} s of the GPU step) and DeepSpeed's CPU Adam updates all "
+        f"{format_params(workload.params)} parameters in host memory every step, which neither "
+        "figure counts; time a few steps before a long run"
+    )
+    if not suggested:
+        return f"CPU offload takes {host} per instance; {cost}"
+    return (
+        f"{cand.layout} fits on {_instances(cand)} ({cand.memory.total:.1f} GB per GPU, {host}): "
+        f"plan it with --zero-stage 3 --offload {plan.offload} (--emit-config runs "
+        f"train_pytorch.py --zero_stage 3 {flags}); {cost}"
+    )
 
 
 def _closest(candidates: list[Candidate]) -> Candidate:

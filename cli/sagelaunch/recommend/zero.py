@@ -41,6 +41,11 @@ from sagelaunch.recommend.workload import Workload
 OFFLOADS = ("none", "optimizer", "all")
 BUFFER_FACTOR = 1.5  # DeepSpeed's additional_buffer_factor for host memory
 
+# Host <-> GPU: each GPU's PCIe x16 link, each direction (PCI-SIG: 15.75 GB/s for Gen3, 31.5 for
+# Gen4, 63 for Gen5), at the 80% of it copies reach (the share comms.py takes of every link)
+PCIE_GB_PER_S = {"V100": 12.6, "T4": 12.6, "H100": 50.4, "H200": 50.4}
+PCIE_DEFAULT_GB_PER_S = 25.2  # Gen4: A100, A10G, L4
+
 
 @dataclass(frozen=True)
 class Zero:
@@ -122,3 +127,21 @@ def deepspeed_config(zero: Zero, micro_batch: int, precision: str) -> dict[str, 
         "bf16": {"enabled": precision in ("bf16", "fp8")},
         "zero_optimization": section,
     }
+
+
+def pcie_bytes_per_gpu(params: float, zero: Zero, gpus: int, micro_batches: int = 1) -> float:
+    """Bytes one GPU moves over PCIe in an optimizer step under ZeRO-3 offload: its shard of the
+    16-bit gradients down each micro-batch, of the updated 16-bit weights up once a step; with
+    the weights offloaded too, its shard of them up for the forward and again for the backward
+    of each micro-batch."""
+    if zero.offload == "none":
+        return 0.0
+    shard = 2 * params / gpus
+    moved = shard * micro_batches + shard
+    if zero.offload == "all":
+        moved += 2 * shard * micro_batches
+    return moved
+
+
+def pcie_bytes_per_s(accelerator: str) -> float:
+    return PCIE_GB_PER_S.get(accelerator, PCIE_DEFAULT_GB_PER_S) * 1e9
