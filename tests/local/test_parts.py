@@ -13,7 +13,7 @@ import pytest
 from sagelaunch.config.loader import load
 from sagelaunch.errors import UsageError
 from sagelaunch.local import environment, launchers, supervisor, tree, warm
-from sagelaunch.local.job import host_count
+from sagelaunch.local.preflight import host_count
 from sagelaunch.local.variant import PLACEHOLDER_ROLE, local_variant
 from tests.local.conftest import alive, clean_env
 
@@ -196,12 +196,12 @@ def test_the_metrics_cell_drops_mpiruns_rank_tag_but_the_log_keeps_it(tmp_path):
 def test_each_process_gets_its_share_of_the_runs_cores(
     monkeypatch, hosts, per_host, cores, threads
 ):
-    from sagelaunch.local.job import _launcher_env
+    from sagelaunch.local.host_processes import launcher_env
 
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     launch = launchers.Launch("torchrun", per_host)
-    assert _launcher_env(hosts, launch, 29500, cores, {})["OMP_NUM_THREADS"] == threads
-    assert "OMP_NUM_THREADS" not in _launcher_env(
+    assert launcher_env(hosts, launch, 29500, cores, {})["OMP_NUM_THREADS"] == threads
+    assert "OMP_NUM_THREADS" not in launcher_env(
         hosts, launch, 29500, cores, {"OMP_NUM_THREADS": "3"}
     )
 
@@ -210,9 +210,10 @@ def test_a_local_sweep_splits_the_cores_between_the_trials_it_runs_at_once(monke
     from types import SimpleNamespace as Stub
 
     from sagelaunch.local import job
+    from sagelaunch.local.options import Options
     from sagelaunch.services import sweep_local
 
-    given: list[job.Options] = []
+    given: list[Options] = []
     monkeypatch.setattr(sweep_local.os, "cpu_count", lambda: 8)
     monkeypatch.setattr(
         sweep_local,

@@ -271,12 +271,12 @@ def test_where_no_sandbox_can_be_made_literal_paths_stop_the_run_with_file_and_l
 
     from sagelaunch.config.loader import load
     from sagelaunch.errors import UsageError
-    from sagelaunch.local import job
+    from sagelaunch.local import job, preflight
     from sagelaunch.local.options import Options
 
     script = "import os\nMODEL = '/opt/ml/model'\n"
     config = _write_job(user_tree, script, hosts=1)
-    prepared = job.prepare(load(config), Options())
+    prepared = preflight.prepare(load(config), Options())
     unavailable = sandbox.Sandbox(sandbox.OFF, reason="no bwrap")
     code = config.parent / "code"
     with pytest.raises(UsageError, match=r"code/train\.py:2") as refused:

@@ -1,20 +1,17 @@
-"""A local run from start to end: trees, channels, environment, launch, artifacts, clean-up."""
+"""A local run from start to end: trees, channels, software, launch, supervision, artifacts and
+clean-up. What is checked before it is preflight.py's; what each host runs, host_processes.py's."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sagelaunch import atomic, bundle
-from sagelaunch.config import topology
-from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import JobStopped, UsageError
 from sagelaunch.local import (
@@ -23,46 +20,27 @@ from sagelaunch.local import (
     channels,
     code_channel,
     disk,
-    environment,
     groups,
+    host_processes,
     job_software,
     launchers,
     model_dir,
-    mpi,
-    ports,
     sandbox,
     software,
     supervisor,
-    tf_config,
     tree,
     v3,
-    warm,
 )
 from sagelaunch.local import workdir as run_dir
 from sagelaunch.local.options import Options
-from sagelaunch.local.variant import local_variant
+from sagelaunch.local.preflight import Prepared
 from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
-from sagelaunch.strategies import registry
-from sagelaunch.strategies.base import MPIRUN, PYTHON, TORCHRUN
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
 # What _clear removes besides algo-*.
 _RUN_FOLDERS = ("logs", ".cache", sandbox.SANDBOX_DIR, model_dir.SHARED)
 MAX_DEFAULT_HOSTS = 2
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """A config checked for a local run, the variant of it that gets planned, and the cluster."""
-
-    loaded: LoadedConfig
-    planned: LoadedConfig
-    sources: dict[str, channels.Source]
-    hosts: list[str]
-    launch: launchers.Launch
-    cluster: list[groups.LocalHost]  # every host's instance group (one group when homogeneous)
-    sandbox: sandbox.Sandbox  # the isolation the hosts' processes run in
 
 
 @dataclass
@@ -100,69 +78,6 @@ class Result:
             "sandbox": self.sandbox,
             "warnings": list(self.warnings),
         }
-
-
-def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
-    """Fail fast, before planning, on what cannot run here; settle hosts and launcher."""
-    config = loaded.config
-    if config.is_builtin_algorithm:
-        raise UsageError(
-            "the built-in XGBoost algorithm runs only in its own container",
-            "run the script-mode equivalent: --set entry_point=train_xgboost.py",
-        )
-    cluster = _cluster(config, options)
-    strategy = registry.of(config)
-    strategy.check_local(config)
-    launch = launchers.choose(
-        topology.placement(config).launcher,  # plan.topology's, before the plan exists
-        strategy.name,
-        options.processes_per_host or _processes_per_host(config),
-    )
-    sources = channels.sources(loaded)
-    names = [host.name for host in cluster]
-    isolation = sandbox.choose(config.local.sandbox)
-    return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster, isolation)
-
-
-def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
-    """The emulated hosts: every group's (capped per group) or N hosts of one group."""
-    if config.compute.groups:
-        return groups.local_hosts(config, options.hosts or config.local.hosts)
-    count = host_count(config.local.hosts, config.compute.instance_count, options.hosts)
-    instance_type = config.compute.instance_type
-    return [groups.LocalHost(n, tree.GROUP, instance_type, True) for n in tree.host_names(count)]
-
-
-def agents_needed(prepared: Prepared) -> int:
-    """The torchrun agents this run starts early (one per host), or 0 for another launcher (or
-    in a sandbox: an agent already running cannot enter one)."""
-    if prepared.launch.kind != TORCHRUN or prepared.sandbox.isolated:
-        return 0
-    return len(prepared.hosts)
-
-
-@contextmanager
-def warm_start(
-    prepared: Prepared, started: list[subprocess.Popen[bytes]] | None = None
-) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Start torchrun agents now, to import torch while the request is planned (warm.py);
-    ``started``: agents already importing (a rerun's guess, warm_hint.py), used first."""
-    inherited = environment.without_job_variables(os.environ)
-    with warm.agents(agents_needed(prepared), inherited, started or []) as agents:
-        yield agents
-
-
-def _processes_per_host(config: LaunchConfig) -> int:
-    """local.processes_per_host when the config sets it, else distribution.processes_per_host
-    (mpi, smp v1: the count the container's mpirun starts per host), else 1."""
-    local = config.local
-    if "processes_per_host" in local.model_fields_set:
-        return local.processes_per_host
-    return config.distribution.processes_per_host or local.processes_per_host
-
-
-def host_count(config_hosts: int | None, instance_count: int, requested: int | None) -> int:
-    return requested or config_hosts or min(instance_count, MAX_DEFAULT_HOSTS)
 
 
 def run(
@@ -217,7 +132,9 @@ def run(
         if prepared.sandbox.isolated:
             sandbox.write_hosts_file(workdir, [host.name for host in trees])
         with software.on_path(overlays):
-            specs = _host_processes(prepared, plan, trees, agents or [], options.cores)
+            specs = host_processes.host_processes(
+                prepared, plan, trees, agents or [], options.cores
+            )
         if config.sdk == "v3":
             v3.add_environment(
                 [s.env for s in specs], [s.cwd for s in specs], str(config.entry_point)
@@ -306,12 +223,6 @@ def _stopped_error(
     )
 
 
-def _seen_trees(prepared: Prepared, trees: list[tree.HostTree]) -> list[tree.HostTree]:
-    """Each host's tree as its processes see it: /opt/ml in a sandbox (every MPI rank too: each
-    enters its own host's sandbox), else where it is."""
-    return [sandbox.visible(host, prepared.sandbox) for host in trees]
-
-
 def _build_trees(
     workdir: Path, prepared: Prepared, request: dict[str, Any], code: bytes | None
 ) -> list[tree.HostTree]:
@@ -319,7 +230,9 @@ def _build_trees(
     trees = [tree.HostTree(host.name, workdir / host.name) for host in cluster]
     receiving = groups.receivers(request, cluster)
     hyperparameters = request.get("HyperParameters", {})
-    for index, (host, seen) in enumerate(zip(trees, _seen_trees(prepared, trees), strict=True)):
+    for index, (host, seen) in enumerate(
+        zip(trees, host_processes.seen_trees(prepared, trees), strict=True)
+    ):
         tree.create(
             host,
             hyperparameters=code_channel.on_host(hyperparameters, seen),
@@ -338,171 +251,6 @@ def _make_command_executable(trees: list[tree.HostTree], entry_point: str) -> No
         script = host.code / entry_point
         if not launchers.is_python_program(entry_point) and script.is_file():
             script.chmod(0o777)
-
-
-def _host_processes(
-    prepared: Prepared,
-    plan: Plan,
-    trees: list[tree.HostTree],
-    agents: list[subprocess.Popen[bytes]],
-    cores: int | None,
-) -> list[supervisor.HostProcess]:
-    config, launch = prepared.loaded.config, prepared.launch
-    request = plan.request
-    container_env = {
-        **request.get("Environment", {}),
-        "SAGEMAKER_TRAINING_MODULE": environment.TRAINING_MODULES[config.framework],
-        "TRAINING_JOB_NAME": plan.job_name,  # the platform's, in every job
-    }
-    machine = environment.Machine.detect()
-    hyperparameters = request.get("HyperParameters", {})
-    cluster = prepared.cluster
-    receiving = groups.receivers(request, cluster)
-    names = [host.name for host in trees]
-    framework, user = environment.split_hyperparameters(
-        environment.decode_hyperparameters(hyperparameters)
-    )
-    master_port = ports.free_port()
-    extra = _launcher_env(len(trees), launch, master_port, cores or machine.num_cpus, container_env)
-    if config.framework == "pytorch":
-        # The PyTorch container's training.py sets them on every job, one host included, so
-        # init_process_group(init_method='env://') works there (its port 7777: a free one here).
-        extra |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
-    extra |= groups.feed_env(cluster)
-    tf_cluster = (
-        tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
-    )
-    seen = _seen_trees(prepared, trees)
-    envs, sm_names = [], []
-    for index, host in enumerate(seen):
-        training_env = environment.training_environment(
-            host,
-            hyperparameters=code_channel.on_host(hyperparameters, host),
-            resources=groups.resource_config(cluster[index], cluster),
-            channels=groups.host_channels(tree.input_data_config(request), receiving, index),
-            machine=machine,
-            container_env=container_env,
-        )
-        sm = environment.sm_variables(training_env)
-        sm_names = sorted(sm)
-        envs.append(
-            environment.process_environment(
-                os.environ,
-                container_env=container_env,
-                sm=sm,
-                training_env=training_env,
-                job_name=plan.job_name,
-                region=plan.region,
-                code_dir=str(host.code),
-                extra=extra,
-            )
-        )
-    training = [i for i, h in enumerate(cluster) if h.trains]  # mpirun spans these hosts only
-    mpi_job = _mpi_job(
-        prepared,
-        [trees[i] for i in training],
-        [envs[i] for i in training],
-        sm_names,
-        framework,
-    )
-    specs = []
-    for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
-        position = groups.training_position(cluster, index)
-        workdir = host.root.parent
-        log = workdir / "logs" / f"{host.name}.log"
-        agent_files = log.with_name(f"torchelastic-{host.name}")
-        command, own_env = _command(
-            launch, config, user, position, master_port, mpi_job, agent_files
-        )
-        if command is None:
-            continue
-        env = {**env, **own_env}
-        waiting = agents[index] if index < len(agents) and warm.is_warmable(command) else None
-        host_specs = []
-        if tf_cluster is not None:
-            env = tf_cluster.worker_environment(env, names, host.name)
-            host_specs += tf_cluster.parameter_servers(env, names, host.name, host.code, log)
-        # The one place every host process gets its sandbox (the launcher's command included;
-        # mpirun stays outside, each of its ranks entering its own host's: mpi_rank.py).
-        specs += [sandbox.confine(spec, host, workdir, prepared.sandbox) for spec in host_specs]
-        launcher = supervisor.HostProcess(host.name, command, host.code, env, log, waiting)
-        if mpi_job is not None and position is not None:  # the one mpirun
-            specs.append(sandbox.outside(launcher, workdir, prepared.sandbox))
-        else:
-            specs.append(sandbox.confine(launcher, host, workdir, prepared.sandbox))
-    return specs
-
-
-def _command(
-    launch: launchers.Launch,
-    config: LaunchConfig,
-    user: dict[str, Any],
-    position: tuple[int, int] | None,
-    master_port: int,
-    mpi_job: launchers.MpiJob | None,
-    agent_files: Path,
-) -> tuple[list[str] | None, dict[str, str]]:
-    """The launcher on the training group's hosts; one plain process on the other groups'. With
-    the command, what a strategy's own launcher sets on the host."""
-    run_as = launch if position is not None else launchers.Launch(PYTHON, 1)
-    node_rank, nodes = position if position is not None else (0, 1)
-    where = {
-        "entry_point": str(config.entry_point),
-        "args": (v3.user_args if config.sdk == "v3" else environment.user_args)(user),
-        "host_index": node_rank,
-        "host_count": nodes,
-        "master_port": master_port,
-    }
-    command = launchers.host_command(
-        run_as,
-        **where,
-        mpi_job=mpi_job if position is not None else None,
-        log_dir=agent_files,
-    )
-    return command, launchers.own_environment(run_as, **where)
-
-
-def _mpi_job(
-    prepared: Prepared,
-    trees: list[tree.HostTree],
-    envs: list[dict[str, str]],
-    sm_names: list[str],
-    framework: dict[str, Any],
-) -> launchers.MpiJob | None:
-    """The ranks file mpi_rank.py reads (every host's folder, environment and sandbox) and what
-    the toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
-    launch = prepared.launch
-    if launch.kind != MPIRUN:
-        return None
-    workdir = trees[0].root.parent
-    ranks_file = workdir / "logs" / "mpi-ranks.json"
-    hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
-    entries = [
-        sandbox.entry(host, workdir, prepared.sandbox, env, host.code)
-        for host, env in zip(trees, envs, strict=True)
-    ]
-    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts, entries)
-    custom = str(framework.get("sagemaker_mpi_custom_mpi_options") or "")
-    return launchers.MpiJob(ranks_file, sm_names, custom)
-
-
-def _launcher_env(
-    hosts: int,
-    launch: launchers.Launch,
-    master_port: int,
-    cores: int,
-    container_env: dict[str, str],
-) -> dict[str, str]:
-    # The XGBoost entry point's tracker (a container default of 9099, TIME_WAIT after a run).
-    env = {ports.TRACKER_PORT_VARIABLE: str(ports.free_port_pair())}
-    if hosts > 1 or launch.kind == MPIRUN:
-        env |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
-    if "OMP_NUM_THREADS" not in {**os.environ, **container_env}:
-        # The emulated hosts share this machine's cores; without a cap every process would start
-        # one thread per core and they would fight over them (torchrun caps its workers alike).
-        processes = hosts * launch.processes_per_host
-        env["OMP_NUM_THREADS"] = str(max(1, cores // processes))
-    return env
 
 
 def _with_waiting(

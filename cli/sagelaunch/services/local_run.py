@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
     from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.errors import Problem
-    from sagelaunch.local.job import Prepared, Result
+    from sagelaunch.local.job import Result
     from sagelaunch.local.options import Options
+    from sagelaunch.local.preflight import Prepared
     from sagelaunch.local.supervisor import Printer
     from sagelaunch.plan_model import Plan
     from sagelaunch.services.planning import Progress
@@ -48,14 +49,14 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
     with warm.guessed(warm_hint.guess(hint)) as guessed:
         from sagelaunch.config.references import resolve_references
         from sagelaunch.config.validation import load_valid
-        from sagelaunch.local import job
+        from sagelaunch.local import job, preflight
 
         loaded, warnings = load_valid(config, overrides)
         loaded = resolve_references(loaded)
         require_framework(loaded.config.framework)
-        prepared = job.prepare(loaded, options)
-        warm_hint.remember(hint, job.agents_needed(prepared))
-        with job.warm_start(prepared, guessed) as agents:
+        prepared = preflight.prepare(loaded, options)
+        warm_hint.remember(hint, preflight.agents_needed(prepared))
+        with preflight.warm_start(prepared, guessed) as agents:
             plan, code = local_plan(prepared, warnings, display.progress)
             for warning in plan.warnings:
                 display.say(f"[yellow]warning:[/yellow] {warning}")

@@ -30,7 +30,8 @@ from sagelaunch.services.sweep_results import SweepResult, TrialState
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
-    from sagelaunch.local.job import Prepared, Result
+    from sagelaunch.local.job import Result
+    from sagelaunch.local.preflight import Prepared
     from sagelaunch.plan_model import Plan
 
 SWEEPS_DIR = Path(".sagelaunch") / "sweeps"
@@ -39,7 +40,7 @@ METRICS_FILE = "metrics.json"
 
 def default_parallel(spec: SweepSpec, cores: int | None = None) -> int:
     """As many trials as the cores hold (one core per emulated process), within max_parallel."""
-    from sagelaunch.local.job import host_count
+    from sagelaunch.local.preflight import host_count
 
     config = spec.base.config
     processes = host_count(config.local.hosts, config.compute.instance_count, None) * max(
@@ -102,10 +103,11 @@ def run(
 
 
 def _prepare(trial: Trial, workdir: Path, progress: planning.Progress) -> LocalTrial:
-    from sagelaunch.local import job
+    from sagelaunch.local import preflight
+    from sagelaunch.local.options import Options
     from sagelaunch.services.local_run import local_plan
 
-    prepared = job.prepare(trial.loaded, job.Options(workdir=workdir))
+    prepared = preflight.prepare(trial.loaded, Options(workdir=workdir))
     plan, code = local_plan(prepared, trial.warnings, progress)
     return LocalTrial(trial, prepared, plan, code, workdir)
 
@@ -118,6 +120,7 @@ def _run_trial(
     cores: int,
 ) -> None:
     from sagelaunch.local import job
+    from sagelaunch.local.options import Options
 
     state.status = JobStatus.InProgress.value
     notify(result)
@@ -127,7 +130,7 @@ def _run_trial(
             local.prepared,
             local.plan,
             local.code,
-            job.Options(workdir=local.workdir, cores=max(1, cores)),
+            Options(workdir=local.workdir, cores=max(1, cores)),
             printer=lambda host, line: None,  # each host's log is in <workdir>/logs/
             say=lambda message: None,
         )
