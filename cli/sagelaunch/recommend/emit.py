@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from sagelaunch.config import placeholders
-from sagelaunch.recommend.layouts import Candidate
+from sagelaunch.recommend.layouts import DEEPSPEED, FSDP, NATIVE_TP, SMP, Candidate
 from sagelaunch.recommend.planner import Recommendation
 from sagelaunch.recommend.workload import format_params
 from sagelaunch.strategies import smp, torchrun
@@ -48,7 +48,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
 def _framework_version(chosen: Candidate) -> str:
     if chosen.device.kind == "trainium":
         return NEURON_FRAMEWORK_VERSION
-    return NATIVE_FRAMEWORK_VERSION if chosen.strategy == torchrun.NAME else GPU_FRAMEWORK_VERSION
+    return NATIVE_FRAMEWORK_VERSION if chosen.strategy == NATIVE_TP else GPU_FRAMEWORK_VERSION
 
 
 def _name(rec: Recommendation) -> str:
@@ -57,7 +57,7 @@ def _name(rec: Recommendation) -> str:
 
 
 def _distribution(chosen: Candidate) -> list[str]:
-    if chosen.strategy != smp.NAME:
+    if chosen.strategy != SMP:
         lines = ["distribution:", f"  strategy: {torchrun.NAME}"]
         if chosen.device.kind == "trainium":
             lines[:0] = _comment(_neuron_layout(chosen))
@@ -94,8 +94,8 @@ def _neuron_layout(chosen: Candidate) -> str:
 def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
     work, chosen = rec.workload, rec.chosen
-    sharded = chosen.sharding.weights_over > 1 and chosen.strategy != "deepspeed"
-    fsdp = chosen.strategy in {"fsdp", smp.NAME} or sharded
+    sharded = chosen.sharding.weights_over > 1 and chosen.strategy != DEEPSPEED
+    fsdp = chosen.strategy in {FSDP, SMP} or sharded
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -106,15 +106,15 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("batch_size", work.micro_batch),
         ("parallel", "fsdp" if fsdp else "ddp"),
     ]
-    if chosen.strategy == "fsdp":
+    if chosen.strategy == FSDP:
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
-    elif chosen.strategy == smp.NAME and chosen.hybrid:
+    elif chosen.strategy == SMP and chosen.hybrid:
         # the entry point shards over SMP's hybrid_shard_degree only under --sharding hybrid
         # (without it, FSDP shards over every GPU of the job)
         params.append(("sharding", "hybrid"))
-    if chosen.strategy == "deepspeed":  # DeepSpeed ZeRO replaces FSDP: plain ddp
+    if chosen.strategy == DEEPSPEED:  # DeepSpeed ZeRO replaces FSDP: plain ddp
         params += [("zero_stage", work.zero_stage), *_offloads(work.zero_offload)]
-    if chosen.strategy == torchrun.NAME:  # the entry point's native TP / PP
+    if chosen.strategy == NATIVE_TP:  # the entry point's native TP / PP
         pp = chosen.sharding.pipeline_parallel
         params.append(("tensor_parallel_degree", chosen.tensor_parallel))
         if chosen.sharding.sequence_parallel:

@@ -27,7 +27,6 @@ from sagelaunch.errors import UsageError
 from sagelaunch.recommend import hardware, steptime, zero
 from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
 from sagelaunch.recommend.workload import Workload
-from sagelaunch.strategies import smp, torchrun
 
 HEADROOM = 0.90
 
@@ -85,11 +84,25 @@ def device(instance_type: str) -> Device:
     )
 
 
+# How a candidate runs (Candidate.strategy), in recommend's own words: the entry point's data
+# parallelism under torchrun (DDP, FSDP, DEEPSPEED), SMP v2's hybrid sharding (SMP), the entry
+# point's own tensor and pipeline parallelism (NATIVE_TP), torchrun on Trainium (NEURON).
+# emit.py turns each into a config's distribution and the entry point's flags.
+DDP, FSDP, DEEPSPEED, SMP, NATIVE_TP, NEURON = (
+    "ddp",
+    "fsdp",
+    "deepspeed",
+    "smp",
+    "torchrun",
+    "torchrun-neuron",
+)
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One layout on a number of instances, with what each rank would hold."""
 
-    strategy: str  # ddp | fsdp | smp | torchrun (native TP/PP) | torchrun-neuron
+    strategy: str  # how it runs: DDP | FSDP | DEEPSPEED | SMP | NATIVE_TP | NEURON
     instance_count: int
     sharding: Sharding
     memory: Breakdown
@@ -124,7 +137,7 @@ class Candidate:
         tp = f"TP{self.tensor_parallel}{sp} + " if self.tensor_parallel > 1 else ""
         if self.sharding.pipeline_parallel > 1:
             return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}{sp}"
-        if self.strategy == "deepspeed":
+        if self.strategy == DEEPSPEED:
             return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
             world = self.instance_count * self.device.ranks_per_host // self.tensor_parallel
@@ -195,7 +208,7 @@ def zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
         optimizer_over=world,
     )
     return Candidate(
-        strategy="deepspeed",
+        strategy=DEEPSPEED,
         instance_count=count,
         sharding=sharding,
         memory=zero.per_device(workload, plan, dev.ranks_per_host, count),
@@ -224,20 +237,20 @@ def _gpu_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]
     own TP (a DTensor plan, with sequence parallelism, on the newer torchrun image) is what runs.
     Offering both listed one layout twice under two names."""
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
-    yield _Rung("ddp", "ddp", Sharding(), "DDP, a full replica per GPU")
+    yield _Rung(DDP, "ddp", Sharding(), "DDP, a full replica per GPU")
     if per_host > 1 and count == 1:
-        yield _Rung("fsdp", "fsdp", _sharded(per_host), f"FSDP full shard over {per_host} GPUs")
+        yield _Rung(FSDP, "fsdp", _sharded(per_host), f"FSDP full shard over {per_host} GPUs")
     elif per_host > 1:
         text = f"FSDP hybrid shard ({per_host} GPUs per shard group, {count} replicas)"
-        yield _Rung("fsdp", "fsdp", _sharded(per_host), text, hybrid=True)
+        yield _Rung(FSDP, "fsdp", _sharded(per_host), text, hybrid=True)
     if dev.smp_v2:
         for group in range(2, count):
             if count % group == 0:
                 shard, replicas = group * per_host, count // group
                 text = f"SMP v2 hybrid shard ({shard} GPUs per shard group, {replicas} replicas)"
-                yield _Rung(smp.NAME, "smp-hybrid", _sharded(shard), text, hybrid=True)
+                yield _Rung(SMP, "smp-hybrid", _sharded(shard), text, hybrid=True)
     if count > 1:
-        yield _Rung("fsdp", "fsdp", _sharded(world), f"FSDP full shard over {world} GPUs")
+        yield _Rung(FSDP, "fsdp", _sharded(world), f"FSDP full shard over {world} GPUs")
     yield from _native_layouts(per_host, count, workload)
 
 
@@ -252,7 +265,7 @@ def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_
             sp = _sequence_parallel(workload, tp)
             text = f"native tensor parallel {tp}{_sp_text(sp)}" + _over(world // tp, "FSDP")
             sharding = replace(_sharded(world // tp, tp), **_sp_fields(sp))
-            yield _Rung(torchrun.NAME, f"tp{tp}", sharding, text)
+            yield _Rung(NATIVE_TP, f"tp{tp}", sharding, text)
     if count > 1 and per_host > 1:
         sp = _sequence_parallel(workload, per_host)
         pipeline = Sharding(tensor_parallel=per_host, pipeline_parallel=count, **_sp_fields(sp))
@@ -260,7 +273,7 @@ def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_
             f"native pipeline {count} stages (one per instance) × tensor parallel "
             f"{per_host}{_sp_text(sp)}"
         )
-        yield _Rung(torchrun.NAME, f"pp-tp{per_host}", pipeline, text)
+        yield _Rung(NATIVE_TP, f"pp-tp{per_host}", pipeline, text)
 
 
 def _sequence_parallel(workload: Workload, tp: int) -> bool:
@@ -278,7 +291,7 @@ def _sp_text(sp: bool) -> str:
 
 def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
-    neuron = "torchrun-neuron"
+    neuron = NEURON
     yield _Rung(
         neuron, "dp", Sharding(eager_autocast=False), "data parallel, a full replica per NeuronCore"
     )

@@ -9,7 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sagelaunch.recommend import zero
-from sagelaunch.recommend.layouts import HEADROOM, Candidate, Device, layouts, zero_candidate
+from sagelaunch.recommend.layouts import (
+    DDP,
+    DEEPSPEED,
+    HEADROOM,
+    Candidate,
+    Device,
+    layouts,
+    zero_candidate,
+)
 from sagelaunch.recommend.memory import state_bytes
 from sagelaunch.recommend.workload import Workload, format_params
 
@@ -76,7 +84,7 @@ class Recommendation:
         ]
         body["model"] = model_json(self.workload)
         body["notes"] = self.notes
-        if self.chosen.strategy == "deepspeed":
+        if self.chosen.strategy == DEEPSPEED:
             body.update(zero_json(self.workload, self.chosen))
         if self.cpu_offload is not None:
             body["cpu_offload"] = self.cpu_offload.as_json(self.workload)
@@ -151,7 +159,7 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
         notes.append(offload_note(workload, offload, suggested=True))
         if not chosen.fits:
             reason += f" DeepSpeed ZeRO-3 with CPU offload fits on {_instances(offload.candidate)}."
-    elif chosen.strategy == "deepspeed" and workload.zero_offload != "none":
+    elif chosen.strategy == DEEPSPEED and workload.zero_offload != "none":
         plan = zero.Zero(workload.zero_stage, workload.zero_offload)
         notes.append(offload_note(workload, cpu_offload(workload, chosen, plan), suggested=False))
     return Recommendation(workload, dev, chosen, alternatives, reason, notes, offload)
@@ -247,7 +255,7 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
             f"parallelism and ZeRO-1 (no FSDP on Neuron): {chosen.layout} on "
             f"{_instances(chosen)} needs {total}, within the {usable}."
         )
-    if chosen.strategy == "deepspeed":
+    if chosen.strategy == DEEPSPEED:
         return (
             f"{chosen.layout} on {_instances(chosen)} (as asked with --zero-stage) needs {total}, "
             f"within the {usable}; the fewest instances where it fits."
@@ -256,7 +264,7 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
     states = (
         f"{format_params(workload.params)} parameters ({_states_gb(workload):.0f} GB of states)"
     )
-    if chosen.strategy == "ddp":
+    if chosen.strategy == DDP:
         return (
             f"{states} need {total} under DDP, within the {usable}, so plain DDP on "
             f"{_instances(chosen)} is the simplest and fastest choice; add instances for "
