@@ -10,6 +10,14 @@ from tests.config.hetero_cases import HETERO_CASES
 from tests.config.tf_rule_cases import TF_CASES
 
 P4D = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
+# sagelaunch's own train_pytorch.py (no such file beside the config: the shipped one)
+SHIPPED_FSDP = {
+    "entry_point": "train_pytorch.py",
+    "source_dir": None,
+    "compute": P4D,
+    "distribution": {"strategy": "torchrun"},
+    "hyperparameters": {"parallel": "fsdp"},
+}
 P5 = {"instance_type": "ml.p5.48xlarge", "instance_count": 2}
 TRN = {"instance_type": "ml.trn1.32xlarge", "instance_count": 2}
 SMP1 = {"strategy": "smp", "processes_per_host": 8, "smp": {"version": 1, "parameters": {}}}
@@ -216,6 +224,12 @@ CASES = {
             "distribution": {"strategy": "torchrun"},
             "hyperparameters": {"parallel": "ps"},
         },
+    ),
+    "shipped_entry_point_torch_version": (
+        {**SHIPPED_FSDP, "framework_version": "2.2.0"},
+        "train_pytorch.py runs --parallel fsdp (FSDP2) with what PyTorch 2.6 made public; PyTorch "
+        '2.2.0 fails the job at that import. Set framework_version: "2.6.0"',
+        {**SHIPPED_FSDP, "framework_version": "2.8.0"},
     ),
     "hyperparameters_not_reserved": (
         {"hyperparameters": {"sagemaker_program": "x"}},
@@ -439,3 +453,17 @@ def test_run_time_ranges_at_their_bounds(make_config, compute, fires):
     found = findings(path, "run_time_ranges")
     assert bool(found) is fires, [p.message for p in found]
     assert all(p.path == f"compute.{next(iter(compute))}" for p in found)
+
+
+def test_the_shipped_entry_points_torch_needs_are_its_own_not_a_users_script(make_config, tmp_path):
+    tp = {
+        **SHIPPED_FSDP,
+        "framework_version": "2.4.0",
+        "hyperparameters": {"tensor_parallel_degree": 2},
+    }
+    [found] = findings(make_config(tp), "shipped_entry_point_torch_version")
+    assert "--tensor_parallel_degree with what PyTorch 2.5 made public" in found.message
+    assert '"2.5.1"' in found.message  # the SDK's first version from there
+    (tmp_path / "train_pytorch.py").write_text("print('my own script')\n")
+    mine = make_config({**SHIPPED_FSDP, "framework_version": "2.2.0"})
+    assert findings(mine, "shipped_entry_point_torch_version") == []

@@ -143,7 +143,7 @@ def test_emit_fsdp_config_validates(cli, tmp_path):
     path, config = emit(cli, tmp_path, "--params", "7B")
     assert_valid(path)
     assert config["distribution"] == {"strategy": "torchrun"}
-    assert config["framework_version"] == "2.2.0" and config["entry_point"] == "train_pytorch.py"
+    assert config["entry_point"] == "train_pytorch.py"  # its version: assert_valid holds it
     assert config["compute"]["instance_count"] == 1
     assert config["hyperparameters"]["parallel"] == "fsdp"
     assert (config["hyperparameters"]["n_layer"], config["hyperparameters"]["n_embd"]) == (32, 4096)

@@ -103,7 +103,7 @@ def test_smp_v2_p5(sdk_request):
         lambda s: PyTorch(
             entry_point="train_pytorch.py",
             source_dir=code,
-            framework_version="2.3.1",
+            framework_version="2.8.0",
             py_version="py311",
             instance_type="ml.p5.48xlarge",
             instance_count=4,
@@ -126,7 +126,7 @@ def test_smp_v2_p5(sdk_request):
     )
     assert request == expected
     assert (
-        "smdistributed-modelparallel:2.3.1-gpu-py311-cu121"
+        "smdistributed-modelparallel:2.8.0-gpu-py311-cu121"
         in request["AlgorithmSpecification"]["TrainingImage"]
     )
 

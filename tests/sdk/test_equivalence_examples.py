@@ -128,6 +128,8 @@ def test_fsdp_g5(sdk_request):  # noqa: F811
     expected = sdk_request(
         lambda s: pytorch(
             s,
+            "2.8.0",
+            "py312",
             source_dir=code,
             instance_type="ml.g5.12xlarge",
             instance_count=2,
@@ -357,6 +359,8 @@ def test_smp_v2_p4d(sdk_request):  # noqa: F811
     expected = sdk_request(
         lambda s: pytorch(
             s,
+            "2.8.0",
+            "py311",
             source_dir=code,
             instance_type="ml.p4d.24xlarge",
             instance_count=2,

@@ -14,8 +14,10 @@ from sagelaunch.recommend.planner import Recommendation
 from sagelaunch.recommend.workload import format_params
 from sagelaunch.strategies import smp, torchrun
 
-GPU_FRAMEWORK_VERSION = "2.2.0"  # torchrun on GPU and an SMP v2 image (2.0.1 ... 2.5.1)
-NATIVE_FRAMEWORK_VERSION = "2.8.0"  # train_pytorch.py's own TP / PP: fully_shard, pipelining
+# train_pytorch.py's FSDP2, TP and PP import what PyTorch 2.6 made public (validate's
+# shipped_entry_point_torch_version); 2.8.0 has a torchrun image and an SMP v2 one (the SDK's
+# pytorch.json and pytorch-smp.json), so every GPU layout runs on it.
+GPU_FRAMEWORK_VERSION = "2.8.0"
 NEURON_FRAMEWORK_VERSION = "2.1.2"  # the neuronx training image sagelaunch knows for Trainium
 
 
@@ -48,7 +50,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
 def _framework_version(chosen: Candidate) -> str:
     if chosen.device.kind == "trainium":
         return NEURON_FRAMEWORK_VERSION
-    return NATIVE_FRAMEWORK_VERSION if chosen.strategy == NATIVE_TP else GPU_FRAMEWORK_VERSION
+    return GPU_FRAMEWORK_VERSION
 
 
 def _name(rec: Recommendation) -> str:

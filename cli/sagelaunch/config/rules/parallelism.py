@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sagelaunch.catalog import facts, sdk_data
+from sagelaunch.catalog.versions import numbers
 from sagelaunch.config import images
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
@@ -180,3 +181,59 @@ def parameter_server_needs_a_worker(loaded: LoadedConfig) -> Iterator[Problem]:
         f"starts {world} process(es) and asks for {servers} server(s): use distribution.strategy "
         "torchrun or mpi (processes_per_host) for more processes, or lower num_ps",
     )
+
+
+# What sagelaunch's train_pytorch.py imports for each mode, and the PyTorch release that made it
+# public (each release's notes): FSDP2's fully_shard and MixedPrecisionPolicy in
+# torch.distributed.fsdp from 2.6 (torch.distributed._composable.fsdp before), DTensor's
+# Replicate and Shard in torch.distributed.tensor from 2.5, torch.distributed.pipelining in 2.4.
+_ENTRY_POINT_NEEDS = {
+    "fsdp": "2.6",
+    "tensor_parallel_degree": "2.5",
+    "pipeline_parallel_degree": "2.4",
+}
+
+
+@rule
+def shipped_entry_point_torch_version(loaded: LoadedConfig) -> Iterator[Problem]:
+    """sagelaunch's own train_pytorch.py imports FSDP2 (--parallel fsdp), DTensor (tensor
+    parallelism) and torch.distributed.pipelining from where PyTorch made them public; an image
+    of an older PyTorch fails the job at that import, on its first step. Only for the shipped
+    script (a user's script of that name decides for itself) and a version the config names
+    (an image_uri's PyTorch is not known here)."""
+    from sagelaunch.config import mesh
+    from sagelaunch.config.paths import shipped_source_dir
+
+    config = loaded.config
+    if config.framework != "pytorch" or config.image_uri or not config.framework_version:
+        return
+    if config.entry_point != "train_pytorch.py":
+        return
+    if loaded.source_dir != shipped_source_dir("pytorch").resolve():
+        return
+    asked = mesh.mesh_request(config.hyperparameters, [])
+    uses = {
+        "fsdp": asked.parallel == "fsdp",
+        "tensor_parallel_degree": asked.tensor_parallel_degree > 1,
+        "pipeline_parallel_degree": asked.pipeline_parallel_degree > 1,
+    }
+    have = numbers(sdk_data.pytorch_version(config.framework_version))
+    for what, used in uses.items():
+        needed = _ENTRY_POINT_NEEDS[what]
+        if used and have < numbers(needed):
+            mode = "--parallel fsdp (FSDP2)" if what == "fsdp" else f"--{what}"
+            yield error(
+                loaded,
+                ("framework_version",),
+                f"sagelaunch's train_pytorch.py runs {mode} with what PyTorch {needed} made "
+                f"public; PyTorch {config.framework_version} fails the job at that import. Set "
+                f'framework_version: "{_first_listed(needed)}" (the SDK\'s first from there) or '
+                "later",
+            )
+            return
+
+
+def _first_listed(needed: str) -> str:
+    """The SDK's first PyTorch training version at or after ``needed`` (pytorch.json)."""
+    listed = sorted(sdk_data.training_config("pytorch").get("versions", {}), key=numbers)
+    return next((v for v in listed if numbers(v) >= numbers(needed)), needed)
