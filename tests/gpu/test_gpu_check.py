@@ -38,6 +38,7 @@ def test_every_part_runs_on_the_cpu_with_tiny_models(tmp_path, capsys):
     assert resumed["killed_after_step"] >= sizes.kill_after
     assert resumed["resumed_at_step"] % sizes.checkpoint_every == 0
     assert 0 < resumed["resumed_at_step"] < sizes.resume_steps
+    assert resumed["variant"] == "single" and resumed["deterministic"]
     assert resumed["repeatable"] and resumed["bit_identical"] and resumed["losses_identical"]
 
     (path,) = parts["paths"]["rows"]
