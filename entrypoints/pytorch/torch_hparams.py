@@ -51,8 +51,8 @@ HELP = {
     "activation_checkpointing": "recompute activations in the backward pass",
     "activation_offload": "keep saved activations in CPU memory (save_on_cpu)",
     "compile": "torch.compile the model",
-    "deterministic": "deterministic kernels (can be slower): on CUDA a rerun or a resume after a kill "
-    "repeats the losses bit for bit (on a CPU they always do)",
+    "deterministic": "deterministic kernels (can be slower): on CUDA a rerun or a resume after a "
+    "kill repeats the losses bit for bit (on a CPU they always do)",
     "log_every": "steps between log lines",
     "benchmark": "report steady-state throughput (and MFU on CUDA)",
     "warmup_steps": "--benchmark: steps excluded from the measurement",
