@@ -20,6 +20,7 @@ import torch.distributed as dist
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.recommend.entrypoint_modules import load
+from tests.recommend.oracle_driver import train_config
 
 models, parallel, _pipeline, config, distctx, train = load()
 
@@ -31,16 +32,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         torch.cuda.set_device(device)
     dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
     try:
-        cfg = config.TrainConfig(
-            n_layer=spec["layers"],
-            n_head=spec["heads"],
-            n_embd=spec["hidden"],
-            seq_len=spec["seq_len"],
-            vocab_size=spec["vocab"],
-            batch_size=spec["micro_batch"],
-            parallel="fsdp",
-            precision=spec["precision"],
-        )
+        cell = {**spec, "parallel": "fsdp", "checkpointing": False}
+        cfg = train_config(cell, config.Layout())
         ctx = distctx.DistContext(kind=backend, backend=backend, device=device)
         generator = torch.Generator().manual_seed(1)
         shape = (spec["steps"], cfg.batch_size, cfg.seq_len)

@@ -139,15 +139,8 @@ def test_one_process_per_host_without_a_distributed_launcher():
 
 def test_torchrun_command_per_host():
     launch = launchers.Launch("torchrun", 2)
-    command = launchers.host_command(
-        launch,
-        entry_point="train.py",
-        args=["--lr", "0.1"],
-        host_index=1,
-        host_count=2,
-        master_port=29999,
-        log_dir=Path("/run/logs/torchelastic-algo-2"),
-    )
+    host = launchers.slot(launch, "train.py", ["--lr", "0.1"], 1, 2, 29999)
+    command = launchers.host_command(launch, host, log_dir=Path("/run/logs/torchelastic-algo-2"))
     assert command == [
         sys.executable, warm.AGENT_SCRIPT, "--nnodes", "2", "--nproc_per_node", "2",
         "--node_rank", "1", "--master_addr", "127.0.0.1", "--master_port", "29999",
@@ -158,9 +151,9 @@ def test_torchrun_command_per_host():
 def test_mpirun_runs_from_the_first_host_only(tmp_path):
     launch = launchers.Launch("mpirun", 2, mpirun="/venv/bin/mpirun")
     job = launchers.MpiJob(tmp_path / "ranks.json")
-    kwargs = {"entry_point": "t.py", "args": [], "host_count": 3, "master_port": 1, "mpi_job": job}
-    assert launchers.host_command(launch, host_index=1, **kwargs) is None
-    command = launchers.host_command(launch, host_index=0, **kwargs)
+    second, first = (launchers.slot(launch, "t.py", [], index, 3, 1) for index in (1, 0))
+    assert launchers.host_command(launch, second, job) is None
+    command = launchers.host_command(launch, first, job)
     assert command is not None and command[0] == "/venv/bin/mpirun"
     assert command[command.index("-np") + 1] == "6"
 

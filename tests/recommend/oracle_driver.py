@@ -64,7 +64,7 @@ def measure(cell: dict[str, Any]) -> dict[str, Any]:
         dist.destroy_process_group()
 
 
-def _train_config(cell: dict[str, Any], layout: Any) -> Any:
+def train_config(cell: dict[str, Any], layout: Any) -> Any:
     return config.TrainConfig(
         model="gpt",
         n_layer=cell["layers"],
@@ -82,7 +82,7 @@ def _train_config(cell: dict[str, Any], layout: Any) -> Any:
 
 
 def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str, Any]:
-    cfg = _train_config(cell, layout)
+    cfg = train_config(cell, layout)
     if device is None:
         ctx = distctx.DistContext(kind="gloo", backend="fake", world_size=layout.world_size)
         tensors: Any = FakeTensorMode(allow_non_fake_inputs=True)
@@ -231,7 +231,7 @@ def estimate_runtime(cell: dict[str, Any]) -> dict[str, Any]:
     from torch.utils.flop_counter import FlopCounterMode
 
     layout = config.Layout(**cell["layout"])
-    cfg = _train_config(cell, layout)
+    cfg = train_config(cell, layout)
     ctx = distctx.DistContext(kind="gloo", backend=None)
     torch.cuda.is_available = lambda: True  # the estimator's guard; no CUDA call follows
     times = {}

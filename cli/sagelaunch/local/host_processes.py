@@ -141,20 +141,11 @@ def _command(
     the command, what a strategy's own launcher sets on the host."""
     run_as = launch if position is not None else launchers.Launch(PYTHON, 1)
     node_rank, nodes = position if position is not None else (0, 1)
-    where = {
-        "entry_point": str(config.entry_point),
-        "args": (v3.user_args if config.sdk == "v3" else environment.user_args)(user),
-        "host_index": node_rank,
-        "host_count": nodes,
-        "master_port": master_port,
-    }
-    command = launchers.host_command(
-        run_as,
-        **where,
-        mpi_job=mpi_job if position is not None else None,
-        log_dir=agent_files,
-    )
-    return command, launchers.own_environment(run_as, **where)
+    args = (v3.user_args if config.sdk == "v3" else environment.user_args)(user)
+    host = launchers.slot(run_as, str(config.entry_point), args, node_rank, nodes, master_port)
+    training_mpi = mpi_job if position is not None else None
+    command = launchers.host_command(run_as, host, training_mpi, log_dir=agent_files)
+    return command, launchers.own_environment(run_as, host)
 
 
 def _mpi_job(

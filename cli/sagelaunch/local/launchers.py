@@ -88,69 +88,6 @@ def open_mpi() -> str | None:
     return path if mpi.open_mpi_version(path) else None
 
 
-def host_command(
-    launch: Launch,
-    *,
-    entry_point: str,
-    args: list[str],
-    host_index: int,
-    host_count: int,
-    master_port: int,
-    mpi_job: MpiJob | None = None,
-    log_dir: Path | None = None,
-) -> list[str] | None:
-    """The command host ``host_index`` runs in its code/ folder (None: it only waits).
-    ``log_dir``: where torchrun's agent keeps its files, which it otherwise leaves in the
-    machine's /tmp after every run (the container's /tmp is its own; a run without a sandbox
-    shares this machine's)."""
-    if launch.own is not None:
-        return launch.own.command(
-            slot(launch, entry_point, args, host_index, host_count, master_port)
-        )
-    if launch.kind == PYTHON:
-        return python_program(entry_point, args)
-    if launch.kind == MPIRUN:
-        if host_index != 0:
-            return None
-        assert launch.mpirun is not None and mpi_job is not None
-        return mpi.command(
-            launch.mpirun,
-            processes_per_host=launch.processes_per_host,
-            host_count=host_count,
-            ranks_file=mpi_job.ranks_file,
-            exported=mpi_job.exported,
-            custom_mpi_options=mpi_job.custom_mpi_options,
-            program=python_program(entry_point, args),  # a shell entry point too, as the toolkit
-        )
-    return [
-        *warm.TORCHRUN_AGENT,
-        *("--nnodes", str(host_count), "--nproc_per_node", str(launch.processes_per_host)),
-        *("--node_rank", str(host_index), "--master_addr", LOOPBACK),
-        *("--master_port", str(master_port)),
-        *(("--log-dir", str(log_dir)) if log_dir is not None else ()),
-        entry_point,
-        *args,
-    ]
-
-
-def own_environment(
-    launch: Launch,
-    *,
-    entry_point: str,
-    args: list[str],
-    host_index: int,
-    host_count: int,
-    master_port: int,
-) -> dict[str, str]:
-    """What a strategy's own launcher sets on a training host (nothing for local's launchers,
-    whose variables the job's environment already holds)."""
-    if launch.own is None:
-        return {}
-    return launch.own.environment(
-        slot(launch, entry_point, args, host_index, host_count, master_port)
-    )
-
-
 def slot(
     launch: Launch,
     entry_point: str,
@@ -159,6 +96,7 @@ def slot(
     host_count: int,
     master_port: int,
 ) -> HostSlot:
+    """Host ``host_index`` of ``host_count`` running the launch (what a launcher is given)."""
     return HostSlot(
         python=sys.executable,
         entry_point=entry_point,
@@ -169,6 +107,50 @@ def slot(
         master_addr=LOOPBACK,
         master_port=master_port,
     )
+
+
+def host_command(
+    launch: Launch,
+    host: HostSlot,
+    mpi_job: MpiJob | None = None,
+    log_dir: Path | None = None,
+) -> list[str] | None:
+    """The command ``host`` runs in its code/ folder (None: it only waits). ``log_dir``: where
+    torchrun's agent keeps its files, which it otherwise leaves in the machine's /tmp after every
+    run (the container's /tmp is its own; a run without a sandbox shares this machine's)."""
+    args = list(host.args)
+    if launch.own is not None:
+        return launch.own.command(host)
+    if launch.kind == PYTHON:
+        return python_program(host.entry_point, args)
+    if launch.kind == MPIRUN:
+        if host.host_index != 0:
+            return None
+        assert launch.mpirun is not None and mpi_job is not None
+        return mpi.command(
+            launch.mpirun,
+            processes_per_host=launch.processes_per_host,
+            host_count=host.host_count,
+            ranks_file=mpi_job.ranks_file,
+            exported=mpi_job.exported,
+            custom_mpi_options=mpi_job.custom_mpi_options,
+            program=python_program(host.entry_point, args),  # a shell one too, as the toolkit
+        )
+    return [
+        *warm.TORCHRUN_AGENT,
+        *("--nnodes", str(host.host_count), "--nproc_per_node", str(launch.processes_per_host)),
+        *("--node_rank", str(host.host_index), "--master_addr", host.master_addr),
+        *("--master_port", str(host.master_port)),
+        *(("--log-dir", str(log_dir)) if log_dir is not None else ()),
+        host.entry_point,
+        *args,
+    ]
+
+
+def own_environment(launch: Launch, host: HostSlot) -> dict[str, str]:
+    """What a strategy's own launcher sets on a training host (nothing for local's launchers,
+    whose variables the job's environment already holds)."""
+    return {} if launch.own is None else launch.own.environment(host)
 
 
 def is_python_program(entry_point: str) -> bool:
