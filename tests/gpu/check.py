@@ -511,8 +511,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(names) - set(PARTS))
     if unknown:
         parser.error(f"unknown parts {unknown}; choose from {', '.join(PARTS)}")
+    tiny = args.tiny or not torch.cuda.is_available()
+    if tiny and not args.tiny:
+        print("no CUDA device here: the tiny dry run (the GPU sizes need a GPU)", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as work:
-        parts, text = run(args.tiny, names, args.out, Path(work))
+        parts, text = run(tiny, names, args.out, Path(work))
     print(text, flush=True)
     return 1 if any(part.problems for part in parts) else 0
 
