@@ -8,6 +8,9 @@ differ. Nothing here is fitted per row.
 
     .venv/bin/python -m tests.recommend.calibration      # the tables and the summaries
 
+The holdout (tests/recommend/data/holdout_throughput.json, `holdout_rows`) is modelled the same way
+and summarized apart: published rows never used to fit recommend's constants (issue #42).
+
 The second table runs the planner for each row as `recommend --model ... --instance-type ...
 --instance-count N` would (the row's shape, sequence, micro-batch, checkpointing and precision)
 and says where the published layout ranks among what it shows.
@@ -27,10 +30,16 @@ from sagelaunch.recommend.memory import Sharding, per_device
 from sagelaunch.recommend.workload import Shape, Workload
 
 DATA = Path(__file__).parent / "data" / "measured_throughput.json"
+HOLDOUT = Path(__file__).parent / "data" / "holdout_throughput.json"
 
 
-def rows() -> list[dict[str, Any]]:
-    return json.loads(DATA.read_text(encoding="utf-8"))["rows"]
+def rows(path: Path = DATA) -> list[dict[str, Any]]:
+    return json.loads(path.read_text(encoding="utf-8"))["rows"]
+
+
+def holdout_rows() -> list[dict[str, Any]]:
+    """Published measured rows kept outside the calibration: never used to fit the constants."""
+    return rows(HOLDOUT)
 
 
 def workload(row: dict[str, Any]) -> Workload:
@@ -235,3 +244,6 @@ if __name__ == "__main__":
     print(table([check(row) for row in rows()]))
     print()
     print(top3_table())
+    print()
+    print("holdout (never used to fit):")
+    print(table([check(row) for row in holdout_rows()]))

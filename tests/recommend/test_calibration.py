@@ -15,6 +15,7 @@ import pytest
 from sagelaunch.recommend.memory import Sharding, ddp_bucket_bytes, per_device
 from tests.recommend.calibration import (
     check,
+    holdout_rows,
     planned,
     published,
     published_rank,
@@ -32,6 +33,15 @@ OVER_USABLE_AT_MOST = 6
 PUBLISHED_IN_TOP3_AT_LEAST = 27
 
 
+# the holdout (tests/recommend/data/holdout_throughput.json): published rows never used to fit the
+# constants. Issue #42's goal there as on the calibration rows: at least 85% within ±25% and a
+# median error of at most 12%. Reached today (2026-11, 8 rows: NeMo 24.07 and Megatron-Bridge 25.11
+# FP8 on DGX-H100): 7 of 8 within ±25%, median error 16.5%, every row under-predicted (median
+# model/measured 0.84); held here so that it does not regress, not yet at the goal.
+HOLDOUT_WITHIN_25_AT_LEAST = 7
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.17
+
+
 @pytest.fixture(scope="module")
 def checks():
     return [check(row) for row in rows()]
@@ -41,6 +51,21 @@ def test_every_row_names_its_source():
     for row in rows():
         assert row["source"]["url"].startswith("https://") and row["source"]["title"]
         assert row["tokens_per_s_per_gpu"] > 0
+
+
+def test_holdout_rows_name_their_source_and_quote():
+    for row in holdout_rows():
+        assert row["source"]["url"].startswith("https://") and row["source"]["title"]
+        assert row["quote"] and row["derived"]
+        assert row["tokens_per_s_per_gpu"] > 0
+
+
+def test_holdout_does_not_regress():
+    """recommend against published rows kept outside the calibration (goal: 85% within ±25%,
+    median error 12%; the fence holds what it reaches today)."""
+    summary = summarize([check(row) for row in holdout_rows()])
+    assert summary.within_25 >= HOLDOUT_WITHIN_25_AT_LEAST, summary
+    assert summary.median_error <= HOLDOUT_MEDIAN_ERROR_AT_MOST, summary
 
 
 def test_within_25_percent_share_does_not_regress(checks):
