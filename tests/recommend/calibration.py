@@ -74,16 +74,18 @@ def workload(row: dict[str, Any]) -> Workload:
 def sharding(row: dict[str, Any]) -> Sharding:
     lay = row["layout"]
     sp = bool(lay.get("sequence_parallel"))
+    interleave = lay.get("virtual_pipeline", 1)  # as published; 1: plain 1F1B
     if lay["strategy"] == "zero1":  # neuronx-distributed: bf16 states, ZeRO-1 over DP
         return Sharding(
             tensor_parallel=lay["tp"],
             optimizer_over=lay["replicate"],
             pipeline_parallel=lay["pp"],
+            pipeline_interleave=interleave,
             eager_autocast=False,
             sequence_parallel=sp,
         )
     over = lay["shard"]
-    return Sharding(lay["tp"], over, over, over, lay["pp"], sequence_parallel=sp)
+    return Sharding(lay["tp"], over, over, over, lay["pp"], interleave, sequence_parallel=sp)
 
 
 def device(row: dict[str, Any]) -> hardware.Hardware:

@@ -36,10 +36,11 @@ PUBLISHED_IN_TOP3_AT_LEAST = 27
 # the holdout (tests/recommend/data/holdout_throughput.json): published rows never used to fit the
 # constants. Issue #42's goal there as on the calibration rows: at least 85% within ±25% and a
 # median error of at most 12%. Reached today (2026-11, 8 rows: NeMo 24.07 and Megatron-Bridge 25.11
-# FP8 on DGX-H100): 7 of 8 within ±25%, median error 16.5%, every row under-predicted (median
-# model/measured 0.84); held here so that it does not regress, not yet at the goal.
-HOLDOUT_WITHIN_25_AT_LEAST = 7
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.17
+# FP8 on DGX-H100): 8 of 8 within ±25%, median error 12.3%, every row under-predicted (median
+# model/measured 0.88); held here so that it does not regress, the median not yet at the goal.
+# (Before the interleaved schedule's bubble was modelled: 7 of 8, 16.5%.)
+HOLDOUT_WITHIN_25_AT_LEAST = 8
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.13
 
 
 @pytest.fixture(scope="module")

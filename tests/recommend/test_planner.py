@@ -241,3 +241,18 @@ def test_asked_offload_gets_the_pcie_note():
     rec = plan(7e9, "ml.g5.12xlarge", count=1, zero_stage=3, zero_offload="optimizer")
     assert rec.chosen.strategy == "deepspeed" and rec.chosen.fits and rec.cpu_offload is None
     assert any("PCIe" in note and "host memory" in note for note in rec.notes)
+
+
+def test_the_interleaved_schedule_divides_the_bubble_by_its_chunks_per_rank():
+    from dataclasses import replace
+
+    from sagelaunch.recommend import hardware, steptime
+    from sagelaunch.recommend.memory import Sharding
+
+    work = Workload(params=13_000_000_000, shape=estimate_shape(13e9), grad_accum=16)
+    plain = Sharding(tensor_parallel=2, pipeline_parallel=4)
+    hw = hardware.for_instance("ml.p4d.24xlarge")
+    one = steptime.step(work, plain, hw, 1)
+    four = steptime.step(work, replace(plain, pipeline_interleave=4), hw, 1)
+    assert one.bubble_s > 0 and four.bubble_s == pytest.approx(one.bubble_s / 4)
+    assert four.seconds == pytest.approx(one.seconds - 0.75 * one.bubble_s)

@@ -82,7 +82,13 @@ def _sharding(hp: dict, world: int, per_host: int) -> Sharding:
     tp = int(hp.get("tensor_parallel_degree", 1))
     pp = int(hp.get("pipeline_parallel_degree", 1))
     sp = tp > 1 and bool(hp.get("sequence_parallel"))
-    split = {"sequence_parallel": sp, "sequence_parallel_gathers": sp}
+    interleaved = hp.get("pipeline_schedule") == "interleaved_1f1b"
+    chunks = int(hp.get("stages_per_rank", 1)) if interleaved else 1
+    split = {
+        "sequence_parallel": sp,
+        "sequence_parallel_gathers": sp,
+        "pipeline_interleave": chunks,
+    }
     dp = max(world // (tp * pp), 1)
     if hp.get("parallel") != "fsdp":
         zero1 = dp if hp.get("zero1") else 1

@@ -105,6 +105,10 @@ class Sharding:
     gradients_over: int = 1
     optimizer_over: int = 1
     pipeline_parallel: int = 1  # stages: each rank holds 1/p of the layers' states
+    # Interleaved 1F1B: each rank runs this many model chunks (Megatron's virtual pipeline
+    # stages, train_pytorch.py's --stages_per_rank), which divides the bubble by as much
+    # (Narayanan et al. 2021, §2.2.2); 1: plain 1F1B.
+    pipeline_interleave: int = 1
     # PyTorch eager AMP as train_pytorch.py runs it: fp32 weights under autocast (which caches
     # bf16 copies), TP over the blocks only. False on Neuron: XLA compiles the casts away and
     # neuronx-distributed splits the embeddings and head with the blocks.

@@ -258,7 +258,8 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
     )
     memory = n * micro.memory_s + optimizer
     per_micro = micro.forward_s + micro.backward_s + micro.memory_s
-    bubble = (p - 1) * per_micro if p > 1 else 0.0
+    # the 1F1B bubble: p - 1 micro-batches of fill and drain, each a chunk of 1/v under interleaving
+    bubble = (p - 1) * per_micro / max(sharding.pipeline_interleave, 1) if p > 1 else 0.0
     seconds = compute + memory + comms.exposed_s + bubble
     replicas = world / (sharding.tensor_parallel * p)
     tokens_per_s = replicas * n * _tokens(workload) / seconds
