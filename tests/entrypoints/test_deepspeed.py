@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,18 +27,14 @@ import pytest
 import torch
 
 from tests.entrypoints.conftest import (
-    ENTRYPOINTS,
-    TorchJob,
     assert_same_weights,
-    free_port,
     model_at,
-    torchrun,
 )
 from tests.entrypoints.test_train_pytorch_layouts import (
-    DRIVER,
     assert_close_losses,
     assert_close_weights,
     losses,
+    run_driver,
     shared_dir,
 )
 
@@ -108,19 +103,7 @@ def _run_all(base: Path) -> None:
     # Killed after step KILL_AT (the driver runs killed runs first), then restarted in its root.
     killed = {"root": str(base / "zero3_offload.killed"), "argv": [*MODEL, *OFFLOAD, *EVERY_STEP]}
     specs += [{**killed, "kill_after_step": KILL_AT}, killed]
-    (base / "runs.json").write_text(json.dumps(specs))
-    launcher = torchrun(2, base / "torchelastic")
-    rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
-    proc = subprocess.run(
-        [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
-        cwd=ENTRYPOINTS,
-        env=TorchJob(base / "env").env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
-    assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
+    run_driver(base, specs, ranks=2, timeout=900)
 
 
 @pytest.mark.parametrize("name", ["zero1", "zero2", "zero2_file", "zero3", "zero3_offload"])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,16 +19,12 @@ import pytest
 import torch
 
 from tests.entrypoints.conftest import (
-    ENTRYPOINTS,
     TINY_GPT,
-    TorchJob,
     assert_same_weights,
-    free_port,
     metrics_at,
     model_at,
-    torchrun,
 )
-from tests.entrypoints.test_train_pytorch_layouts import DRIVER, losses, shared_dir
+from tests.entrypoints.test_train_pytorch_layouts import losses, run_driver, shared_dir
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pytorch-distributed")]
 
@@ -106,19 +101,7 @@ def _run_all(base: Path) -> None:
         killed,  # restarted
         *({"root": str(base / name), "argv": argv} for name, argv in DDP_REFERENCES.items()),
     ]
-    (base / "runs.json").write_text(json.dumps(specs))
-    launcher = torchrun(2, base / "torchelastic")
-    rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
-    proc = subprocess.run(
-        [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
-        cwd=ENTRYPOINTS,
-        env=TorchJob(base / "env").env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
-    assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
+    run_driver(base, specs, ranks=2)
 
 
 def test_ddp_on_two_ranks_matches_one_process(torch_job, one_process):

@@ -189,17 +189,22 @@ def _run_layouts(base: Path) -> None:
         }
         for name, (source, target) in RESHARD.items()
     ]
+    run_driver(base, runs, ranks=4)
+
+
+def run_driver(base: Path, runs: list[dict], ranks: int, timeout: float = 600) -> None:
+    """``runs`` in one torchrun job of ``ranks`` ranks (layout_driver.py: killed runs first, then
+    the rest in the shared group), asserting that it ends well and no run wrote a failure."""
     (base / "runs.json").write_text(json.dumps(runs))
-    job = TorchJob(base / "env")
-    launcher = torchrun(4, base / "torchelastic")
+    launcher = torchrun(ranks, base / "torchelastic")
     rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(free_port())]
     proc = subprocess.run(
         [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
         cwd=ENTRYPOINTS,
-        env=job.env(),
+        env=TorchJob(base / "env").env(),
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     failures = {p.parent.parent.name: p.read_text() for p in base.glob("*/output/failure")}
     assert proc.returncode == 0 and not failures, f"{failures}\n{proc.stderr[-3000:]}"
