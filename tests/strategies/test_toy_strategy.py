@@ -1,7 +1,9 @@
-"""A strategy is one module: a toy one, registered here and nowhere else, validates (its own rule
-included), plans (its SDK distribution in the request), imports back from that request, exports
-to SDK v2 and v3, shows in the schema and the config reference, and runs locally under a launcher
-of its own, through the real commands, with no edit anywhere else."""
+"""A strategy is one module: a toy one, registered here and nowhere else, with an SDK
+distribution key SDK v2 has never heard of and a launcher `local` has never heard of, validates
+(its own rule included), plans (its key's hyperparameters in the request), imports back from that
+request, exports to SDK v2 (whose script sends the same request) and v3, shows in the schema and
+the config reference, and runs locally under its own launcher, through the real commands, with no
+edit anywhere else."""
 
 from __future__ import annotations
 
@@ -29,15 +31,20 @@ from sagelaunch.strategies.base import (
     V3Call,
 )
 from sagelaunch.strict import Strict
+from tests.export.test_export_v2 import run_exported
 
-# The toy's mark: on SageMaker an mpirun with this option; the request carries it back.
-MARK = "-x TOY_STRATEGY=1"
+# The toy's SDK distribution key, newer than SDK v2 (which drops keys it does not know): the toy
+# writes the hyperparameters the key stands for itself, as the SDK does for its own keys.
+SDK_KEY = "toy"
+ENABLED = "sagemaker_toy_enabled"
+ROUNDS = "sagemaker_toy_rounds"
 
 
 class ToyDistribution(NoMpiSettings, NoSmp, Strict):
     """The toy strategy's config keys."""
 
     strategy: Literal["toy"] = Field(description="toy: a test's strategy.")
+    rounds: int = Field(3, ge=1, description="How many rounds the toy plays.")
 
 
 def toy_on_two_hosts_at_most(loaded: LoadedConfig) -> Iterator[Problem]:
@@ -63,7 +70,8 @@ class ToyLauncher:
 class ToyStrategy(Strategy):
     name = "toy"
     frameworks = frozenset({"pytorch"})
-    priority = 1  # before mpi: its mpirun option is what tells it apart
+    priority = 1
+    sdk_hyperparameters = frozenset({ENABLED, ROUNDS})
 
     @property
     def model(self) -> type[Strict]:
@@ -73,7 +81,10 @@ class ToyStrategy(Strategy):
         return Placement(PYTHON, 1)
 
     def sdk_distribution(self, config: LaunchConfig) -> dict[str, Any] | None:
-        return {"mpi": {"enabled": True, "custom_mpi_options": MARK}}
+        return {SDK_KEY: {"enabled": True, "rounds": config.distribution.rounds}}
+
+    def own_hyperparameters(self, config: LaunchConfig) -> dict[str, Any]:
+        return {ENABLED: True, ROUNDS: config.distribution.rounds}
 
     def local_launcher(self, planned: str) -> ToyLauncher:
         return ToyLauncher()
@@ -82,15 +93,16 @@ class ToyStrategy(Strategy):
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
-        if hyperparameters.get("sagemaker_mpi_custom_mpi_options") == MARK:
-            return {"strategy": self.name}
-        return None
+        if hyperparameters.get(ENABLED) is not True:
+            return None
+        rounds = hyperparameters.get(ROUNDS, 3)
+        return {"strategy": self.name, **({"rounds": rounds} if rounds != 3 else {})}
 
     def owns_distribution(self, distribution: dict[str, Any]) -> bool:
-        return distribution.get("mpi", {}).get("custom_mpi_options") == MARK
+        return SDK_KEY in distribution
 
     def export_v3(self, distribution: dict[str, Any]) -> V3Call | None:
-        return V3Call("MPI", {"mpi_additional_options": MARK.split()})
+        return None  # one process per host; its hyperparameters carry the key
 
     def rules(self) -> tuple[Any, ...]:
         return (toy_on_two_hosts_at_most,)
@@ -101,7 +113,9 @@ import json, os, sys
 print("toy ran with", sys.argv[1:])
 with open(os.path.join(os.environ["SM_MODEL_DIR"], "toy.json"), "w") as f:
     launched = {k: os.environ.get(k) for k in ("TOY_HOST_INDEX", "TOY_HOSTS")}
-    json.dump({"host": os.environ["SM_CURRENT_HOST"], "utf8": sys.flags.utf8_mode, **launched}, f)
+    rounds = json.loads(os.environ["SM_FRAMEWORK_PARAMS"])["sagemaker_toy_rounds"]
+    json.dump({"host": os.environ["SM_CURRENT_HOST"], "utf8": sys.flags.utf8_mode,
+               "rounds": rounds, **launched}, f)
 """
 
 
@@ -125,7 +139,7 @@ def toy_config(tmp_path: Path) -> Path:
         "region": "us-east-1",
         "output_path": "s3://bucket/output/",
         "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 2},
-        "distribution": {"strategy": "toy"},
+        "distribution": {"strategy": "toy", "rounds": 4},
         "hyperparameters": {"epochs": 1},
     }
     path = tmp_path / "toy.yaml"
@@ -148,29 +162,29 @@ def test_the_toy_plans_imports_back_and_exports(cli, toy, toy_config, tmp_path):
     saved = tmp_path / "plan.json"
     assert cli("plan", toy_config, "--out", saved, "--job-name", "j-1").exit_code == 0
     plan = json.loads(saved.read_text())
-    assert (
-        json.loads(plan["request"]["HyperParameters"]["sagemaker_mpi_custom_mpi_options"]) == MARK
-    )
+    sent = plan["request"]["HyperParameters"]
+    assert (sent[ENABLED], sent[ROUNDS]) == ("true", "4")  # the new key, JSON as the SDK writes
+    assert plan["estimator"]["kwargs"]["distribution"] == {SDK_KEY: {"enabled": True, "rounds": 4}}
     assert plan["topology"]["launcher"] == PYTHON and plan["topology"]["world_size"] == 2
 
     imported = tmp_path / "imported.yaml"
     result = cli("import", saved, "--out", imported, "--source-dir", tmp_path / "code")
     assert result.exit_code == 0, result.output
-    assert yaml.safe_load(imported.read_text())["distribution"] == {"strategy": "toy"}
+    back = yaml.safe_load(imported.read_text())
+    assert back["distribution"] == {"strategy": "toy", "rounds": 4}
+    assert back["hyperparameters"] == {"epochs": 1}  # its keys never become the user's
     replanned = json.loads(cli("plan", imported, "--job-name", "j-1", "-o", "json").stdout)
     assert replanned["request"] == plan["request"]
+
+    script = tmp_path / "train_v2.py"
+    assert cli("export", saved, "--sdk", "v2", "--out", script).exit_code == 0
+    assert run_exported(script, "us-east-1") == plan["request"]  # SDK v2 itself, offline
 
     script = tmp_path / "train_v3.py"
     assert cli("export", toy_config, "--sdk", "v3", "--out", script).exit_code == 0
     text = script.read_text()
     compile(text, script.name, "exec")
-    assert "MPI(" in text and "-x" in text and "TOY_STRATEGY=1" in text
-
-    script = tmp_path / "train_v2.py"
-    assert cli("export", toy_config, "--sdk", "v2", "--out", script).exit_code == 0
-    text = script.read_text()
-    compile(text, script.name, "exec")
-    assert "distribution=" in text and "TOY_STRATEGY=1" in text
+    assert ROUNDS in text and "distributed=" not in text
 
 
 def test_the_toy_is_in_the_schema_and_the_config_reference(cli, toy):
@@ -180,8 +194,9 @@ def test_the_toy_is_in_the_schema_and_the_config_reference(cli, toy):
     import config_reference
 
     (table,) = [t for t in config_reference.tables()[1:] if "strategy: toy" in t.heading]
-    assert list(table.rows) == ["distribution.strategy"]
+    assert list(table.rows) == ["distribution.strategy", "distribution.rounds"]
     assert "toy: a test's strategy." in table.rows["distribution.strategy"]["description"]
+    assert "How many rounds" in table.rows["distribution.rounds"]["description"]
 
 
 def test_the_toy_runs_locally_under_its_own_launcher(cli, toy, toy_config, tmp_path):
@@ -192,7 +207,7 @@ def test_the_toy_runs_locally_under_its_own_launcher(cli, toy, toy_config, tmp_p
     assert "(toy-launcher)" in result.output
     seen = [json.loads(p.read_text()) for p in sorted(workdir.glob("algo-*/model/toy.json"))]
     assert seen == [
-        {"host": f"algo-{n + 1}", "utf8": 1, "TOY_HOST_INDEX": str(n), "TOY_HOSTS": "2"}
+        {"host": f"algo-{n + 1}", "utf8": 1, "rounds": 4, "TOY_HOST_INDEX": str(n), "TOY_HOSTS": "2"}
         for n in range(2)
     ]
 

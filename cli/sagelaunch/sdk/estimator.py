@@ -81,7 +81,10 @@ def _estimator_spec(
     kwargs.update(entry_point=config.entry_point, source_dir=code_uri)
     if config.framework_version:
         kwargs["framework_version"] = config.framework_version
-    kwargs["hyperparameters"] = dict(config.hyperparameters)
+    kwargs["hyperparameters"] = {
+        **config.hyperparameters,
+        **registry.of(config).own_hyperparameters(config),
+    }
     metrics = _metric_definitions(config)
     if metrics is not None:
         kwargs["metric_definitions"] = metrics

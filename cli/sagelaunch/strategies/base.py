@@ -88,6 +88,7 @@ CAPABILITIES = (
     "model",
     "placement",
     "sdk_distribution",
+    "own_hyperparameters",
     "local_launcher",
     "check_local",
     "imported",
@@ -193,6 +194,14 @@ class Strategy(ABC):
     @abstractmethod
     def sdk_distribution(self, config: ConfigView) -> dict[str, Any] | None:
         """The SDK estimator's ``distribution=`` argument, or None to pass none."""
+
+    def own_hyperparameters(self, config: ConfigView) -> dict[str, Any]:
+        """The hyperparameters this strategy's ``distribution`` key stands for in the request,
+        where the SDK predates the key. SDK v2 writes hyperparameters only for the keys it knows
+        (``Framework._distribution_configuration``) and drops any other: a strategy with a newer
+        key writes them itself, as the SDK does for its own, so the request, an exported script
+        and `import` all carry them (list their names in ``sdk_hyperparameters``)."""
+        return {}
 
     @abstractmethod
     def local_launcher(self, planned: str) -> str | HostLauncher:
