@@ -207,7 +207,13 @@ def test_the_toy_runs_locally_under_its_own_launcher(cli, toy, toy_config, tmp_p
     assert "(toy-launcher)" in result.output
     seen = [json.loads(p.read_text()) for p in sorted(workdir.glob("algo-*/model/toy.json"))]
     assert seen == [
-        {"host": f"algo-{n + 1}", "utf8": 1, "rounds": 4, "TOY_HOST_INDEX": str(n), "TOY_HOSTS": "2"}
+        {
+            "host": f"algo-{n + 1}",
+            "utf8": 1,
+            "rounds": 4,
+            "TOY_HOST_INDEX": str(n),
+            "TOY_HOSTS": "2",
+        }
         for n in range(2)
     ]
 
