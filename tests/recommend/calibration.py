@@ -75,7 +75,7 @@ def sharding(row: dict[str, Any]) -> Sharding:
     lay = row["layout"]
     sp = bool(lay.get("sequence_parallel"))
     interleave = lay.get("virtual_pipeline", 1)  # as published; 1: plain 1F1B
-    if lay["strategy"] == "zero1":  # neuronx-distributed: bf16 states, ZeRO-1 over DP
+    if lay["parallelism"] == "zero1":  # neuronx-distributed: bf16 states, ZeRO-1 over DP
         return Sharding(
             tensor_parallel=lay["tp"],
             optimizer_over=lay["replicate"],
@@ -204,13 +204,13 @@ def published(candidate: Candidate, row: dict[str, Any]) -> bool:
     lay, shard = row["layout"], candidate.sharding
     if (shard.tensor_parallel, shard.pipeline_parallel) != (lay["tp"], lay["pp"]):
         return False
-    if lay["strategy"] == "zero1":
+    if lay["parallelism"] == "zero1":
         return (
             candidate.device.kind == "trainium"
             and shard.weights_over == 1
             and shard.optimizer_over == lay["replicate"]
         )
-    return candidate.strategy != "ddp" and shard.weights_over == lay["shard"]
+    return candidate.parallelism != "ddp" and shard.weights_over == lay["shard"]
 
 
 def planned(row: dict[str, Any]) -> list[Candidate]:

@@ -13,7 +13,7 @@ import yaml
 from sagelaunch.config.validation import validate_file
 
 KEYS = {
-    "strategy",
+    "parallelism",
     "instance_type",
     "instance_count",
     "per_device_gb",
@@ -35,7 +35,7 @@ def recommend_json(cli, *args: str) -> dict:
 def test_json_contract(cli):
     out = recommend_json(cli, "--params", "7B")
     assert set(out) >= KEYS
-    assert out["strategy"] in {"fsdp", "smp"}
+    assert out["parallelism"] in {"fsdp", "smp"}
     assert (out["instance_type"], out["instance_count"], out["fits"]) == (
         "ml.p4d.24xlarge",
         1,
@@ -51,12 +51,12 @@ def test_json_contract(cli):
     for alt in out["alternatives"]:
         assert (KEYS - {"alternatives"}) <= set(alt) and "alternatives" not in alt
         assert set(alt["per_device_gb"]) >= GB_KEYS
-    assert any(alt["strategy"] == "ddp" and not alt["fits"] for alt in out["alternatives"])
+    assert any(alt["parallelism"] == "ddp" and not alt["fits"] for alt in out["alternatives"])
 
 
 def test_json_known_points(cli):
     small = recommend_json(cli, "--params", "125M")
-    assert (small["strategy"], small["instance_count"]) == ("ddp", 1)
+    assert (small["parallelism"], small["instance_count"]) == ("ddp", 1)
     big = recommend_json(cli, "--params", "70B")
     assert big["fits"] and big["instance_count"] >= 4
     assert big["tensor_parallel_degree"] > 1
@@ -83,7 +83,7 @@ def test_table_view(cli):
     assert result.exit_code == 0, result.output
     assert "recommend torchrun on" in result.stdout and "ml.p4d.24xlarge" in result.stdout
     assert "TP8 SP + shard" in result.stdout  # the entry point's TP with sequence parallelism
-    for column in ("strategy", "weights", "grads", "optim", "activ", "total", "fits?"):
+    for column in ("parallelism", "weights", "grads", "optim", "activ", "total", "fits?"):
         assert column in result.stdout
     assert "1120.0 GB of states" in result.stdout
     assert "tokens per dollar" in result.stdout

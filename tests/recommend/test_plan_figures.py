@@ -86,12 +86,12 @@ ROUND_TRIPS = {
 
 def _kind(chosen: dict) -> str:
     sp = "-sp" if chosen["sequence_parallel"] else ""
-    if chosen["strategy"] == "torchrun" and chosen["pipeline_parallel_degree"] > 1:
+    if chosen["parallelism"] == "torchrun" and chosen["pipeline_parallel_degree"] > 1:
         return f"torchrun-pp{sp}"
-    if chosen["strategy"] == "torchrun":
+    if chosen["parallelism"] == "torchrun":
         return f"torchrun-tp{sp}"
     hybrid = "-hybrid" if "hybrid" in chosen["layout"] else ""
-    return chosen["strategy"] + hybrid
+    return chosen["parallelism"] + hybrid
 
 
 def _plan_figures(cli, path, instance_type: str, hosts: int) -> tuple[dict, str]:

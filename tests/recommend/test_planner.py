@@ -1,4 +1,4 @@
-"""Known points of the planner: which strategy and how many instances for well-known sizes."""
+"""Known points of the planner: which parallelism and how many instances for well-known sizes."""
 
 from __future__ import annotations
 
@@ -40,16 +40,16 @@ def test_unknown_type_suggests_a_close_one():
 
 def test_125m_is_ddp_on_one_instance():
     rec = plan(125e6)
-    assert (rec.chosen.strategy, rec.chosen.instance_count) == ("ddp", 1)
+    assert (rec.chosen.parallelism, rec.chosen.instance_count) == ("ddp", 1)
     assert rec.chosen.fits and rec.chosen.memory.total < 10
     assert "DDP" in rec.reason
 
 
 def test_7b_adamw_on_40gb_a100s_is_sharded_on_one_instance():
     rec = plan(7e9)
-    assert rec.chosen.strategy in {"fsdp", "smp"} and rec.chosen.instance_count == 1
+    assert rec.chosen.parallelism in {"fsdp", "smp"} and rec.chosen.instance_count == 1
     assert rec.chosen.fits and rec.chosen.shard_group == 8
-    ddp = next(alt for alt in rec.alternatives if alt.strategy == "ddp")
+    ddp = next(alt for alt in rec.alternatives if alt.parallelism == "ddp")
     assert not ddp.fits and ddp.memory.total > 112  # all 112 GB of states on every GPU
     assert "112 GB" in rec.reason
 
@@ -59,7 +59,7 @@ def test_70b_on_p4d_needs_at_least_four_instances():
     assert rec.chosen.fits and rec.chosen.instance_count >= 4
     # activations alone overflow 40 GB without splitting layers: the entry point's TP, whose
     # sequence parallelism splits the norms' activations too
-    assert rec.chosen.strategy == "torchrun" and rec.chosen.tensor_parallel == 8
+    assert rec.chosen.parallelism == "torchrun" and rec.chosen.tensor_parallel == 8
     assert rec.chosen.sharding.sequence_parallel
     fewer = plan(70e9, count=rec.chosen.instance_count - 1)
     assert not fewer.chosen.fits
@@ -110,7 +110,7 @@ def test_activation_checkpointing_lowers_the_plan():
 
 def test_given_instance_count_prefers_hybrid_sharding_within_a_node():
     rec = plan(7e9, count=4)
-    assert rec.chosen.strategy == "fsdp" and rec.chosen.hybrid
+    assert rec.chosen.parallelism == "fsdp" and rec.chosen.hybrid
     assert rec.chosen.shard_group == 8 and rec.chosen.instance_count == 4
     layouts = {alt.layout for alt in rec.alternatives}
     assert "FSDP full shard over 32 GPUs" in layouts
@@ -119,10 +119,10 @@ def test_given_instance_count_prefers_hybrid_sharding_within_a_node():
 
 def test_trainium_uses_neuron_torchrun_with_zero1():
     rec = plan(1.3e9, TRN1)
-    assert rec.chosen.strategy == "torchrun-neuron" and rec.chosen.fits
+    assert rec.chosen.parallelism == "torchrun-neuron" and rec.chosen.fits
     assert rec.chosen.sharding.optimizer_over == 32 and rec.chosen.sharding.weights_over == 1
     assert "neuronx-distributed" in rec.reason
-    assert all(alt.strategy == "torchrun-neuron" for alt in rec.alternatives)
+    assert all(alt.parallelism == "torchrun-neuron" for alt in rec.alternatives)
 
 
 def test_trainium_7b_adds_tensor_parallelism():
@@ -137,7 +137,7 @@ def test_one_candidate_per_tensor_parallel_layout():
     shown = [(c.instance_count, c.short) for c in (rec.chosen, *rec.alternatives)]
     assert len(shown) == len(set(shown)), shown
     tp = [c for c in (rec.chosen, *rec.alternatives) if c.tensor_parallel > 1]
-    assert tp and all(c.strategy == "torchrun" for c in tp)
+    assert tp and all(c.parallelism == "torchrun" for c in tp)
 
 
 def test_sequence_parallel_where_the_sequence_splits_evenly():
@@ -160,8 +160,8 @@ def test_layouts_that_do_not_fit_are_ranked_closest_first():
 
 def test_no_smp_layouts_where_smp_v2_does_not_run():
     rec = plan(13e9, "ml.g5.48xlarge", activation_checkpointing=True)
-    assert rec.chosen.strategy == "fsdp" and rec.chosen.instance_count > 1
-    assert all(alt.strategy != "smp" for alt in rec.alternatives)
+    assert rec.chosen.parallelism == "fsdp" and rec.chosen.instance_count > 1
+    assert all(alt.parallelism != "smp" for alt in rec.alternatives)
 
 
 def test_nothing_fits_says_how_to_shrink():
@@ -177,10 +177,11 @@ def test_fp8_on_a100_is_flagged():
 
 def test_native_tensor_parallel_when_fsdp_on_one_node_does_not_fit():
     rec = plan(7e9, "ml.g5.48xlarge", count=1, seq_len=1024)
-    fsdp = [c for c in rec.alternatives if c.strategy == "fsdp"]
+    fsdp = [c for c in rec.alternatives if c.parallelism == "fsdp"]
     assert fsdp and not any(c.fits for c in fsdp)
-    assert rec.chosen.strategy == "torchrun" and rec.chosen.tensor_parallel > 1 and rec.chosen.fits
-    assert rec.chosen.as_json()["pipeline_parallel_degree"] == 1
+    chosen = rec.chosen
+    assert chosen.parallelism == "torchrun" and chosen.tensor_parallel > 1 and chosen.fits
+    assert chosen.as_json()["pipeline_parallel_degree"] == 1
 
 
 def test_pipeline_stages_and_offload_in_the_memory_model():
@@ -239,7 +240,7 @@ def test_no_offload_note_where_a_gpu_layout_fits():
 
 def test_asked_offload_gets_the_pcie_note():
     rec = plan(7e9, "ml.g5.12xlarge", count=1, zero_stage=3, zero_offload="optimizer")
-    assert rec.chosen.strategy == "deepspeed" and rec.chosen.fits and rec.cpu_offload is None
+    assert rec.chosen.parallelism == "deepspeed" and rec.chosen.fits and rec.cpu_offload is None
     assert any("PCIe" in note and "host memory" in note for note in rec.notes)
 
 

@@ -50,7 +50,7 @@ def test_recommend_reports_deepspeeds_model_states_per_gpu(cli, stage, offload, 
     args = ["--params", "13B", "--layers", "40", "--hidden", "5120"]
     args += ["--instance-type", "ml.p4d.24xlarge", "--instance-count", "2"]
     body = recommend_json(cli, *args, "--zero-stage", str(stage), "--offload", offload)
-    assert body["strategy"] == "deepspeed" and body["instance_count"] == 2
+    assert body["parallelism"] == "deepspeed" and body["instance_count"] == 2
     gb = body["per_device_gb"]
     states = (gb["weights"] + gb["gradients"] + gb["optimizer"]) * 1e9
     largest = max(32_000 * 5120, 4 * 5120 * 5120)

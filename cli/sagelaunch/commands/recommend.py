@@ -275,7 +275,7 @@ def _print(rec: Recommendation) -> None:
     chosen, dev = rec.chosen, rec.device
     verdict = "[green]recommend[/green]" if chosen.fits else "[red]no fit[/red]"
     stdout.print(
-        f"{verdict} [bold]{chosen.strategy}[/bold] on [bold]{chosen.instance_count} × "
+        f"{verdict} [bold]{chosen.parallelism}[/bold] on [bold]{chosen.instance_count} × "
         f"{dev.instance_type}[/bold]: {chosen.layout}"
     )
     stdout.print(rec.reason)
@@ -315,7 +315,7 @@ def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) 
         per_dollar = speed.tokens_per_dollar
         bubble = [f"{speed.bubble_s:.2f}"] if pipelined else []
         table.add_row(
-            cand.strategy,
+            cand.parallelism,
             str(cand.instance_count),
             cand.short,
             f"{speed.compute_s:.2f}",
@@ -349,7 +349,7 @@ def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Tab
         mem = cand.memory
         cells = [mem.weights, mem.gradients, mem.optimizer, mem.activations, mem.overhead]
         table.add_row(
-            cand.strategy,
+            cand.parallelism,
             str(cand.instance_count),
             cand.short,
             *(f"{value:.1f}" for value in cells),
@@ -361,8 +361,8 @@ def _table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Tab
 
 
 def _layout_columns(table: Table) -> None:
-    """strategy, inst and layout; on a narrow terminal a long layout ("TP2 SP + shard 112")
+    """parallelism, inst and layout; on a narrow terminal a long layout ("TP2 SP + shard 112")
     wraps rather than the figures to its right being cut."""
-    for name in ("strategy", "inst"):
+    for name in ("parallelism", "inst"):
         table.add_column(name, no_wrap=True)
     table.add_column("layout", min_width=9)

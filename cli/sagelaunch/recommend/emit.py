@@ -55,11 +55,11 @@ def _framework_version(chosen: Candidate) -> str:
 
 def _name(rec: Recommendation) -> str:
     size = format_params(rec.workload.params).lower().replace(".", "-")
-    return f"llm-{size}-{rec.chosen.strategy}"
+    return f"llm-{size}-{rec.chosen.parallelism}"
 
 
 def _distribution(chosen: Candidate) -> list[str]:
-    if chosen.strategy != SMP:
+    if chosen.parallelism != SMP:
         lines = ["distribution:", f"  strategy: {torchrun.NAME}"]
         if chosen.device.kind == "trainium":
             lines[:0] = _comment(_neuron_layout(chosen))
@@ -96,8 +96,8 @@ def _neuron_layout(chosen: Candidate) -> str:
 def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
     work, chosen = rec.workload, rec.chosen
-    sharded = chosen.sharding.weights_over > 1 and chosen.strategy != DEEPSPEED
-    fsdp = chosen.strategy in {FSDP, SMP} or sharded
+    sharded = chosen.sharding.weights_over > 1 and chosen.parallelism != DEEPSPEED
+    fsdp = chosen.parallelism in {FSDP, SMP} or sharded
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -108,15 +108,15 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("batch_size", work.micro_batch),
         ("parallel", "fsdp" if fsdp else "ddp"),
     ]
-    if chosen.strategy == FSDP:
+    if chosen.parallelism == FSDP:
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
-    elif chosen.strategy == SMP and chosen.hybrid:
+    elif chosen.parallelism == SMP and chosen.hybrid:
         # the entry point shards over SMP's hybrid_shard_degree only under --sharding hybrid
         # (without it, FSDP shards over every GPU of the job)
         params.append(("sharding", "hybrid"))
-    if chosen.strategy == DEEPSPEED:  # DeepSpeed ZeRO replaces FSDP: plain ddp
+    if chosen.parallelism == DEEPSPEED:  # DeepSpeed ZeRO replaces FSDP: plain ddp
         params += [("zero_stage", work.zero_stage), *_offloads(work.zero_offload)]
-    if chosen.strategy == NATIVE_TP:  # the entry point's native TP / PP
+    if chosen.parallelism == NATIVE_TP:  # the entry point's native TP / PP
         pp = chosen.sharding.pipeline_parallel
         params.append(("tensor_parallel_degree", chosen.tensor_parallel))
         if chosen.sharding.sequence_parallel:

@@ -84,10 +84,11 @@ def device(instance_type: str) -> Device:
     )
 
 
-# How a candidate runs (Candidate.strategy), in recommend's own words: the entry point's data
-# parallelism under torchrun (DDP, FSDP, DEEPSPEED), SMP v2's hybrid sharding (SMP), the entry
-# point's own tensor and pipeline parallelism (NATIVE_TP), torchrun on Trainium (NEURON).
-# emit.py turns each into a config's distribution and the entry point's flags.
+# How a candidate runs (Candidate.parallelism, "parallelism" in --output json), in recommend's
+# own words: the entry point's data parallelism under torchrun (DDP, FSDP, DEEPSPEED), SMP v2's
+# hybrid sharding (SMP), the entry point's own tensor and pipeline parallelism (NATIVE_TP),
+# torchrun on Trainium (NEURON). Not a config's distribution.strategy (a launcher: torchrun,
+# smp): emit.py turns each into one, and into the entry point's flags.
 DDP, FSDP, DEEPSPEED, SMP, NATIVE_TP, NEURON = (
     "ddp",
     "fsdp",
@@ -102,7 +103,7 @@ DDP, FSDP, DEEPSPEED, SMP, NATIVE_TP, NEURON = (
 class Candidate:
     """One layout on a number of instances, with what each rank would hold."""
 
-    strategy: str  # how it runs: DDP | FSDP | DEEPSPEED | SMP | NATIVE_TP | NEURON
+    parallelism: str  # how it runs: DDP | FSDP | DEEPSPEED | SMP | NATIVE_TP | NEURON
     instance_count: int
     sharding: Sharding
     memory: Breakdown
@@ -137,7 +138,7 @@ class Candidate:
         tp = f"TP{self.tensor_parallel}{sp} + " if self.tensor_parallel > 1 else ""
         if self.sharding.pipeline_parallel > 1:
             return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}{sp}"
-        if self.strategy == DEEPSPEED:
+        if self.parallelism == DEEPSPEED:
             return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
             world = self.instance_count * self.device.ranks_per_host // self.tensor_parallel
@@ -161,7 +162,7 @@ class Candidate:
 
     def as_json(self, reason: str | None = None) -> dict[str, object]:
         return {
-            "strategy": self.strategy,
+            "parallelism": self.parallelism,
             "instance_type": self.device.instance_type,
             "instance_count": self.instance_count,
             "tensor_parallel_degree": self.tensor_parallel,
@@ -184,7 +185,7 @@ def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
     make = _gpu_layouts if dev.kind == "gpu" else _neuron_layouts
     return [
         Candidate(
-            strategy=rung.strategy,
+            parallelism=rung.parallelism,
             instance_count=count,
             sharding=rung.sharding,
             memory=per_device(workload, rung.sharding),
@@ -208,7 +209,7 @@ def zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
         optimizer_over=world,
     )
     return Candidate(
-        strategy=DEEPSPEED,
+        parallelism=DEEPSPEED,
         instance_count=count,
         sharding=sharding,
         memory=zero.per_device(workload, plan, dev.ranks_per_host, count),
@@ -219,7 +220,7 @@ def zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
 
 
 class _Rung(NamedTuple):
-    strategy: str
+    parallelism: str
     family: str
     sharding: Sharding
     text: str

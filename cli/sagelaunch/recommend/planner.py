@@ -1,5 +1,5 @@
 """Choose a layout: the fewest instances that fit (the capacity to find, which for p4d, p5 and
-trn1 is the scarce part, and the hourly bill), then the simplest strategy there (the ladder in
+trn1 is the scarce part, and the hourly bill), then the simplest layout there (the ladder in
 `layouts`); say why in one sentence, and name a layout that trains cheaper per token.
 """
 
@@ -84,7 +84,7 @@ class Recommendation:
         ]
         body["model"] = model_json(self.workload)
         body["notes"] = self.notes
-        if self.chosen.strategy == DEEPSPEED:
+        if self.chosen.parallelism == DEEPSPEED:
             body.update(zero_json(self.workload, self.chosen))
         if self.cpu_offload is not None:
             body["cpu_offload"] = self.cpu_offload.as_json(self.workload)
@@ -139,7 +139,7 @@ def smallest_fit(
 
 def recommend(workload: Workload, dev: Device, instance_count: int | None = None) -> Recommendation:
     """The layout to use: at `instance_count`, else on the fewest instances that fit (what the
-    bill counts), and the simplest strategy there."""
+    bill counts), and the simplest layout there."""
     if instance_count is None:
         auto = smallest_fit(workload, dev)
         chosen = auto or _closest(layouts(workload, dev, MAX_INSTANCES))
@@ -159,7 +159,7 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
         notes.append(offload_note(workload, offload, suggested=True))
         if not chosen.fits:
             reason += f" DeepSpeed ZeRO-3 with CPU offload fits on {_instances(offload.candidate)}."
-    elif chosen.strategy == DEEPSPEED and workload.zero_offload != "none":
+    elif chosen.parallelism == DEEPSPEED and workload.zero_offload != "none":
         plan = zero.Zero(workload.zero_stage, workload.zero_offload)
         notes.append(offload_note(workload, cpu_offload(workload, chosen, plan), suggested=False))
     return Recommendation(workload, dev, chosen, alternatives, reason, notes, offload)
@@ -225,7 +225,7 @@ def _closest(candidates: list[Candidate]) -> Candidate:
 
 
 def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
-    """Each strategy family (DDP, FSDP, ZeRO-1, each TP degree) on its fewest fitting instances,
+    """Each layout family (DDP, FSDP, ZeRO-1, each TP degree) on its fewest fitting instances,
     or on one instance when it never fits; in ladder order."""
     best: dict[str, Candidate] = {}
     for count in range(1, MAX_INSTANCES + 1):
@@ -255,7 +255,7 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
             f"parallelism and ZeRO-1 (no FSDP on Neuron): {chosen.layout} on "
             f"{_instances(chosen)} needs {total}, within the {usable}."
         )
-    if chosen.strategy == DEEPSPEED:
+    if chosen.parallelism == DEEPSPEED:
         return (
             f"{chosen.layout} on {_instances(chosen)} (as asked with --zero-stage) needs {total}, "
             f"within the {usable}; the fewest instances where it fits."
@@ -264,7 +264,7 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
     states = (
         f"{format_params(workload.params)} parameters ({_states_gb(workload):.0f} GB of states)"
     )
-    if chosen.strategy == DDP:
+    if chosen.parallelism == DDP:
         return (
             f"{states} need {total} under DDP, within the {usable}, so plain DDP on "
             f"{_instances(chosen)} is the simplest and fastest choice; add instances for "

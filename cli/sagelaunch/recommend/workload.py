@@ -130,7 +130,7 @@ class Workload:
     # llm-foundry's default) rather than the fp32 log-softmax of PyTorch's cross_entropy
     fused_loss: bool = False
     vocab: int = DEFAULT_VOCAB
-    zero_stage: int = 0  # DeepSpeed ZeRO stage to plan for (0: the strategy ladder; zero.py)
+    zero_stage: int = 0  # DeepSpeed ZeRO stage to plan for (0: the layout ladder; zero.py)
     zero_offload: str = "none"  # none | optimizer | all
     # what the step time needs beyond memory
     grad_accum: int = 1  # micro-batches per optimizer step (gradient accumulation)
