@@ -24,7 +24,7 @@ def resolver(who: Role) -> tf.distribute.cluster_resolver.ClusterResolver:
 
 def synchronous(who: Role, name: str = "auto") -> tf.distribute.Strategy:
     """One step at a time on every replica: one host (Mirrored / OneDevice / CentralStorage,
-    named by --strategy or picked from the devices) or MWMS."""
+    named by --tf_distribute or picked from the devices) or MWMS."""
     if name != "auto":
         return one_host(who, name)
     if who.kind == tf_cluster.MULTI_WORKER:
@@ -41,12 +41,12 @@ def synchronous(who: Role, name: str = "auto") -> tf.distribute.Strategy:
 
 
 def one_host(who: Role, name: str) -> tf.distribute.Strategy:
-    """--strategy one_device|mirrored|central_storage: single-host strategies; a job whose
+    """--tf_distribute one_device|mirrored|central_storage: single-host strategies; a job whose
     environment set up several workers would train apart on each, so that is refused."""
     if who.kind not in (tf_cluster.MIRRORED, tf_cluster.ONE_DEVICE):
         raise smenv.UsageError(
-            f"--strategy {name} runs on one host, but this job's distribution set up "
-            f"{who.kind}; drop --strategy (auto follows the distribution)"
+            f"--tf_distribute {name} runs on one host, but this job's distribution set up "
+            f"{who.kind}; drop --tf_distribute (auto follows the distribution)"
         )
     gpus = tf.config.list_logical_devices("GPU")
     if name == "one_device":

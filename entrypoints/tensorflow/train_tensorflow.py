@@ -13,7 +13,8 @@ the newest one, writes ``metrics.json`` to SM_OUTPUT_DATA_DIR and a SavedModel t
 
 Hyperparameters (shared by every entry point): --max_steps --epochs --batch_size --lr --seed
 --checkpoint_every; and --hidden --features --data --channel --num_samples --log_every
---checkpoint_dir --keep_checkpoints. Unknown keys warn; bad values fail before any work.
+--checkpoint_dir --keep_checkpoints --tf_distribute (one host's strategy, once --strategy, a name
+still read) --loop. Unknown keys warn; bad values fail before any work.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def _train(
         _announce(who, f"{who.kind}: {library.size()} processes", progress)
         model = tf_train.train_collective(library, cfg, data, checkpoints, progress)
     else:
-        strategy = tf_strategy.synchronous(who, cfg.strategy)
+        strategy = tf_strategy.synchronous(who, cfg.tf_distribute)
         replicas = strategy.num_replicas_in_sync
         progress = _progress(cfg, data, cfg.batch_size * replicas, chief)
         loop = ", Keras fit" if cfg.loop == "fit" else ""
@@ -141,7 +142,7 @@ def _write_metrics(
     saved: str,
 ) -> None:
     metrics = {
-        "strategy": who.kind if cfg.strategy == "auto" else cfg.strategy,
+        "strategy": who.kind if cfg.tf_distribute == "auto" else cfg.tf_distribute,
         "loop": cfg.loop,
         "steps": progress.total_steps,
         "global_batch": progress.global_batch,

@@ -71,3 +71,15 @@ def test_smp_v2_is_pytorchs(make_config):
     path = make_config({**TF, "distribution": {"strategy": "smp"}})
     errors = [p for p in check(load(path)) if p.severity == "error"]
     assert any("TensorFlow runs SMP v1" in p.message for p in errors)
+
+
+@pytest.mark.parametrize("key", ["tf_distribute", "strategy"])
+def test_the_one_host_rule_reads_tf_distribute_and_its_old_name(make_config, key):
+    """The entry point's --tf_distribute still reads its old name --strategy, and so does the
+    rule: either one naming a one-host strategy on two MWMS hosts is refused, at that key."""
+    mwms = {"strategy": "multi_worker_mirrored"}
+    config = {**TF, "hyperparameters": {key: "mirrored"}, "distribution": mwms, "compute": TWO_C5}
+    errors = [p for p in check(load(make_config(config))) if p.severity == "error"]
+    (problem,) = [p for p in errors if "trains on one host" in p.message]
+    assert problem.path == f"hyperparameters.{key}"
+    assert problem.message.startswith(f"{key}: mirrored trains on one host")

@@ -11,19 +11,19 @@ SMDDP = {"strategy": "smddp"}
 
 TF_CASES = {
     "tensorflow_tpu_strategy": (
-        {**TF, "hyperparameters": {"strategy": "tpu"}},
+        {**TF, "hyperparameters": {"tf_distribute": "tpu"}},
         "SageMaker has no TPU instances",
-        {**TF, "hyperparameters": {"strategy": "mirrored"}},
+        {**TF, "hyperparameters": {"tf_distribute": "mirrored"}},
     ),
     "tensorflow_one_host_strategy": (
         {
             **TF,
-            "hyperparameters": {"strategy": "central_storage"},
+            "hyperparameters": {"tf_distribute": "central_storage"},
             "distribution": MWMS,
             "compute": TWO_C5,
         },
         "trains on one host, not with strategy multi_worker_mirrored",
-        {**TF, "hyperparameters": {"strategy": "central_storage"}},
+        {**TF, "hyperparameters": {"tf_distribute": "central_storage"}},
     ),
     "tensorflow_strategy": (
         {**TF, "distribution": {"strategy": "torchrun"}},

@@ -181,7 +181,7 @@ def test_tensorflow_reads_the_shared_vocabulary_and_ignores_foreign_shapes(modul
         "checkpoint_every": 0,
         "hidden": 16,
         "model_dir": "s3://bucket/job/model",
-        "strategy": None,
+        "tf_distribute": None,
         "optimizer": {"name": "adam", "beta_1": 0.9},
         "layers": [16, 8],
         "verbose": True,
@@ -193,7 +193,7 @@ def test_tensorflow_reads_the_shared_vocabulary_and_ignores_foreign_shapes(modul
         "hidden": 16,
         "model_dir": "s3://bucket/job/model",
     }
-    assert cfg.strategy == "auto"
+    assert cfg.tf_distribute == "auto"
     warning = capsys.readouterr().err
     assert all(f"--{key}" in warning for key in ("optimizer", "layers", "verbose"))
 

@@ -89,6 +89,27 @@ def test_bad_values_fail_before_tensorflow_loads_and_unknown_keys_warn(tmp_path)
     assert failure.startswith("UsageError: --lr must be positive")
 
 
+def test_the_old_name_strategy_is_read_as_tf_distribute(capsys):
+    """--tf_distribute was --strategy (a name that elsewhere means distribution.strategy): the
+    old name still gives the same run, saying so in one line; both, disagreeing, are refused."""
+    import tf_hparams
+
+    env = smenv.current({})
+    renamed = tf_hparams.parse_args(["--tf_distribute", "mirrored"], env)
+    assert renamed.tf_distribute == "mirrored" and capsys.readouterr().err == ""
+    assert tf_hparams.parse_args(["--strategy", "mirrored"], env) == renamed
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "--strategy is the old name of --tf_distribute" in line
+    quoted = ["--strategy", '"mirrored"', "--tf_distribute", "mirrored"]  # agreeing: fine
+    assert tf_hparams.parse_args(quoted, env) == renamed
+    assert tf_hparams.parse_args([], env).tf_distribute == "auto"
+    both = ["--strategy", "mirrored", "--tf_distribute", "one_device"]
+    with pytest.raises(smenv.UsageError, match="--strategy mirrored and --tf_distribute one_dev"):
+        tf_hparams.parse_args(both, env)
+    with pytest.raises(smenv.UsageError, match="--strategy: invalid choice: 'tpu'"):
+        tf_hparams.parse_args(["--strategy", "tpu"], env)
+
+
 @pytest.fixture
 def job(tmp_path, monkeypatch):
     """A fake /opt/ml for in-process runs (SM_* only; no TF_CONFIG: one host, on the CPU)."""

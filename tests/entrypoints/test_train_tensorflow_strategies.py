@@ -1,4 +1,4 @@
-"""The TensorFlow entry point's one-host strategies (--strategy) and its two loops (--loop):
+"""The TensorFlow entry point's one-host strategies (--tf_distribute) and its two loops (--loop):
 Keras fit gives the GradientTape loop's losses, and resumes through BackupAndRestore."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def test_fit_equals_the_gradient_tape_loop_under_each_one_host_strategy(job):  #
         for loop in ("custom", "fit"):
             ckpt = str(job / f"{strategy}-{loop}")
             metrics = _train(
-                job, "--max_steps", "6", "--strategy", strategy, "--loop", loop,
+                job, "--max_steps", "6", "--tf_distribute", strategy, "--loop", loop,
                 "--checkpoint_dir", ckpt,
             )  # fmt: skip
             assert (metrics["strategy"], metrics["loop"]) == (strategy, loop)
@@ -34,7 +34,7 @@ def test_fit_equals_the_gradient_tape_loop_under_each_one_host_strategy(job):  #
 
 
 def test_fit_resumes_from_its_backup_at_the_next_step(job):  # noqa: F811
-    fit = ["--loop", "fit", "--strategy", "one_device", "--checkpoint_every", "2"]
+    fit = ["--loop", "fit", "--tf_distribute", "one_device", "--checkpoint_every", "2"]
     straight = _train(job, *fit, "--max_steps", "8", "--checkpoint_dir", str(job / "a"))
     _train(job, *fit, "--max_steps", "4", "--checkpoint_dir", str(job / "b"))
     assert (job / "b" / "backup" / "latest.weights.h5").is_file()
@@ -64,7 +64,7 @@ def test_fit_survives_a_kill_during_a_backup_or_between_its_writes(job, monkeypa
     import smenv
     import train_tensorflow
 
-    fit = ["--loop", "fit", "--strategy", "one_device", "--checkpoint_every", "2"]
+    fit = ["--loop", "fit", "--tf_distribute", "one_device", "--checkpoint_every", "2"]
     straight = _train(job, *fit, "--max_steps", "8", "--checkpoint_dir", str(job / "a"))
     _train(job, *fit, "--max_steps", "4", "--checkpoint_dir", str(job / "b"))
 

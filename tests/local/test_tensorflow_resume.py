@@ -54,7 +54,7 @@ def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, obj
     )
     if hosts == 1:
         del job["distribution"]
-        job["hyperparameters"]["strategy"] = "one_device"  # type: ignore[index]
+        job["hyperparameters"]["tf_distribute"] = "one_device"  # type: ignore[index]
     job["compute"] = {"instance_type": "ml.c5.2xlarge", "instance_count": hosts}
     return job
 

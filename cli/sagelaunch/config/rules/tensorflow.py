@@ -102,10 +102,18 @@ def model_dir_for_tensorflow(loaded: LoadedConfig) -> Iterator[Problem]:
 
 _TPU_NAMES = ("tpu", "tpustrategy", "tpu_strategy")
 _ONE_HOST_STRATEGIES = ("one_device", "mirrored", "central_storage")
+# The TF entry point's one-host tf.distribute strategy, then its old name (still read as it).
+_TF_DISTRIBUTE_NAMES = ("tf_distribute", "strategy")
 
 
-def _strategy_hyperparameter(config: LaunchConfig) -> str:
-    return str((config.hyperparameters or {}).get("strategy", "")).strip('"').lower()
+def _tf_distribute_hyperparameter(config: LaunchConfig) -> tuple[str, str]:
+    """The hyperparameter that names a tf.distribute strategy (tf_distribute, else its old name
+    strategy) and its value, lower-cased; ("tf_distribute", "") when neither is set."""
+    hyperparameters = config.hyperparameters or {}
+    for key in _TF_DISTRIBUTE_NAMES:
+        if key in hyperparameters:
+            return key, str(hyperparameters[key]).strip('"').lower()
+    return _TF_DISTRIBUTE_NAMES[0], ""
 
 
 @rule
@@ -113,23 +121,25 @@ def tensorflow_tpu_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     """TPUStrategy needs Cloud TPUs; SageMaker's training instance types (ml.*) have GPUs,
     Trainium or CPUs and no TPU, so a script that builds a TPUStrategy fails at start."""
     config = loaded.config
-    if _is_tensorflow(config) and _strategy_hyperparameter(config) in _TPU_NAMES:
+    key, name = _tf_distribute_hyperparameter(config)
+    if _is_tensorflow(config) and name in _TPU_NAMES:
         yield error(
             loaded,
-            ("hyperparameters", "strategy"),
+            ("hyperparameters", key),
             "SageMaker has no TPU instances (TPUStrategy runs on Google Cloud TPUs only): use "
-            "strategy: mirrored on a multi-GPU instance, or distribution.strategy "
+            "tf_distribute: mirrored on a multi-GPU instance, or distribution.strategy "
             "multi_worker_mirrored across instances",
         )
 
 
 @rule
 def tensorflow_one_host_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The TF entry point's --strategy one_device|mirrored|central_storage are single-host
-    strategies; it refuses them when the container set up workers (TF_CONFIG, mpirun, SMDDP),
-    and on 2+ instances without a distribution every host would train alone."""
+    """The TF entry point's --tf_distribute one_device|mirrored|central_storage (old name
+    --strategy) are single-host strategies; it refuses them when the container set up workers
+    (TF_CONFIG, mpirun, SMDDP), and on 2+ instances without a distribution every host would
+    train alone."""
     config = loaded.config
-    name = _strategy_hyperparameter(config)
+    key, name = _tf_distribute_hyperparameter(config)
     if not _is_tensorflow(config) or name not in _ONE_HOST_STRATEGIES:
         return
     strategy, count = config.distribution.strategy, config.compute.instance_count
@@ -139,7 +149,7 @@ def tensorflow_one_host_strategy(loaded: LoadedConfig) -> Iterator[Problem]:
     where = f"{count} instances" if alone else f"strategy {strategy}"
     yield error(
         loaded,
-        ("hyperparameters", "strategy"),
-        f"strategy: {name} trains on one host, not with {where}: drop the hyperparameter "
+        ("hyperparameters", key),
+        f"{key}: {name} trains on one host, not with {where}: drop the hyperparameter "
         "(auto follows distribution.strategy, e.g. multi_worker_mirrored)",
     )
