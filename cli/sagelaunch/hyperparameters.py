@@ -6,6 +6,9 @@ and decodes them (tests/cli/test_one_owner.py holds it).
   parses, else as the text it is (`decode`).
 - SDK v3's ModelTrainer sends strings as they are and anything else as JSON (its
   ``safe_serialize``: `as_text`), and its driver reads them back the same way as the toolkit.
+- An integer hyperparameter is read as the entry points read their integer options
+  (entrypoints/shared/shared_hparams.integer, which the CLI cannot import: the entry points run
+  standalone): `integer`.
 """
 
 from __future__ import annotations
@@ -45,3 +48,17 @@ def decode(value: Any) -> Any:
 def decode_hyperparameters(hyperparameters: Mapping[str, str]) -> dict[str, Any]:
     """hyperparameters.json values as the toolkit reads them (`decode`)."""
     return {key: decode(value) for key, value in hyperparameters.items()}
+
+
+def integer(value: Any) -> int | None:
+    """A hyperparameter as the entry points' integer options read it (shared_hparams.integer): JSON
+    or JSON-quoted text, ``10.0`` as 10; None for anything else, a boolean included (the entry
+    point refuses it)."""
+    decoded = decode(value)
+    if isinstance(decoded, str):  # JSON-quoted ("\"4\""): the entry point unwraps it first
+        decoded = decode(decoded)
+    if isinstance(decoded, float) and decoded.is_integer():
+        decoded = int(decoded)
+    if isinstance(decoded, bool) or not isinstance(decoded, int):
+        return None
+    return decoded

@@ -40,8 +40,8 @@ from typing import Protocol
 import numpy as np
 import torch
 
+import smenv
 import torch_data
-from smenv import UsageError
 
 DEFAULT_PORT = 29650
 ADDR_VARIABLE = "SAGELAUNCH_DATAFEED_ADDR"
@@ -71,10 +71,10 @@ class FeedTopology:
 
 def topology(environ: Mapping[str, str]) -> FeedTopology | None:
     """The feed of a heterogeneous job with data hosts; None for every other job."""
-    if environ.get("SM_IS_HETERO", "false") != "true":
+    found = smenv.instance_groups(environ)
+    if found is None:
         return None
-    groups = json.loads(environ.get("SM_INSTANCE_GROUPS_DICT", "{}"))
-    training = json.loads(environ.get("SM_DISTRIBUTION_INSTANCE_GROUPS", "[]"))
+    groups, training = found
     data_hosts = [h for name, g in groups.items() if name not in training for h in g["hosts"]]
     if not training or not data_hosts:
         return None
@@ -84,7 +84,7 @@ def topology(environ: Mapping[str, str]) -> FeedTopology | None:
         (addr or host, ports[i] if i < len(ports) else DEFAULT_PORT)
         for i, host in enumerate(data_hosts)
     ]
-    current = environ.get("SM_CURRENT_HOST", "algo-1")
+    current = smenv.current_host(environ)
     return FeedTopology(data_hosts, endpoints, current, "127.0.0.1" if addr == "127.0.0.1" else "")
 
 
@@ -212,7 +212,7 @@ def _connect(addr: str, port: int) -> socket.socket:
             return sock
         except OSError:
             if time.monotonic() > deadline:
-                raise UsageError(f"no data host answers at {addr}:{port}") from None
+                raise smenv.UsageError(f"no data host answers at {addr}:{port}") from None
             time.sleep(0.2)
 
 

@@ -106,8 +106,8 @@ def master_address(environ: Mapping[str, str]) -> str:
     """MASTER_ADDR, else the first of SM_HOSTS (the toolkit's master host), else loopback."""
     if environ.get("MASTER_ADDR"):
         return environ["MASTER_ADDR"]
-    hosts = smenv.decode_value(environ.get("SM_HOSTS", "[]"))
-    return str(hosts[0]) if isinstance(hosts, list) and hosts else "127.0.0.1"
+    host = smenv.master_host(environ)
+    return "127.0.0.1" if host is None else host
 
 
 def export_mpi_launch(environ: MutableMapping[str, str]) -> None:
@@ -139,7 +139,7 @@ def smddp_requested(env: smenv.SageMakerEnv) -> bool:
     sources = (
         env.framework_params.get(SMDDP_KEY),
         env.hyperparameters.get(SMDDP_KEY),
-        env.environ.get(f"SM_HP_{SMDDP_KEY.upper()}"),
+        env.hyperparameter_variable(SMDDP_KEY),
     )
     return any(_truthy(v) for v in sources if v is not None)
 
@@ -160,7 +160,7 @@ def mp_parameters(
 
 
 def neuron_present(env: smenv.SageMakerEnv) -> bool:
-    return Path("/dev/neuron0").exists() or int(env.environ.get("SM_NUM_NEURONS", "0") or 0) > 0
+    return Path("/dev/neuron0").exists() or env.num_neurons > 0
 
 
 def _try_import(name: str) -> ModuleType | None:

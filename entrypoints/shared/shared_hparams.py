@@ -143,7 +143,7 @@ def from_environment(name: str, env: smenv.SageMakerEnv) -> Any:
     for anything but a string); ``_MISSING`` when neither has it."""
     if name in env.hyperparameters:
         return env.hyperparameters[name]
-    raw = env.environ.get(f"SM_HP_{name.upper()}")
+    raw = env.hyperparameter_variable(name)
     return _MISSING if raw is None else smenv.decode_value(raw)
 
 

@@ -1,7 +1,8 @@
 """The SageMaker container contract, seen from inside a training script.
 
 Entry points read everything the container gives them through this module: the ``SM_*``
-environment the SageMaker training toolkit exports, hyperparameters as the toolkit encodes them on
+environment the SageMaker training toolkit exports (no other module names an ``SM_*`` variable:
+tests/cli/test_one_owner.py holds it), hyperparameters as the toolkit encodes them on
 the command line, and the ``failure`` file SageMaker shows as FailureReason. Standard library only,
 so it works unchanged in the SageMaker container, under ``sagelaunch local`` and on a laptop.
 """
@@ -71,6 +72,16 @@ class SageMakerEnv:
         beside_model = self.model_dir.parent / "checkpoints"
         return beside_model if beside_model.is_dir() else self.output_dir / "checkpoints"
 
+    @property
+    def num_neurons(self) -> int:
+        """The Neuron devices (Trainium, Inferentia) the toolkit counted: SM_NUM_NEURONS."""
+        return int(self.environ.get("SM_NUM_NEURONS", "0") or 0)
+
+    def hyperparameter_variable(self, name: str) -> str | None:
+        """SM_HP_<NAME>: one hyperparameter as the toolkit exports it (JSON for anything but a
+        string, so decode it with ``decode_value``); None when unset."""
+        return self.environ.get(f"SM_HP_{name.upper()}")
+
     def channel(self, name: str) -> Path | None:
         return self.channels.get(name)
 
@@ -92,6 +103,28 @@ def _json_env(environ: Mapping[str, str], key: str, default: object) -> Any:
     return value
 
 
+def current_host(environ: Mapping[str, str]) -> str:
+    """This host's name (SM_CURRENT_HOST), ``algo-1`` outside a job."""
+    return environ.get("SM_CURRENT_HOST", "algo-1")
+
+
+def master_host(environ: Mapping[str, str]) -> str | None:
+    """The toolkit's master host, the first of SM_HOSTS; None when SM_HOSTS is unset, empty or
+    no JSON list (read leniently: a launcher's fallback, where ``current`` would refuse it)."""
+    hosts = decode_value(environ.get("SM_HOSTS", "[]"))
+    return str(hosts[0]) if isinstance(hosts, list) and hosts else None
+
+
+def instance_groups(environ: Mapping[str, str]) -> tuple[dict[str, Any], list[str]] | None:
+    """A job with instance groups (SM_IS_HETERO): every group by name (SM_INSTANCE_GROUPS_DICT,
+    each with its ``hosts``) and the names of the groups the distribution runs on
+    (SM_DISTRIBUTION_INSTANCE_GROUPS); None for a job without instance groups."""
+    if environ.get("SM_IS_HETERO", "false") != "true":
+        return None
+    groups = _json_env(environ, "SM_INSTANCE_GROUPS_DICT", {})
+    return groups, _json_env(environ, "SM_DISTRIBUTION_INSTANCE_GROUPS", [])
+
+
 def current(environ: Mapping[str, str] | None = None) -> SageMakerEnv:
     """Read the SageMaker environment, with local defaults for anything unset."""
     env = os.environ if environ is None else environ
@@ -109,7 +142,7 @@ def current(environ: Mapping[str, str] | None = None) -> SageMakerEnv:
         output_data_dir=Path(env.get("SM_OUTPUT_DATA_DIR", output_dir / "data")),
         channels=channels,
         hosts=list(hosts),
-        current_host=env.get("SM_CURRENT_HOST", "algo-1"),
+        current_host=current_host(env),
         num_gpus=int(env.get("SM_NUM_GPUS", "0")),
         num_cpus=int(env.get("SM_NUM_CPUS", str(os.cpu_count() or 1))),
         input_data_config=_json_env(env, "SM_INPUT_DATA_CONFIG", {}),

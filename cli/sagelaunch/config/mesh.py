@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from sagelaunch.entrypoints.pytorch.torch_mesh import CONFIG, Layout, MeshRequest, resolve
-from sagelaunch.hyperparameters import decode
+from sagelaunch.hyperparameters import decode, integer
 
 DEGREE_KEYS = ("tensor_parallel_degree", "pipeline_parallel_degree", "dp_replicate")
 # What else shapes the mesh: checked whenever given, though only degrees make plan show a mesh.
@@ -38,11 +38,9 @@ def shapes_mesh(hyperparameters: Mapping[str, object]) -> bool:
 
 
 def _degree(hps: Mapping[str, object], key: str, default: int, errors: list[str]) -> int:
-    value = decode(hps.get(key, default))
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        errors.append(f"hyperparameter {key} must be a positive integer, got {value!r}")
+    value = integer(hps.get(key, default))
+    if value is None:
+        errors.append(f"hyperparameter {key} must be a positive integer, got {decode(hps[key])!r}")
         return default
     return value
 

@@ -13,6 +13,7 @@ from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.rules.frameworks import check_region
 from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
+from sagelaunch.hyperparameters import integer
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered
 
@@ -167,9 +168,8 @@ def parameter_server_needs_a_worker(loaded: LoadedConfig) -> Iterator[Problem]:
     hyperparameters = config.hyperparameters or {}
     if config.framework != "pytorch" or str(hyperparameters.get("parallel", "")).strip('"') != "ps":
         return
-    try:
-        servers = int(str(hyperparameters.get("num_ps", 1)).strip('"'))
-    except ValueError:
+    servers = integer(hyperparameters.get("num_ps", 1))
+    if servers is None:
         return  # the entry point names a non-integer itself
     world = topology(config).world_size
     if servers >= 1 and world - servers >= 1:
