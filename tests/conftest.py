@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from sagelaunch.app import app
+from sagelaunch.caches import CACHE_DIR_ENV
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "launch_configs"
@@ -39,6 +42,31 @@ def deep_merge(base: dict, over: dict) -> dict:
         else:
             merged[key] = value
     return merged
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every sagelaunch of the session, in this process and in the runs it starts, shares one
+    cache folder (SAGELAUNCH_CACHE_DIR), as a CI cache step or a second checkout would: the SDK
+    plans a config once, not once per test folder. Fresh for each session (and shared by its
+    xdist workers), so no entry outlives the code that made it. A test of a cache itself takes a
+    folder of its own: ``own_caches``."""
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    before = os.environ.get(CACHE_DIR_ENV)
+    os.environ[CACHE_DIR_ENV] = str(root / "sagelaunch-cache")
+    yield root / "sagelaunch-cache"
+    if before is None:
+        os.environ.pop(CACHE_DIR_ENV, None)
+    else:
+        os.environ[CACHE_DIR_ENV] = before
+
+
+@pytest.fixture
+def own_caches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caches under the working folder (`.sagelaunch/cache/`), as a user without
+    SAGELAUNCH_CACHE_DIR has them: for the tests of the caches themselves."""
+    monkeypatch.delenv(CACHE_DIR_ENV, raising=False)
 
 
 @pytest.fixture

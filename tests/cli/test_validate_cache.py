@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch import caches
 from sagelaunch.services import validate_cache
 from tests.conftest import EXAMPLES
+
+pytestmark = pytest.mark.usefixtures("own_caches")  # under the working folder, as checked
 
 JOB = """\
 name: cached-job
@@ -58,7 +61,7 @@ def test_a_repeat_answers_the_same_without_loading_anything(tmp_path):
     assert {"pydantic", "ruamel.yaml", "rich.console"} <= imported(first)
     heavy = {m for m in imported(again) if m.split(".")[0] in ("pydantic", "rich", "ruamel")}
     assert heavy <= {"ruamel"}, sorted(heavy)  # the namespace package, found to stat the install
-    assert list((tmp_path / validate_cache.CACHE_DIR).glob("*.json"))
+    assert list((tmp_path / caches.folder(validate_cache.VALIDATE)).glob("*.json"))
 
 
 @pytest.fixture
@@ -78,7 +81,7 @@ def test_every_input_of_the_answer_invalidates_it(cli, job):
         return result.exit_code, result.stdout
 
     def fresh(*args: str) -> tuple[int, str]:
-        for entry in validate_cache.CACHE_DIR.glob("*.json"):
+        for entry in caches.folder(validate_cache.VALIDATE).glob("*.json"):
             entry.unlink()
         return answer(*args)
 

@@ -9,12 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sagelaunch import bundle
+from sagelaunch.caches import CACHE_DIR_ENV
 from sagelaunch.config.validation import load_valid
 from sagelaunch.local.variant import local_variant
 from sagelaunch.services import planning
 from sagelaunch.services.planning import build_plan
 from tests.conftest import EXAMPLES
+
+pytestmark = pytest.mark.usefixtures("own_caches")  # under the working folder, as checked
 
 
 def plan_for(planned, job_name, code):
@@ -118,3 +123,35 @@ def test_unchanged_plan_comes_from_the_cache_without_the_sdk(tmp_path):
     changed, changed_modules = _plan_importing(config, tmp_path, "--job-name", "three")
     assert "sagemaker" in changed_modules
     assert changed["request"]["HyperParameters"]["max_steps"] == "7"
+
+
+SECOND_CHECKOUT_JOB = """\
+name: moved-job
+framework: pytorch
+framework_version: "2.2.0"
+entry_point: train.py
+source_dir: code
+role: arn:aws:iam::111122223333:role/SageMakerRole
+region: us-east-1
+output_path: s3://sagelaunch-examples/output/
+compute: {instance_type: ml.g5.xlarge, instance_count: 2}
+distribution: {strategy: torchrun}
+"""
+
+
+def test_a_second_checkout_plans_from_the_shared_cache_without_the_sdk(tmp_path, monkeypatch):
+    """SAGELAUNCH_CACHE_DIR: one cache for every checkout of a project (a CI cache step, a second
+    clone); the key names no folder, so the same config and code elsewhere are the same plan."""
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "shared"))
+    plans = []
+    for checkout in (tmp_path / "clone-1", tmp_path / "clone-2" / "deeper"):
+        (checkout / "code").mkdir(parents=True)
+        (checkout / "code" / "train.py").write_text("print('train')\n")
+        (checkout / "job.yaml").write_text(SECOND_CHECKOUT_JOB)
+        plans.append(_plan_importing(checkout / "job.yaml", checkout, "--job-name", "j-1"))
+    (first, first_modules), (second, second_modules) = plans
+    assert "sagemaker" in first_modules
+    assert not second_modules & {"sagemaker", "boto3", "botocore"}
+    assert second == first
+    assert list((tmp_path / "shared" / planning.PLANS).glob("*.json"))
+    assert not (tmp_path / "clone-1" / ".sagelaunch").exists()  # nothing beside the config

@@ -16,10 +16,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from sagelaunch import caches
 from sagelaunch.atomic import write_text
 from sagelaunch.local.options import Options
 
-HINTS_DIR = Path(".sagelaunch") / "cache" / "warm"
+WARM = "warm"  # caches.folder(WARM): the hints
 
 
 def key(config: Path, overrides: list[str] | None, options: Options) -> str | None:
@@ -36,7 +37,7 @@ def guess(hint: str | None) -> int:
     if hint is None:
         return 0
     try:
-        return int(json.loads((HINTS_DIR / f"{hint}.json").read_text())["agents"])
+        return int(json.loads((caches.folder(WARM) / f"{hint}.json").read_text())["agents"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0
 
@@ -46,4 +47,4 @@ def remember(hint: str | None, agents: int) -> None:
         return
     # A read-only folder: reruns start their agents after the check, as before.
     with contextlib.suppress(OSError):
-        write_text(HINTS_DIR / f"{hint}.json", json.dumps({"agents": agents}))
+        write_text(caches.folder(WARM) / f"{hint}.json", json.dumps({"agents": agents}))

@@ -1,15 +1,18 @@
 """Plans, and the cache that spares the SageMaker SDK import when nothing it reads has changed.
 
 Planning costs an SDK import (seconds). A plan is cached under a key made of everything the SDK's
-answer depends on: the config as planned (`model_dump`), its source folder, region, role, the
-sagelaunch and sagemaker versions (read from package metadata, no import) and, for `plan` and
-`submit`, the code bundle's sha256. The job name is not in the key: a cached plan is renamed
-(`Plan.renamed`, which is what planning again under that name gives). Local runs leave the code
-out of the key too, and move the cached request to this run's bundle, since the request depends on
-the code only through its content-addressed location. Tests compare both with planning again.
+answer depends on: the config as planned (`model_dump`), region, role, the sagelaunch and
+sagemaker versions (read from package metadata, no import) and, for `plan` and `submit`, the code
+bundle's sha256. Not where the config lies: the SDK only sees the code's S3 location, named by its
+content, so a moved or second checkout of a project shares the entries. The job name is not in
+the key: a cached plan is renamed (`Plan.renamed`, which is what planning again under that name
+gives). Local runs leave the code out of the key too, and move the cached request to this run's
+bundle, since the request depends on the code only through its content-addressed location. Tests
+compare both with planning again.
 
-Entries are JSON files under `.sagelaunch/cache/plans/`, written atomically: concurrent runs each
-write a whole entry; a damaged or unreadable entry is a miss.
+Entries are JSON files under `.sagelaunch/cache/plans/` (`$SAGELAUNCH_CACHE_DIR/plans/` where that
+is set: caches.py), written atomically: concurrent runs each write a whole entry; a damaged or
+unreadable entry is a miss.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from sagelaunch import __version__, atomic, naming
+from sagelaunch import __version__, atomic, caches, naming
 from sagelaunch import bundle as bundles
 from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
@@ -34,7 +37,7 @@ from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.hyperparameters import encode
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
 
-CACHE_DIR = Path(".sagelaunch") / "cache" / "plans"
+PLANS = "plans"  # caches.folder(PLANS): the plan cache
 Progress = Callable[[], AbstractContextManager[object]]
 
 
@@ -86,7 +89,7 @@ def make_plan(
     region: str | None,
     job_name: str | None,
     progress: Progress = nullcontext,
-    cache_dir: Path = CACHE_DIR,
+    cache_dir: Path | None = None,
 ) -> MadePlan:
     """Load, check, bundle and plan (from the cache when unchanged): `plan` and `submit CONFIG`."""
     from sagelaunch.config.validation import load_valid
@@ -128,7 +131,7 @@ def planned(
     warnings: list[Problem],
     code_in_key: bool,
     progress: Progress = nullcontext,
-    cache_dir: Path = CACHE_DIR,
+    cache_dir: Path | None = None,
 ) -> Plan:
     """The plan for ``loaded``: cached when the SDK would answer the same, else built (and
     stored). ``progress`` wraps the SDK run (a spinner). ``${env:NAME}`` values are resolved
@@ -136,6 +139,7 @@ def planned(
     loaded = resolve_references(loaded)
     keyed_code = code.sha256 if code is not None and code_in_key else None
     key = cache_key(loaded, region=region, role=role, code_sha256=keyed_code)
+    cache_dir = cache_dir or caches.folder(PLANS)
     cached = load(cache_dir, key)
     if cached is not None:
         return retarget(cached, loaded, job_name, code, warnings)
@@ -193,7 +197,6 @@ def cache_key(
 ) -> str:
     payload = {
         "config": loaded.config.model_dump(mode="json"),
-        "source_dir": str(loaded.source_dir),
         "region": region,
         "role": role,
         "code": code_sha256,

@@ -48,7 +48,7 @@ def plan_trials(
     region: str | None,
     key: str | None,
     progress: planning.Progress = nullcontext,
-    cache_dir: Path = planning.CACHE_DIR,
+    cache_dir: Path | None = None,
 ) -> PlannedSweep:
     """Expand, check and plan every trial; name each after the key and its parameters."""
     spec = expand(config, overrides)

@@ -31,14 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch import __version__
+from sagelaunch import __version__, caches
 from sagelaunch.config import plan_settings
 from sagelaunch.config.paths import resolve_source_dir, shipped_source_dir
 
 if TYPE_CHECKING:
     from sagelaunch.config.validation import Report
 
-CACHE_DIR = Path(".sagelaunch") / "cache" / "validate"
+VALIDATE = "validate"  # caches.folder(VALIDATE): the validate cache
 FORMAT = 2
 # config.mesh imports the device-mesh rule from the shipped entry points: a change there counts.
 MESH_RULE = shipped_source_dir("pytorch") / "torch_mesh.py"
@@ -88,9 +88,10 @@ def key(files: list[Path], overrides: list[str] | None, output: str) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def lookup(key: str, cache_dir: Path = CACHE_DIR) -> Answer | None:
+def lookup(key: str, cache_dir: Path | None = None) -> Answer | None:
     try:
-        entry = json.loads((cache_dir / f"{key}.json").read_text(encoding="utf-8"))
+        folder = cache_dir or caches.folder(VALIDATE)
+        entry = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
         if not _still_true(entry):
             return None
         rendered = [(str(stream), str(text)) for stream, text in entry["rendered"]]
@@ -100,7 +101,10 @@ def lookup(key: str, cache_dir: Path = CACHE_DIR) -> Answer | None:
 
 
 def store(
-    key: str, reports: list[Report], rendered: list[tuple[str, str]], cache_dir: Path = CACHE_DIR
+    key: str,
+    reports: list[Report],
+    rendered: list[tuple[str, str]],
+    cache_dir: Path | None = None,
 ) -> None:
     """Keep this run's answer, when every config loaded; never fails the command."""
     if any(report.loaded is None for report in reports):
@@ -114,7 +118,8 @@ def store(
     with suppress(OSError):
         from sagelaunch import atomic
 
-        atomic.write_text(cache_dir / f"{key}.json", json.dumps(entry))
+        folder = cache_dir or caches.folder(VALIDATE)
+        atomic.write_text(folder / f"{key}.json", json.dumps(entry))
 
 
 @contextmanager
