@@ -7,6 +7,7 @@ instead of the suite, and the test sees exactly what a user sees (exit code, std
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -53,13 +54,49 @@ def run_local(
     config: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "sagelaunch", "local", str(config), *args],
+        local_command(config, *args),
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=config.parent,
         env=env or clean_env(),
     )
+
+
+def local_command(config: Path, *args: str) -> list[str]:
+    """`python -m sagelaunch local CONFIG ARGS`, its plan warmed first (warm_plan)."""
+    warm_plan(config, *args)
+    return [sys.executable, "-m", "sagelaunch", "local", str(config), *args]
+
+
+def warm_plan(config: Path, *args: str) -> None:
+    """Plan ``config``'s local run in this process, into the session's one plan cache
+    (tests/conftest.py's ``one_cache``), where the `sagelaunch local` subprocess finds it as a
+    user's rerun does: the SDK is imported once per test worker instead of once per run (seconds
+    of CPU each). The first-plan path of `local` is the in-process `cli("local", ...)` tests'.
+    Only a warm-up: whatever this cannot plan the same way (a config reading the environment, a
+    broken one), the subprocess plans, or refuses, itself."""
+    overrides = [value for flag, value in itertools.pairwise(args) if flag == "--set"]
+    try:
+        if "${env:" in config.read_text():
+            return
+        from sagelaunch import bundle, naming
+        from sagelaunch.config.validation import load_valid
+        from sagelaunch.local.variant import local_variant
+        from sagelaunch.services import planning
+
+        planned = local_variant(load_valid(config, overrides or None)[0])
+        planning.planned(
+            planned,
+            job_name=naming.job_name_for(planned.config),
+            region=str(planned.config.region),
+            role=str(planned.config.role),
+            code=bundle.for_config(planned),
+            warnings=[],
+            code_in_key=False,
+        )
+    except Exception:  # the run itself reports what is wrong
+        return
 
 
 def wait_until(

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sagelaunch.local import sandbox
-from tests.local.conftest import checksums, clean_env, pytorch_config
+from tests.local.conftest import checksums, clean_env, local_command, pytorch_config
 
 # Fills the model folder, then prints more than the disk has left for the log.
 FILL = """\
@@ -57,7 +56,7 @@ def test_a_full_disk_is_one_clear_error_and_keeps_what_was_written(write_config,
     small = tmp_path / "small"
     small.mkdir()
     run = small / "run"
-    command = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(run)]
+    command = local_command(config, "--workdir", str(run))
     unshare = ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", MOUNT, "sh"]
     done = subprocess.run(
         [*unshare, str(small), *command],

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -15,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from sagelaunch.local.supervisor import GRACE_VARIABLE
-from tests.local.conftest import alive, clean_env, pytorch_config, run_local, wait_until
+from tests.local.conftest import (
+    alive,
+    clean_env,
+    local_command,
+    pytorch_config,
+    run_local,
+    wait_until,
+)
 
 # Each process (torchrun's worker) starts a child of its own, says so, then sleeps until killed.
 # A rerun (the `release` file exists) ends at once.
@@ -50,7 +56,7 @@ HOSTS = ("algo-1", "algo-2")
 
 def _start(config: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)],
+        local_command(config, "--workdir", str(workdir)),
         cwd=config.parent,
         env=env,
         stdout=subprocess.PIPE,

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from sagelaunch.local import launchers
-from tests.local.conftest import clean_env, pytorch_config, run_local, wait_until
+from tests.local.conftest import clean_env, local_command, pytorch_config, run_local, wait_until
 
 # A third-party pattern: a shell entry point that calls ``python`` and needs the job's packages.
 TRAIN_SH = """\
@@ -114,7 +114,7 @@ def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_pa
     gate = socket.socket()
     gate.bind(("127.0.0.1", 0))  # closed to the waiters until it listens
     env = clean_env(GATE_PORT=str(gate.getsockname()[1]))
-    command = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir"]
+    command = [*local_command(config), "--workdir"]
     first = subprocess.Popen(
         [*command, str(tmp_path / "run")],
         cwd=tmp_path,

@@ -19,6 +19,7 @@ from tests.local.conftest import (
     TINY_GPT,
     alive,
     clean_env,
+    local_command,
     pytorch_config,
     read_json,
     run_local,
@@ -234,7 +235,7 @@ def test_ctrl_c_stops_every_host(write_config, tmp_path):
         code={"sleep.py": SLEEPER},
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sagelaunch", "local", str(config)],
+        local_command(config),
         cwd=tmp_path,
         env=clean_env(),
         stdout=subprocess.PIPE,

@@ -12,7 +12,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import tarfile
 import time
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.local.conftest import clean_env, run_local
+from tests.local.conftest import clean_env, local_command, run_local
 from tests.local.test_tensorflow_runs import (
     chief_pid,
     losses,
@@ -76,7 +75,7 @@ def kill_once_backed_up(
 ) -> str:
     """Run the job, SIGKILL ``host``'s worker once ``backed_up()`` is past 0; what the run
     printed."""
-    args = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)]
+    args = local_command(config, "--workdir", str(workdir))
     run = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=config.parent,
         env=clean_env(),

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ENTRYPOINTS
-from tests.local.conftest import clean_env, run_local
+from tests.local.conftest import clean_env, local_command, run_local
 
 STEP = re.compile(r"\[algo-1\] step=(\d+) train_loss=([0-9.eE+-]+) samples_per_sec=")
 
@@ -138,7 +138,7 @@ def test_parameter_servers_on_two_hosts_resume_after_the_chief_is_killed(write_c
         checkpoint_dir=str(checkpoints),
     )
     config, workdir = write_config(job), tmp_path / "run"
-    args = [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(workdir)]
+    args = local_command(config, "--workdir", str(workdir))
     first = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
         env=clean_env(),

@@ -33,8 +33,11 @@ def plan_for(planned, job_name, code):
     )
 
 
-def test_retargeted_cache_entry_equals_a_fresh_plan(tmp_path):
-    loaded, _ = load_valid(EXAMPLES / "cpu-local.yaml")
+# Network isolation: the SDK ships the code in a `code` channel, and the submit directory is the
+# channel's path in the container, not the bundle's S3 location (which a rerun once wrote there).
+@pytest.mark.parametrize("overrides", [[], ["network.isolation=true"]], ids=["s3", "isolated"])
+def test_retargeted_cache_entry_equals_a_fresh_plan(tmp_path, overrides):
+    loaded, _ = load_valid(EXAMPLES / "cpu-local.yaml", overrides)
     planned = local_variant(loaded)
     (tmp_path / "v1").mkdir()
     (tmp_path / "v2").mkdir()
@@ -54,6 +57,8 @@ def test_retargeted_cache_entry_equals_a_fresh_plan(tmp_path):
     assert retargeted.request == fresh.request
     assert retargeted.estimator == fresh.estimator
     assert retargeted.upload == fresh.upload
+    same = planning.retarget(cached, planned, "run-1", first, [])
+    assert same.request == plan_for(planned, "run-1", first).request
     assert [(w.source, w.message) for w in retargeted.warnings] == [("config", "a config warning")]
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext, suppress
 from importlib import metadata
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -240,15 +240,27 @@ def retarget(
 
 
 def _relocated(plan: Plan, code: bundles.Bundle, uri: str) -> Plan:
-    """``plan`` with its code at ``uri``: the SDK writes the location in exactly two places, the
-    `sagemaker_submit_directory` hyperparameter (JSON-encoded) and the estimator's source_dir."""
-    request = dict(plan.request)
-    hyperparameters = request.get("HyperParameters", {})
-    if "sagemaker_submit_directory" in hyperparameters:
-        hyperparameters = {**hyperparameters, "sagemaker_submit_directory": encode(uri)}
-        request["HyperParameters"] = hyperparameters
+    """``plan`` with its code at ``uri``: every value that named the cached bundle's location (the
+    `sagemaker_submit_directory` hyperparameter, JSON-encoded, and the estimator's source_dir; under
+    network isolation the `code` channel's S3Uri instead, the submit directory then being the
+    channel's path in the container, which stays) names the new one."""
+    old = plan.upload.s3_uri if plan.upload is not None else None
+    moved = {old: uri, encode(old): encode(uri)} if old is not None else {}
     estimator = plan.estimator.model_copy(
-        update={"kwargs": {**plan.estimator.kwargs, "source_dir": uri}}
+        update={"kwargs": _replaced(plan.estimator.kwargs, moved)}
     )
     upload = Upload.model_validate({**code.summary(), "s3_uri": uri})
-    return plan.model_copy(update={"request": request, "estimator": estimator, "upload": upload})
+    return plan.model_copy(
+        update={"request": _replaced(plan.request, moved), "estimator": estimator, "upload": upload}
+    )
+
+
+def _replaced(value: Any, moved: dict[str, str]) -> Any:
+    """``value`` (JSON-like) with each string that is a key of ``moved`` replaced by its value."""
+    if isinstance(value, str):
+        return moved.get(value, value)
+    if isinstance(value, dict):
+        return {key: _replaced(item, moved) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, moved) for item in value]
+    return value
