@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from sagelaunch.aws.session import clients
-from sagelaunch.services.sweep import Pacing, Scheduler
-from sagelaunch.services.sweep_planning import plan_trials
+from sagelaunch.sweeps.planning import plan_trials
+from sagelaunch.sweeps.scheduler import Pacing, Scheduler
 from tests.aws.conftest import boto_client, training_job
 from tests.conftest import REPO
 

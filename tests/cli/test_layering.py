@@ -48,6 +48,20 @@ def test_services_may_import_aws_but_no_sdk() -> None:
     assert banned_at("cli/sagelaunch/services/probe.py", modules) == set(root_bans())
 
 
+def test_sweeps_stand_on_the_services_floor() -> None:
+    """sweeps/ may import aws/ as services/ does, but no SDK; and nothing below it imports it:
+    only the commands run sweeps."""
+    modules = [*root_bans(), "sagelaunch.aws"]
+    assert banned_at("cli/sagelaunch/sweeps/probe.py", modules) == set(root_bans())
+    importers = {
+        path.relative_to(PACKAGE).parts[0]
+        for path in PACKAGE.rglob("*.py")
+        for name in _sagelaunch_imports(path)
+        if name == "sagelaunch.sweeps" or name.startswith("sagelaunch.sweeps.")
+    }
+    assert importers == {"commands", "sweeps"}
+
+
 def test_the_commands_import_nothing_from_aws() -> None:
     imported = {
         f"{path.name}: {name}"

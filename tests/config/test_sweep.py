@@ -14,7 +14,7 @@ from sagelaunch.config.metrics import metrics_json_values
 from sagelaunch.config.sweep import SweepObjective
 from sagelaunch.config.validation import expand
 from sagelaunch.errors import ConfigError, ExitCode, UsageError
-from sagelaunch.services.sweep_results import SweepResult, TrialState, write_results
+from sagelaunch.sweeps.results import SweepResult, TrialState, write_results
 
 SWEEP = {
     "parameters": {
@@ -129,7 +129,7 @@ def test_a_config_without_a_sweep_is_a_usage_error(make_config):
 
 
 def test_a_sweep_runs_in_one_region(make_config):
-    from sagelaunch.services.sweep_planning import plan_trials
+    from sagelaunch.sweeps.planning import plan_trials
 
     path = make_config({"sweep": {"parameters": {"region": ["us-east-1", "eu-west-1"]}}})
     with pytest.raises(UsageError, match="one region, not eu-west-1, us-east-1"):

@@ -204,7 +204,7 @@ def test_a_local_sweep_splits_the_cores_between_the_trials_it_runs_at_once(monke
 
     from sagelaunch.local import job
     from sagelaunch.local.options import Options
-    from sagelaunch.services import sweep_local
+    from sagelaunch.sweeps import local as sweep_local
 
     given: list[Options] = []
     monkeypatch.setattr(sweep_local.os, "cpu_count", lambda: 8)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from sagelaunch.errors import ExitCode, SagelaunchError
-from sagelaunch.services.follow import TRAINING, TUNING, conclude, conclude_sweep, ending
-from sagelaunch.services.sweep_results import SweepResult, TrialState
+from sagelaunch.services.follow import TRAINING, TUNING, conclude, ending
 from sagelaunch.statuses import JobStatus
+from sagelaunch.sweeps.results import SweepResult, TrialState, conclude_sweep
 
 CODES = {
     JobStatus.Completed: ExitCode.OK,

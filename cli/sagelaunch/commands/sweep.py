@@ -1,5 +1,5 @@
-"""`sagelaunch sweep CONFIG`: options and rendering; the protocol is `services.sweep` (SageMaker)
-and `services.sweep_local` (--local)."""
+"""`sagelaunch sweep CONFIG`: options and rendering; the protocol is `sweeps.scheduler`
+(SageMaker) and `sweeps.local` (--local)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from sagelaunch.output import (
 )
 
 if TYPE_CHECKING:
-    from sagelaunch.services.sweep_planning import PlannedSweep
-    from sagelaunch.services.sweep_results import SweepResult
+    from sagelaunch.sweeps.planning import PlannedSweep
+    from sagelaunch.sweeps.results import SweepResult
 
 
 def sweep(
@@ -88,7 +88,7 @@ def sweep(
     progress = _progress(output)
     if local:
         from sagelaunch.config.validation import expand
-        from sagelaunch.services import sweep_local
+        from sagelaunch.sweeps import local as sweep_local
 
         spec = expand(config, overrides)
         _warn([str(w) for trial in spec.trials for w in trial.warnings])
@@ -97,7 +97,7 @@ def sweep(
             result = sweep_local.run(spec, parallel, workdir, notify, progress)
         _finish(result, output, results, waited=True)
         return
-    from sagelaunch.services.sweep_planning import plan_trials
+    from sagelaunch.sweeps.planning import plan_trials
 
     planned = plan_trials(config, overrides, region, idempotency_key, progress)
     _warn([str(w) for trial in planned.trials for w in trial.plan.warnings])
@@ -118,7 +118,7 @@ def _run_on_sagemaker(
     check_quota: bool = False,
 ) -> None:
     from sagelaunch.services.clients import connect
-    from sagelaunch.services.sweep import Pacing, Scheduler
+    from sagelaunch.sweeps.scheduler import Pacing, Scheduler
 
     aws = connect(ctx.obj, planned.trials[0].plan.region)
     if not planned.key_given:
@@ -143,8 +143,7 @@ def _run_on_sagemaker(
 
 def _finish(result: SweepResult, output: OutputFormat, results: Path | None, waited: bool) -> None:
     from sagelaunch.commands.sweep_view import results_table
-    from sagelaunch.services.follow import conclude_sweep
-    from sagelaunch.services.sweep_results import write_results
+    from sagelaunch.sweeps.results import conclude_sweep, write_results
 
     if results is not None:
         write_results(results, result)

@@ -16,8 +16,8 @@ from sagelaunch.output import stderr
 from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
-    from sagelaunch.services.sweep_planning import PlannedSweep
-    from sagelaunch.services.sweep_results import SweepResult, TrialState
+    from sagelaunch.sweeps.planning import PlannedSweep
+    from sagelaunch.sweeps.results import SweepResult, TrialState
 
 
 def trials_table(planned: PlannedSweep) -> Table:

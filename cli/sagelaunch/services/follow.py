@@ -3,8 +3,8 @@
 One protocol for both kinds of job: a training job (SecondaryStatus transitions, optionally its
 logs and a spot-interruption limit) and a tuning job (its status and its training jobs' counts).
 `submit --wait`, `wait`, `logs --follow`, the failover chain and `tune --wait` follow through
-here; `conclude` (and `conclude_sweep` for a set of trials) turns the end into the exit code:
-0 Completed, 1 Failed, 4 Stopped, 5 still running when waiting stopped.
+here; `conclude` turns the end into the exit code: 0 Completed, 1 Failed, 4 Stopped, 5 still
+running when waiting stopped (a sweep's set of trials: `sweeps.results.conclude_sweep`).
 
 The caller draws: it passes an `Observer` whose callbacks get each change and each batch of log
 lines, and renders the `Ending` it gets back.
@@ -18,13 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.errors import JobFailed, JobStopped, SagelaunchError, WaitTimeout
+from sagelaunch.errors import JobFailed, JobStopped, WaitTimeout
 from sagelaunch.job_events import LogEvent, Transition
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-    from sagelaunch.services.sweep_results import SweepResult
 
 # Why a running job should be stopped now (a spot job past `fallback_after`), or None.
 StopWhen = Callable[[dict[str, Any]], str | None]
@@ -169,34 +168,4 @@ def conclude(end: Ending, timeout_s: float | None) -> None:
         f"{what} is still {end.status}{detail}"
         + (f" after waiting {timeout_s:g}s" if timeout_s is not None else ""),
         hint=f"keep waiting with: sagelaunch wait {end.name}",
-    )
-
-
-def conclude_sweep(result: SweepResult, waited: bool) -> None:
-    """A set of trials: any failed 1, any stopped 4, waiting ended before every trial 5."""
-    from sagelaunch.errors import ExitCode
-
-    code = result.exit_code(waited)
-    if code == ExitCode.OK:
-        return
-    total = len(result.trials)
-    errors: dict[int, Callable[[], SagelaunchError]] = {
-        ExitCode.JOB_FAILED: lambda: _trials_failed(result),
-        ExitCode.JOB_STOPPED: lambda: JobStopped(
-            f"{result.count(JobStatus.Stopped)} of {total} trials were stopped"
-        ),
-        ExitCode.WAIT_TIMEOUT: lambda: WaitTimeout(
-            f"{sum(not t.done for t in result.trials)} trials had not ended when waiting stopped",
-            hint="rerun the sweep with the same --idempotency-key to attach and keep waiting",
-        ),
-    }
-    raise errors[code]()
-
-
-def _trials_failed(result: SweepResult) -> JobFailed:
-    failed = [t for t in result.trials if t.status == JobStatus.Failed]
-    first = failed[0]
-    return JobFailed(
-        f"{len(failed)} of {len(result.trials)} trials failed; trial {first.index} "
-        f"({first.job_name}): {first.failure_reason or 'no reason given'}"
     )

@@ -18,7 +18,7 @@ from sagelaunch import naming
 from sagelaunch.config.trials import with_overrides
 from sagelaunch.services import planning
 from sagelaunch.services.failover import chain_of
-from sagelaunch.services.sweep_planning import PlannedSweep, TrialPlan, trial_job_name
+from sagelaunch.sweeps.planning import PlannedSweep, TrialPlan, trial_job_name
 
 if TYPE_CHECKING:
     from sagelaunch.config.model import Fallback
@@ -33,6 +33,14 @@ class NextAttempt:
 
 def has_chain(trial: TrialPlan) -> bool:
     return bool(chain_of(trial.trial.loaded.config.compute))
+
+
+def capacity_ending(job: dict[str, Any]) -> str | None:
+    """Why the job ended, when SageMaker found no instances for it (the trial moves on); None
+    when it did not end that way (its code failing does not move it on)."""
+    from sagelaunch.services.attempts import ended_because, is_capacity_failure
+
+    return ended_because(job) if is_capacity_failure(job) else None
 
 
 def next_attempt(

@@ -1,8 +1,10 @@
 """A sweep's results: one row per trial, the best trial, the exit code, and the results file.
 
-Shared by sweeps on SageMaker (services.sweep) and local ones (services.sweep_local), so both
-render, rank and write the same way. `--results FILE` writes JSON, or CSV when FILE ends in .csv
-(one column per swept key), atomically: a CI artifact is never half written.
+Shared by sweeps on SageMaker (sweeps.scheduler) and local ones (sweeps.local), so both render,
+rank, end and write the same way: `conclude_sweep` raises what the set of trials means for the
+exit code, as services.follow's `conclude` does for one job. `--results FILE` writes JSON, or CSV
+when FILE ends in .csv (one column per swept key), atomically: a CI artifact is never half
+written.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sagelaunch import atomic
 from sagelaunch.config.sweep import SweepObjective
-from sagelaunch.errors import ExitCode
+from sagelaunch.errors import ExitCode, JobFailed, JobStopped, SagelaunchError, WaitTimeout
 from sagelaunch.statuses import TERMINAL, JobStatus
 
 QUEUED = "Queued"  # not created yet: waiting for a free slot (or for quota)
@@ -171,3 +174,31 @@ def _csv(result: SweepResult) -> str:
 
 def _cell(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
+
+
+def conclude_sweep(result: SweepResult, waited: bool) -> None:
+    """A set of trials: any failed 1, any stopped 4, waiting ended before every trial 5."""
+    code = result.exit_code(waited)
+    if code == ExitCode.OK:
+        return
+    total = len(result.trials)
+    errors: dict[int, Callable[[], SagelaunchError]] = {
+        ExitCode.JOB_FAILED: lambda: _trials_failed(result),
+        ExitCode.JOB_STOPPED: lambda: JobStopped(
+            f"{result.count(JobStatus.Stopped)} of {total} trials were stopped"
+        ),
+        ExitCode.WAIT_TIMEOUT: lambda: WaitTimeout(
+            f"{sum(not t.done for t in result.trials)} trials had not ended when waiting stopped",
+            hint="rerun the sweep with the same --idempotency-key to attach and keep waiting",
+        ),
+    }
+    raise errors[code]()
+
+
+def _trials_failed(result: SweepResult) -> JobFailed:
+    failed = [t for t in result.trials if t.status == JobStatus.Failed]
+    first = failed[0]
+    return JobFailed(
+        f"{len(failed)} of {len(result.trials)} trials failed; trial {first.index} "
+        f"({first.job_name}): {first.failure_reason or 'no reason given'}"
+    )

@@ -26,8 +26,8 @@ from sagelaunch.config.metrics import metrics_json_values
 from sagelaunch.config.trials import SweepSpec, Trial
 from sagelaunch.local import supervisor
 from sagelaunch.services import planning
-from sagelaunch.services.sweep_results import SweepResult, TrialState
 from sagelaunch.statuses import JobStatus
+from sagelaunch.sweeps.results import SweepResult, TrialState
 
 if TYPE_CHECKING:
     from sagelaunch.local.job import Result

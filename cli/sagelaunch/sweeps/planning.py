@@ -2,7 +2,7 @@
 planned through the plan service (cache included), one code bundle per distinct source folder.
 A trial's job name is `naming.idempotent(sweep name, key + the trial's parameters, its request)`,
 so the same key and config give the same names on every rerun. `sweep --dry-run` stops here;
-services/sweep.py runs the planned trials."""
+sweeps/scheduler.py runs the planned trials."""
 
 from __future__ import annotations
 

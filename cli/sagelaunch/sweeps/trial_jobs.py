@@ -1,0 +1,92 @@
+"""A sweep's trials as SageMaker jobs: each distinct code bundle uploaded once; a trial's job
+created (a failover chain's tagged with its place in the chain, services.attempts) or attached
+to (after the same safe-attach check `submit` makes); an active trial's job followed, each
+description recorded in its row (sweeps.record)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sagelaunch.statuses import JobStatus
+from sagelaunch.sweeps.failover import has_chain
+from sagelaunch.sweeps.record import record_job, refused_since_last_job
+
+if TYPE_CHECKING:
+    from sagelaunch.aws.session import Clients
+    from sagelaunch.sweeps.planning import PlannedSweep, TrialPlan
+    from sagelaunch.sweeps.results import TrialState
+
+
+@dataclass
+class TrialJobs:
+    aws: Clients
+    sweep: PlannedSweep
+    say: Callable[[str], None]
+    arns: dict[int, str] = field(default_factory=dict)  # each trial's current job (chains only)
+
+    def upload(self, trials: list[TrialPlan]) -> None:
+        """Each distinct bundle once: HeadObject, and PutObject only when it is missing."""
+        from sagelaunch.aws.upload import exists, put
+
+        seen: set[str] = set()
+        for trial in trials:
+            upload = trial.plan.upload
+            if upload is None or upload.s3_uri in seen:
+                continue
+            seen.add(upload.s3_uri)
+            if not exists(self.aws.s3, upload.s3_uri):
+                assert trial.bundle is not None  # plan_trials pairs them
+                put(self.aws.s3, upload.s3_uri, trial.bundle)
+                self.say(f"uploaded the code bundle to {upload.s3_uri}")
+
+    def describe(self, job_name: str) -> dict[str, Any] | None:
+        from sagelaunch.aws import jobs
+
+        return jobs.describe(self.aws.sagemaker, job_name)
+
+    def create(self, index: int, trial: TrialPlan, state: TrialState) -> dict[str, Any] | None:
+        """Create the trial's job: it runs (a chain's job tagged with its place in the chain), or
+        the job a concurrent rerun created first comes back (aws.jobs.create) to attach to;
+        raises QuotaExceeded when a quota refused it."""
+        from sagelaunch.aws import jobs
+
+        arn, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
+        if existing is None:
+            state.status, state.note = JobStatus.InProgress.value, ""
+            self._link(index, state, arn)
+        return existing
+
+    def attach(
+        self, index: int, trial: TrialPlan, state: TrialState, existing: dict[str, Any]
+    ) -> None:
+        """Follow the trial's existing job, after the same safe-attach check `submit` makes
+        (services.submit.require_same_job)."""
+        from sagelaunch.services.submit import require_same_job
+
+        require_same_job(trial.plan.request, existing)
+        state.attached = True
+        self.arns[index] = existing["TrainingJobArn"]
+        record_job(state, existing)
+
+    def follow(self, state: TrialState) -> dict[str, Any] | None:
+        """Describe an active trial's job and record it; the job when its status changed."""
+        if not state.active:
+            return None
+        job = self.describe(state.job_name)
+        if job is None:
+            return None  # just created: not yet visible to a describe
+        before = state.status
+        record_job(state, job)
+        return job if state.status != before else None
+
+    def _link(self, index: int, state: TrialState, arn: str) -> None:
+        """Tag a chain's new job with its place in the trial's chain (services.attempts)."""
+        from sagelaunch.services.attempts import link
+
+        if not has_chain(self.sweep.trials[index]):
+            return
+        previous = (self.aws, self.arns[index]) if index in self.arns else None
+        link(self.aws, arn, state.attempt, previous, refused_since_last_job(state))
+        self.arns[index] = arn
