@@ -5,7 +5,8 @@ of the repository (a folder of links to the repository's top-level entries, `.ve
 `.sagelaunch/` cache included), so a file one block writes (`job.yaml`, `plan.json`) is there for
 the next, and nothing is written into the working tree. Each ```sh block is a new
 `bash -euo pipefail` (what it exports does not carry to the next block) under a temporary HOME,
-with none of this machine's AWS settings, and must exit 0. A ```yaml block is saved beside a copy
+with none of this machine's AWS settings (nor sagelaunch's, but for the session's one cache,
+SAGELAUNCH_CACHE_DIR: tests/conftest.py), and must exit 0. A ```yaml block is saved beside a copy
 of launch_configs/ (relative paths such as `extends:` resolve) and must pass `sagelaunch validate`,
 run in this process (typer's CliRunner; with no AWS settings either, and it calls no AWS).
 
@@ -51,6 +52,7 @@ import yaml
 from typer.testing import CliRunner
 
 from sagelaunch.app import app
+from sagelaunch.caches import CACHE_DIR_ENV
 from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `moto` fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -197,7 +199,7 @@ class Session:
         env = {
             key: value
             for key, value in os.environ.items()
-            if not key.startswith(("AWS_", "SAGELAUNCH_"))
+            if (not key.startswith(("AWS_", "SAGELAUNCH_")) or key == CACHE_DIR_ENV)
             and key not in {"VIRTUAL_ENV", "FORCE_COLOR", "TTY_COMPATIBLE", "PWD"}
         }
         elsewhere = [p for p in env["PATH"].split(os.pathsep) if p and Path(p) != VENV_BIN]

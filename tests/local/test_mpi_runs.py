@@ -90,7 +90,7 @@ def steps(text: str) -> dict[int, float]:
 
 
 def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
-    """The example of launch_configs/, smaller and shorter (the same for both launchers)."""
+    """The example of launch_configs/, smaller and shorter."""
     small = {**TINY_GPT, "max_steps": 4, "log_every": 1, "checkpoint_every": 2}
     sets = [f"--set=local.hyperparameters.{k}={v}" for k, v in small.items()]
     done = run_local(
@@ -108,12 +108,13 @@ def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
     }
     assert {"COMPLETE", "zero_pp_rank_2_mp_rank_00_optim_states.pt"} <= algo2
     assert "zero_pp_rank_0_mp_rank_00_optim_states.pt" not in algo2
-    # The same job under torchrun: 4 processes, the same hyperparameters.
-    args = [
-        arg for key, value in {"zero_stage": 2, **small}.items() for arg in (f"--{key}", str(value))
-    ]
-    torchrun = TorchJob(tmp_path / "torchrun").run_ok(*args, nproc=4)
-    assert torchrun.steps() == pytest.approx(mpi_losses, rel=1e-6)
+    # DeepSpeed's ZeRO-2 over 4 ranks trains one process's model on the global batch (ZeRO
+    # against DDP, and DDP against one process, are tests/entrypoints' own: each reorders fp32
+    # sums, hence 1e-4, far below the >1e-2 a lost rank or a wrong reduction moves a loss by).
+    one = {**small, "batch_size": small["batch_size"] * 4}
+    args = [arg for key, value in one.items() for arg in (f"--{key}", str(value))]
+    reference = TorchJob(tmp_path / "one-process").run_ok(*args)
+    assert reference.steps() == pytest.approx(mpi_losses, rel=1e-4)
 
 
 def _warnings_besides_the_version(stderr: str) -> list[str]:
