@@ -48,13 +48,12 @@ def saved_model_in(workdir: Path) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.xdist_group("tensorflow")  # its one-process reference runs in this process
 def test_multi_worker_mirrored_on_two_hosts_equals_one_process(write_config, tmp_path):
-    """Gradients summed across the hosts: the same steps as one process on the global batch,
-    also across a resume of both hosts from the chief's checkpoints (one shared dir, as
-    SageMaker's checkpoint sync gives every host)."""
-    workdir = tmp_path / "run"  # the shared dir in it: a sandboxed host writes nowhere else
-    shared = {"log_every": 3, "batch_size": 16, "checkpoint_dir": str(workdir / "ckpt")}
-    first = tf_job("multi_worker_mirrored", max_steps=12, checkpoint_every=6, **shared)
-    done = run_local(write_config(first), "--workdir", str(workdir), timeout=300)
+    """Gradients summed across the hosts: the same steps as one process on the global batch.
+    (Both hosts resuming from the chief's checkpoints, and matching an uninterrupted run, is
+    test_tensorflow_resume.py's, after a worker is killed mid-epoch.)"""
+    job = tf_job("multi_worker_mirrored", max_steps=12, log_every=3, batch_size=16)
+    workdir = tmp_path / "run"
+    done = run_local(write_config(job), "--workdir", str(workdir), timeout=300)
     log = done.stdout + done.stderr  # hosts' lines go to stderr, prefixed [algo-N]
     assert done.returncode == 0, log[-3000:]
     assert "CollectiveAllReduceStrategy: 2 replica(s); 12 steps of 32 samples" in log
@@ -62,16 +61,8 @@ def test_multi_worker_mirrored_on_two_hosts_equals_one_process(write_config, tmp
     assert sorted(seen) == [3, 6, 9, 12] and seen[12] < seen[3]
     assert saved_model_in(workdir) == ["1/saved_model.pb"]
 
-    more = write_config(tf_job("multi_worker_mirrored", max_steps=18, **shared), name="more.yaml")
-    again = run_local(more, "--workdir", str(workdir), timeout=300)
-    log = again.stdout + again.stderr
-    assert again.returncode == 0, log[-3000:]
-    assert "[algo-1] resumed from step 12" in log
-    resumed = losses(log)
-    assert sorted(resumed) == [15, 18]
-
-    alone = single_process(tmp_path / "alone", "--max_steps", "18", "--batch_size", "32")
-    for step, loss in {**seen, **resumed}.items():
+    alone = single_process(tmp_path / "alone", "--max_steps", "12", "--batch_size", "32")
+    for step, loss in seen.items():
         assert loss == pytest.approx(alone[str(step)], rel=1e-5), step
 
 
