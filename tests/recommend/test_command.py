@@ -238,7 +238,7 @@ def test_emit_native_tensor_parallel_config_validates(cli, tmp_path):
         "--instance-count",
         "1",
         "--seq-len",
-        "1024",
+        "2048",
     )
     assert_valid(path)
     hps = config["hyperparameters"]

@@ -79,7 +79,7 @@ ROUND_TRIPS = {
     "torchrun-tp": (*_shape(40, 5120, seq_len=2047), "--instance-count", "1"),
     "torchrun-tp-sp-checkpointed": (
         *_shape(80, 8192),
-        *("--instance-count", "5", "--activation-checkpointing", "--micro-batch", "2"),
+        *("--instance-count", "4", "--activation-checkpointing", "--micro-batch", "2"),
     ),
 }
 

@@ -19,7 +19,7 @@ def plan(params: float, instance_type: str = P4D, count: int | None = None, **op
 def test_device_per_rank_memory_from_the_catalog():
     p4d, trn1 = layouts.device(P4D), layouts.device(TRN1)
     # 39.59 GiB as CUDA reports it: 42.5 GB of 10^9 bytes
-    assert (p4d.ranks_per_host, p4d.usable_gb) == (8, pytest.approx(0.9 * p4d.memory_gb))
+    assert (p4d.ranks_per_host, p4d.usable_gb) == (8, p4d.memory_gb)  # "other" is the margin
     assert p4d.memory_gb == pytest.approx(39.59 * 2**30 / 1e9)
     assert p4d.smp_v2 and p4d.kind == "gpu"
     # 16 Trainium chips x 32 GB shared by 32 NeuronCores.
@@ -95,10 +95,12 @@ def test_no_note_when_no_wider_layout_is_cheaper_per_token(params):
     assert not any("per dollar" in note for note in rec.notes)
 
 
-def test_fits_means_within_90_percent_headroom():
+def test_fits_means_within_the_devices_memory():
+    """The model's peak already holds the allocator's share (memory.py's "other"): no second
+    margin (layouts.HEADROOM)."""
     for rec in (plan(125e6), plan(7e9), plan(70e9), plan(1.3e9, TRN1)):
         for cand in (rec.chosen, *rec.alternatives):
-            assert cand.fits == (cand.memory.total <= 0.9 * cand.device.memory_gb)
+            assert cand.fits == (cand.memory.total <= cand.device.memory_gb)
 
 
 def test_activation_checkpointing_lowers_the_plan():
@@ -141,7 +143,7 @@ def test_one_candidate_per_tensor_parallel_layout():
 
 
 def test_sequence_parallel_where_the_sequence_splits_evenly():
-    even, odd = plan(70e9, count=8), plan(70e9, count=8, seq_len=2047)
+    even, odd = plan(70e9, count=6), plan(70e9, count=6, seq_len=2047)
     assert even.chosen.tensor_parallel == 8 and even.chosen.sharding.sequence_parallel
     assert "sequence parallelism" in even.chosen.layout
     same = next(c for c in [*odd.alternatives, odd.chosen] if c.family == even.chosen.family)
@@ -176,7 +178,7 @@ def test_fp8_on_a100_is_flagged():
 
 
 def test_native_tensor_parallel_when_fsdp_on_one_node_does_not_fit():
-    rec = plan(7e9, "ml.g5.48xlarge", count=1, seq_len=1024)
+    rec = plan(7e9, "ml.g5.48xlarge", count=1, seq_len=2048)
     fsdp = [c for c in rec.alternatives if c.parallelism == "fsdp"]
     assert fsdp and not any(c.fits for c in fsdp)
     chosen = rec.chosen
@@ -226,7 +228,7 @@ def test_cpu_offload_suggested_where_nothing_fits_on_the_gpus():
 
 
 def test_cpu_offload_of_the_weights_too_when_the_optimizer_alone_is_not_enough():
-    rec = plan(13e9, "ml.g5.12xlarge", count=2)
+    rec = plan(40e9, P4D, count=1)
     assert not rec.chosen.fits
     assert rec.cpu_offload is not None and rec.cpu_offload.plan.offload == "all"
     assert rec.cpu_offload.candidate.fits

@@ -12,7 +12,7 @@ from sagelaunch.recommend import zero
 from sagelaunch.recommend.layouts import (
     DDP,
     DEEPSPEED,
-    HEADROOM,
+    HOST_HEADROOM,
     Candidate,
     Device,
     layouts,
@@ -182,7 +182,7 @@ def _offload_instead(
             asked = replace(workload, zero_stage=3, zero_offload=offload)
             plan = zero.Zero(3, offload)
             found = cpu_offload(workload, zero_candidate(asked, dev, count), plan)
-            if found.candidate.fits and found.host_gb <= HEADROOM * dev.host_memory_gb:
+            if found.candidate.fits and found.host_gb <= HOST_HEADROOM * dev.host_memory_gb:
                 return found
     return None
 
@@ -241,11 +241,18 @@ def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
 # --- words ---------------------------------------------------------------------------------------
 
 
+def _usable(dev: Device) -> str:
+    """What a rank may hold, in words ("42.5 GB of each A100"; with a margin: "76 GB usable of
+    an H100's 84.9 GB")."""
+    owner = "each NeuronCore's share" if dev.kind == "trainium" else f"each {dev.accelerator}"
+    if dev.usable_gb >= dev.memory_gb:  # HEADROOM 1: the model's own "other" is the margin
+        return f"{dev.memory_gb:.1f} GB of {owner}"
+    return f"{dev.usable_gb:.0f} GB usable of {owner}'s {dev.memory_gb:.1f} GB"
+
+
 def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
     """One sentence: why this layout."""
-    usable = f"{dev.usable_gb:.0f} GB usable per {dev.accelerator}'s {dev.memory_gb:.1f} GB"
-    if dev.kind == "trainium":
-        usable = f"{dev.usable_gb:.0f} GB usable of each NeuronCore's {dev.memory_gb:g} GB share"
+    usable = _usable(dev)
     total = f"{chosen.memory.total:.1f} GB per {dev.rank_name}"
     if not chosen.fits:
         return _no_fit(workload, dev, chosen, auto)
@@ -286,7 +293,7 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
 
 
 def _no_fit(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
-    closest = f"closest: {chosen.layout}, {chosen.memory.total:.1f} GB > {dev.usable_gb:.0f} GB"
+    closest = f"closest: {chosen.layout}, {chosen.memory.total:.1f} GB > {dev.usable_gb:.1f} GB"
     if auto is not None:
         return (
             f"nothing fits on {_instances(chosen)} ({closest}); the fewest that fit are "
