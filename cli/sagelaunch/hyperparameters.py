@@ -62,3 +62,16 @@ def integer(value: Any) -> int | None:
     if isinstance(decoded, bool) or not isinstance(decoded, int):
         return None
     return decoded
+
+
+def number_or_text(text: str) -> Any:
+    """A built-in algorithm's str() value (or a tuning range's bound): a number where str()
+    gives the same text back."""
+    for cast in (int, float):
+        try:
+            value = cast(text)
+        except ValueError:
+            continue
+        if str(value) == text:
+            return value
+    return text

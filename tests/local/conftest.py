@@ -80,21 +80,11 @@ def warm_plan(config: Path, *args: str) -> None:
     try:
         if "${env:" in config.read_text():
             return
-        from sagelaunch import bundle, naming
         from sagelaunch.config.validation import load_valid
         from sagelaunch.local.variant import local_variant
-        from sagelaunch.services import planning
+        from sagelaunch.services.local_run import local_plan
 
-        planned = local_variant(load_valid(config, overrides or None)[0])
-        planning.planned(
-            planned,
-            job_name=naming.job_name_for(planned.config),
-            region=str(planned.config.region),
-            role=str(planned.config.role),
-            code=bundle.for_config(planned),
-            warnings=[],
-            code_in_key=False,
-        )
+        local_plan(local_variant(load_valid(config, overrides or None)[0]), [])
     except Exception:  # the run itself reports what is wrong
         return
 

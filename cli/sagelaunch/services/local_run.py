@@ -7,6 +7,7 @@ here and in `sagelaunch.local`.
 from __future__ import annotations
 
 import importlib.util
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from sagelaunch.errors import Problem
     from sagelaunch.local.job import Result
     from sagelaunch.local.options import Options
-    from sagelaunch.local.preflight import Prepared
     from sagelaunch.local.supervisor import Printer
     from sagelaunch.plan_model import Plan
     from sagelaunch.services.planning import Progress
@@ -57,7 +57,7 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
         prepared = preflight.prepare(loaded, options)
         warm_hint.remember(hint, preflight.agents_needed(prepared))
         with preflight.warm_start(prepared, guessed) as agents:
-            plan, code = local_plan(prepared, warnings, display.progress)
+            plan, code = local_plan(prepared.planned, warnings, display.progress)
             for warning in plan.warnings:
                 display.say(f"[yellow]warning:[/yellow] {warning}")
             return job.run(prepared, plan, code, options, display.printer, display.say, agents)
@@ -89,13 +89,13 @@ def _installed(module: str) -> bool:
 
 
 def local_plan(
-    prepared: Prepared, warnings: list[Problem], progress: Progress
+    planned: LoadedConfig, warnings: list[Problem], progress: Progress = nullcontext
 ) -> tuple[Plan, bytes | None]:
-    """The request SageMaker would get for the local variant of the config (offline, cached)."""
+    """The request SageMaker would get for ``planned``, the local variant of the config (offline,
+    cached)."""
     from sagelaunch import bundle, naming
     from sagelaunch.services import planning
 
-    planned = prepared.planned
     code = bundle.for_config(planned)
     plan = planning.planned(
         planned,

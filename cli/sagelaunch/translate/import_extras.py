@@ -14,7 +14,7 @@ from sagelaunch.config.debugging import (
     debugger_rule_functions,
 )
 from sagelaunch.errors import UsageError
-from sagelaunch.hyperparameters import decode
+from sagelaunch.hyperparameters import decode, number_or_text
 
 # Request fields this module maps (the importer refuses what nobody maps).
 FIELDS = {
@@ -175,13 +175,9 @@ def _profiler_rule(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _number(rule: str, key: str, text: str) -> int | float:
-    for cast in (int, float):
-        try:
-            value = cast(text)
-        except ValueError:
-            continue
-        if str(value) == text:
-            return value
+    value = number_or_text(text)
+    if isinstance(value, int | float):
+        return value
     raise Unmappable(f"ProfilerRuleConfigurations: {rule} parameter {key}={text!r} is no number")
 
 

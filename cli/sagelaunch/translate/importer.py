@@ -15,7 +15,7 @@ from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
 from sagelaunch.config import images
 from sagelaunch.errors import UsageError
-from sagelaunch.hyperparameters import decode_hyperparameters
+from sagelaunch.hyperparameters import decode_hyperparameters, number_or_text
 from sagelaunch.strategies import registry, smp
 from sagelaunch.translate import import_extras, tf_import
 
@@ -280,19 +280,6 @@ def _user_hyperparameters(hps: dict[str, Any], script: bool, framework: str) -> 
     if script and reserved:
         raise ImportRefused(f"hyperparameters {', '.join(reserved)} have no config key yet")
     return user if script else {k: number_or_text(v) for k, v in user.items()}
-
-
-def number_or_text(text: str) -> Any:
-    """A built-in algorithm's str() value (or a tuning range's bound): a number where str()
-    gives the same text back."""
-    for cast in (int, float):
-        try:
-            value = cast(text)
-        except ValueError:
-            continue
-        if str(value) == text:
-            return value
-    return text
 
 
 def _metrics(spec: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:

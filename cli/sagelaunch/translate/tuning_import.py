@@ -19,8 +19,8 @@ import json
 from typing import Any
 
 from sagelaunch import naming
-from sagelaunch.hyperparameters import decode
-from sagelaunch.translate.importer import ImportRefused, import_request, number_or_text
+from sagelaunch.hyperparameters import decode, number_or_text
+from sagelaunch.translate.importer import ImportRefused, import_request
 
 # DescribeHyperParameterTuningJob fields that say what happened, not what was asked for.
 _DESCRIBE_ONLY = {
