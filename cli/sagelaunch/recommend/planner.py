@@ -242,12 +242,9 @@ def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
 
 
 def _usable(dev: Device) -> str:
-    """What a rank may hold, in words ("42.5 GB of each A100"; with a margin: "76 GB usable of
-    an H100's 84.9 GB")."""
+    """What a rank may hold, in words: "42.5 GB of each A100"."""
     owner = "each NeuronCore's share" if dev.kind == "trainium" else f"each {dev.accelerator}"
-    if dev.usable_gb >= dev.memory_gb:  # HEADROOM 1: the model's own "other" is the margin
-        return f"{dev.memory_gb:.1f} GB of {owner}"
-    return f"{dev.usable_gb:.0f} GB usable of {owner}'s {dev.memory_gb:.1f} GB"
+    return f"{dev.usable_gb:.1f} GB of {owner}"
 
 
 def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
