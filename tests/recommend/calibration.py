@@ -67,6 +67,7 @@ def workload(row: dict[str, Any]) -> Workload:
         vocab=m["vocab"],
         grad_accum=micro,
         kernels=row["kernels"],
+        attention=row.get("attention", "flash"),
         fused_loss=row.get("loss") == "fused_crossentropy",
     )
 
@@ -75,7 +76,7 @@ def sharding(row: dict[str, Any]) -> Sharding:
     lay = row["layout"]
     sp = bool(lay.get("sequence_parallel"))
     interleave = lay.get("virtual_pipeline", 1)  # as published; 1: plain 1F1B
-    if lay["parallelism"] == "zero1":  # neuronx-distributed: bf16 states, ZeRO-1 over DP
+    if lay["parallelism"] == "zero1":  # bf16 weights, ZeRO-1 (neuronx-distributed, Megatron)
         return Sharding(
             tensor_parallel=lay["tp"],
             optimizer_over=lay["replicate"],
@@ -83,6 +84,7 @@ def sharding(row: dict[str, Any]) -> Sharding:
             pipeline_interleave=interleave,
             eager_autocast=False,
             sequence_parallel=sp,
+            fp32_gradients=bool(lay.get("grad_reduce_in_fp32")),
         )
     over = lay["shard"]
     return Sharding(lay["tp"], over, over, over, lay["pp"], interleave, sequence_parallel=sp)

@@ -35,13 +35,18 @@ PUBLISHED_IN_TOP3_AT_LEAST = 33
 
 
 # the holdout (tests/recommend/data/holdout_throughput.json): published rows never used to fit the
-# constants. Issue #42's goal there as on the calibration rows: at least 85% within ±25% and a
-# median error of at most 12%. Reached today (2026-11, 8 rows: NeMo 24.07 and Megatron-Bridge 25.11
-# FP8 on DGX-H100): 8 of 8 within ±25%, median error 12.3%, every row under-predicted (median
-# model/measured 0.88); held here so that it does not regress, the median not yet at the goal.
-# (Before the interleaved schedule's bubble was modelled: 7 of 8, 16.5%.)
+# constants. Issue #42's goal there as on the calibration rows: at least 85% within ±25%, a median
+# error of at most 12%, and no layout that ran called too big. Reached (2026-11, 8 rows: NeMo 24.07
+# and Megatron-Bridge 25.11 FP8 on DGX-H100): 8 of 8 within ±25%, median error 8.3% (median
+# model/measured 0.92), every row within its device. Before (12.3%, 0.88, Llama 3 70B over its
+# device) the model ran Transformer Engine's attention at FlashAttention-2's rate and its fp8
+# linears' saved inputs in bf16; no fitted constant changed, the new one (cuDNN's speed) is a
+# published benchmark's (docs/recommend.md). These rows were looked at before that change, so
+# fresh rows added after it (holdout_rows(fresh=True)) check it apart. (Before the interleaved
+# schedule's bubble was modelled: 7 of 8, 16.5%.)
 HOLDOUT_WITHIN_25_AT_LEAST = 8
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.13
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.09
+HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +69,11 @@ def test_holdout_rows_name_their_source_and_quote():
 
 def test_holdout_does_not_regress():
     """recommend against published rows kept outside the calibration (goal: 85% within ±25%,
-    median error 12%; the fence holds what it reaches today)."""
+    median error 12%, none that ran called too big; the fence holds what it reaches today)."""
     summary = summarize([check(row) for row in holdout_rows()])
     assert summary.within_25 >= HOLDOUT_WITHIN_25_AT_LEAST, summary
     assert summary.median_error <= HOLDOUT_MEDIAN_ERROR_AT_MOST, summary
+    assert summary.does_not_fit <= HOLDOUT_DOES_NOT_FIT_AT_MOST, summary
 
 
 def test_within_25_percent_share_does_not_regress(checks):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sagelaunch.errors import UsageError
@@ -10,6 +12,7 @@ from sagelaunch.recommend.memory import (
     Sharding,
     activation_bytes,
     per_device,
+    pipeline_in_flight,
     state_bytes,
 )
 from sagelaunch.recommend.workload import (
@@ -179,3 +182,79 @@ def test_a_known_small_shape_with_a_large_vocabulary_is_mostly_embeddings():
     assert work.block_params < 0.1 * work.params
     guessed = Workload(params=18_000_000, shape=Shape(2, 256, 4, estimated=True), vocab=32_000)
     assert guessed.block_params == 0.5 * guessed.params
+
+
+def test_interleaved_first_stage_holds_what_torchs_schedule_keeps_in_flight():
+    """The first stage of an interleaved 1F1B pipeline holds more than plain 1F1B's p
+    micro-batches: counted on torch.distributed.pipelining's own ScheduleInterleaved1F1B (what
+    train_pytorch.py runs; Megatron-LM's warm-up counts the same), forwards minus backwards on
+    rank 0 at their peak, in chunks of L/(p·v) blocks."""
+    pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from torch.distributed.pipelining import schedules
+
+    def peak_chunks(p: int, v: int) -> int:
+        stages = [
+            SimpleNamespace(num_stages=p * v, group_size=p, group_rank=0, stage_index=i * p)
+            for i in range(v)
+        ]
+        order = schedules.ScheduleInterleaved1F1B(stages, 2 * p).pipeline_order[0]
+        held = peak = 0
+        for action in filter(None, order):
+            if action.computation_type == schedules.FORWARD:
+                held += 1
+            elif action.computation_type in (schedules.FULL_BACKWARD, schedules.BACKWARD_INPUT):
+                held -= 1
+            peak = max(peak, held)
+        return peak
+
+    work = workload(7e9, micro_batch=1)
+    plain = per_device(work, Sharding(pipeline_parallel=4)).activations
+    assert pipeline_in_flight(Sharding(pipeline_parallel=4)) == 1.0
+    for p, v in ((2, 2), (4, 2), (8, 5)):
+        interleaved = Sharding(pipeline_parallel=p, pipeline_interleave=v)
+        assert pipeline_in_flight(interleaved) == pytest.approx(peak_chunks(p, v) / (p * v))
+    interleaved = Sharding(pipeline_parallel=4, pipeline_interleave=2)
+    assert per_device(work, interleaved).activations > plain
+
+
+def _megatron(**options) -> Workload:
+    """A Llama-style block (SwiGLU, GQA) as Megatron-Core runs it."""
+    shape = Shape(8, 4096, 32, estimated=False, kv_heads=8, ffn_hidden=14336, gated_mlp=True)
+    return Workload(params=int(2e9), shape=shape, seq_len=4096, kernels="fused", **options)
+
+
+def test_transformer_engines_fp8_linears_keep_their_input_in_one_byte():
+    """Under fp8 the fused frameworks' linears (Transformer Engine) save the fp8 copy of their
+    input: the inputs of q/k/v, the projection, the first and the second MLP linear (h, h, h and
+    ffn elements a token) take one byte less each. torchao's fp8 (compiled) keeps bf16 ones."""
+    tp, sp = 4, Sharding(tensor_parallel=4, sequence_parallel=True, eager_autocast=False)
+    bf16, fp8 = _megatron(precision="bf16"), _megatron(precision="fp8")
+    shape, tokens = bf16.shape, bf16.seq_len * bf16.micro_batch
+    linear_inputs = shape.layers * tokens * (3 * shape.hidden + shape.ffn) / tp
+    saved = per_device(bf16, sp).activations - per_device(fp8, sp).activations
+    assert saved * B == pytest.approx(linear_inputs)
+    compiled = {"kernels": "compiled"}
+    assert per_device(replace(bf16, **compiled), sp).activations == pytest.approx(
+        per_device(replace(fp8, **compiled), sp).activations
+    )
+
+
+def test_a_fused_swiglu_keeps_only_its_input():
+    """Megatron-Core's bias_swiglu saves its input (gate and up) alone; eager PyTorch's SwiGLU
+    also keeps silu(gate) for the product's backward: ffn elements a token in bf16."""
+    fused, eager = _megatron(), replace(_megatron(), kernels="eager")
+    shape, tokens = fused.shape, fused.seq_len * fused.micro_batch
+    silu = shape.layers * tokens * shape.ffn * 2
+    sharding = Sharding(eager_autocast=False)
+    gap = per_device(eager, sharding).activations - per_device(fused, sharding).activations
+    assert gap * B == pytest.approx(silu)
+
+
+def test_megatron_gradients_in_fp32_double_the_bf16_ones():
+    work = _megatron()
+    bf16 = per_device(work, Sharding(optimizer_over=8, eager_autocast=False))
+    fp32 = per_device(work, Sharding(optimizer_over=8, eager_autocast=False, fp32_gradients=True))
+    assert fp32.gradients == pytest.approx(2 * bf16.gradients)
+    assert (fp32.weights, fp32.optimizer) == (bf16.weights, bf16.optimizer)

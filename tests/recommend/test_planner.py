@@ -259,3 +259,27 @@ def test_the_interleaved_schedule_divides_the_bubble_by_its_chunks_per_rank():
     four = steptime.step(work, replace(plain, pipeline_interleave=4), hw, 1)
     assert one.bubble_s > 0 and four.bubble_s == pytest.approx(one.bubble_s / 4)
     assert four.seconds == pytest.approx(one.seconds - 0.75 * one.bubble_s)
+
+
+def test_cudnn_attention_is_faster_on_hopper_and_nowhere_else():
+    """Transformer Engine's cuDNN attention on H100 runs at 1.6 times FlashAttention-2's rate
+    (FlashAttention-3 paper's benchmarks): only the attention share of the step shrinks, and only
+    on Hopper. recommend's own runs (SDPA) stay on FlashAttention."""
+    from dataclasses import replace
+
+    from sagelaunch.recommend import hardware, steptime
+    from sagelaunch.recommend.memory import Sharding
+
+    flash = Workload(params=int(7e9), shape=estimate_shape(7e9), seq_len=4096, kernels="fused")
+    assert flash.attention == "flash"
+    cudnn = replace(flash, attention="cudnn")
+    shape = flash.shape
+    attention_flops = 7 * shape.layers * shape.hidden * flash.seq_len**2  # forward 2, backward 5
+    for instance, speedup in ((P5, 1.6), (P4D, 1.0)):
+        hw = hardware.for_instance(instance)
+        fast, slow = (steptime.micro_batch(w, Sharding(), hw) for w in (cudnn, flash))
+        rate = hw.bf16_flops * steptime.attention_efficiency(hw.accelerator)
+        saved = attention_flops / rate * (1 - 1 / speedup)
+        spent = slow.forward_s + slow.backward_s - fast.forward_s - fast.backward_s
+        assert spent == pytest.approx(saved, abs=1e-12)
+        assert fast.memory_s == slow.memory_s

@@ -124,6 +124,10 @@ class Sharding:
     # attention and MLP all-gathers its input and its linears save that whole-sequence input, and
     # the head and the loss see the whole sequence (no loss_parallel).
     sequence_parallel_gathers: bool = False
+    # With bf16 weights (eager_autocast False), gradients accumulate and reduce in an fp32
+    # buffer rather than in bf16: Megatron-Core's DDP with grad_reduce_in_fp32 (Megatron-Bridge's
+    # bf16_mixed and the fp8 recipes built on it). neuronx-distributed keeps bf16 gradients.
+    fp32_gradients: bool = False
 
     @property
     def gathers_layers(self) -> bool:
@@ -159,6 +163,8 @@ class Breakdown:
 def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     """What one rank holds at peak for this workload under this sharding."""
     weight_b, grad_b, optim_b = state_bytes(workload, sharding.eager_autocast)
+    if sharding.fp32_gradients:
+        grad_b = 4
     local = local_params(workload, sharding)
     weights = local * weight_b / sharding.weights_over
     gradients = local * grad_b / sharding.gradients_over
@@ -177,6 +183,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         sharding.pipeline_parallel == 1,
         sharding.sequence_parallel,
         sharding.sequence_parallel_gathers,
+        pipeline_in_flight(sharding),
     )
     if workload.precision != "fp32" and not bf16_weights:
         activations += local * COMPUTE_BYTES  # autocast's bf16 weight cache
@@ -187,6 +194,26 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     states += local * optim_b / sharding.optimizer_over
     overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * max(tensors - states, 0.0)
     return Breakdown(weights / GB, gradients / GB, optimizer / GB, activations / GB, overhead / GB)
+
+
+def pipeline_in_flight(sharding: Sharding) -> float:
+    """The blocks' activations the first stage holds at its peak, in units of all L blocks for
+    one micro-batch. Plain 1F1B: p micro-batches of its L/p blocks, 1. Interleaved (v chunks of
+    L/(p·v) blocks each), the first stage warms up with (v-1)·p + 2(p-1) chunk-forwards before
+    its first backward (Megatron-LM's schedules and torch.distributed.pipelining's
+    ScheduleInterleaved1F1B count the same), so it holds 1 + (p-1)/(p·v)."""
+    p, v = sharding.pipeline_parallel, sharding.pipeline_interleave
+    if p == 1 or v <= 1:
+        return 1.0
+    return ((v - 1) * p + 2 * (p - 1) + 1) / (p * v)
+
+
+def te_fp8_inputs(workload: Workload) -> bool:
+    """Transformer Engine's linears under fp8 keep the fp8 copy of their input for backward
+    (1 byte an element) instead of a bf16 one (transformer_engine/pytorch/module/linear.py:
+    ``saved_inputmat = inputmat``, the quantized input): the fused frameworks' fp8 (llm-foundry's
+    te layers, Megatron-Core). torchao's fp8 (torchtitan, compiled) keeps the bf16 input."""
+    return workload.precision == "fp8" and workload.kernels == "fused"
 
 
 def local_params(workload: Workload, sharding: Sharding) -> float:
@@ -221,13 +248,16 @@ def activation_bytes(
     logits: bool = True,
     sequence_parallel: bool = False,
     gathers: bool = False,
+    in_flight: float = 1.0,
 ) -> float:
     """Stored activations of one micro-batch on one rank; `bf16_weights`: the residual stream is
     bf16 (FSDP's mixed precision, DeepSpeed) rather than fp32 (autocast over fp32 weights);
     `logits`: the rank computes the loss (not a first pipeline stage); `sequence_parallel`: the
     replicated part (residual, norms, casts) and the logits are split by TP too; `gathers`
     (train_pytorch.py's sequence parallelism): only the residual stream and the norms' inputs
-    are, the linears' whole-sequence inputs (the casts) and the logits stay whole."""
+    are, the linears' whole-sequence inputs (the casts) and the logits stay whole; `in_flight`:
+    the blocks' activations a first pipeline stage holds, in units of all L blocks for one
+    micro-batch (`pipeline_in_flight`)."""
     s, b, t = workload.seq_len, workload.micro_batch, tensor_parallel
     shape = workload.shape
     h, a = shape.hidden, shape.heads
@@ -237,17 +267,25 @@ def activation_bytes(
     # (GELU: its input and the second linear's, 2 + 2 per ffn; SwiGLU: gate, up, silu(gate) and
     # their product, 4 x 2); 26 for GPT
     ffn, kv = shape.ffn / h, shape.kv_width / h
-    mlp = (8 if shape.gated_mlp else 4) * ffn
-    split = 4 + 4 * kv + 2 + mlp
+    # what a linear keeps of its input: its fp8 copy (1 byte) under Transformer Engine's fp8
+    linear_input = 1 if te_fp8_inputs(workload) else 2
+    # the activation function's input (SwiGLU: gate and up; GELU: its input) and, in eager
+    # PyTorch's SwiGLU, silu(gate) too; the fused frameworks' SwiGLU keeps only its input
+    # (Megatron-Core's bias_swiglu: ``ctx.save_for_backward(input)``; TE's LayerNormMLP, fc1's
+    # output)
+    activation = (4 if shape.gated_mlp else 2) * ffn
+    silu = 2 * ffn if shape.gated_mlp and workload.kernels != "fused" else 0
+    split = 4 + 4 * kv + linear_input + activation + silu + linear_input * ffn
     if workload.selective_checkpointing and workload.activation_checkpointing:
         # selective: the activation function's outputs are recomputed, the matmuls' kept
-        split -= (4 if shape.gated_mlp else 2) * ffn
+        split -= silu + linear_input * ffn
     if workload.precision == "fp32":
         residual, casts, split = 4, 8, 2 * split
     else:
         # bf16 weights: q, k, v share one saved bf16 input, the MLP another; fp32 weights:
         # autocast casts the input of q, k, v and the MLP separately
         residual, casts = (2, 4) if bf16_weights else (4, 8)
+        casts = casts * linear_input // 2
     sp = t if sequence_parallel else 1
     replicated = 2 * residual / sp + casts / (1 if gathers else sp)
     per_layer = tokens * h * (replicated + split / t)
@@ -259,9 +297,9 @@ def activation_bytes(
         stored = per_layer  # the rest waits in host memory
     elif workload.full_checkpointing:
         inputs = residual * tokens * h / sp
-        stored = workload.shape.layers * inputs + per_layer
+        stored = workload.shape.layers * in_flight * inputs + per_layer
     else:
-        stored = workload.shape.layers * per_layer
+        stored = workload.shape.layers * in_flight * per_layer
     vocab = workload.vocab / (1 if gathers else sp)
     if workload.fused_loss and workload.precision != "fp32":
         loss = tokens * (COMPUTE_BYTES * vocab + 4)  # the bf16 logits and a fp32 log-sum-exp

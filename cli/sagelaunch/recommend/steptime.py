@@ -169,6 +169,13 @@ FP8_EFFICIENCY = 0.55  # of the fp8 peak: scaling and casts around each fp8 GEMM
 # FlashAttention's share of the peak, forward and backward (FA2: ~60% on A100, ~40% on H100)
 ATTENTION_EFFICIENCY: dict[str, float] = {"A100": 0.55, "H100": 0.40, "H200": 0.40}
 DEFAULT_ATTENTION_EFFICIENCY = 0.45
+# cuDNN's fused attention against FlashAttention-2 on Hopper, causal forward with backward at
+# head dim 128 and 2k-8k tokens, in one harness (Shah et al. 2024, FlashAttention-3, figs. 5-6:
+# FA2 298-333 TFLOPS forward, 291-318 backward; cuDNN 484-529 and 465-518): 1.6 times the rate.
+# Transformer Engine (so Megatron-Core and NeMo) runs cuDNN's kernel on Hopper whenever both can
+# (transformer_engine/pytorch/attention: "Disabling FlashAttention to give FusedAttention
+# preference on Hopper+", since TE 1.7).
+CUDNN_ATTENTION_SPEEDUP: dict[str, float] = {"H100": 1.6, "H200": 1.6}
 HBM_EFFICIENCY = 0.85  # what streaming kernels reach of the published HBM bandwidth
 # Every non-matmul kernel's traffic per block activation element (layer x token x h): eager
 # PyTorch as fitted to RuntimeEstimator (BYTES_PER_ACTIVATION less the matmuls' own 2 x 54);
@@ -187,6 +194,12 @@ OPTIMIZER_BYTES = {"eager": BYTES_PER_PARAM, "fused": 32, "compiled": 32}
 def matmul_efficiency(accelerator: str, width: float) -> float:
     ceiling, half = MATMUL_EFFICIENCY.get(accelerator, DEFAULT_MATMUL_EFFICIENCY)
     return ceiling * width / (width + half)
+
+
+def attention_efficiency(accelerator: str, kernel: str = "flash") -> float:
+    """The attention kernel's share of the bf16 peak, forward and backward together."""
+    flash = ATTENTION_EFFICIENCY.get(accelerator, DEFAULT_ATTENTION_EFFICIENCY)
+    return flash * (CUDNN_ATTENTION_SPEEDUP.get(accelerator, 1.0) if kernel == "cudnn" else 1.0)
 
 
 @dataclass(frozen=True)
@@ -216,9 +229,7 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     head_rate = hw.bf16_flops * eff
     if workload.precision == "fp32":
         block_rate = head_rate = hw.bf16_flops * eff / 2  # TF32 tensor cores at half bf16 rate
-    attention_rate = hw.bf16_flops * ATTENTION_EFFICIENCY.get(
-        hw.accelerator, DEFAULT_ATTENTION_EFFICIENCY
-    )
+    attention_rate = hw.bf16_flops * attention_efficiency(hw.accelerator, workload.attention)
     # causal attention per token and block: 2·s·h FLOPs forward, 2.5 times that backward (FA2)
     attention = 2 * shape.layers * shape.hidden * workload.seq_len / (tp * pp) * tokens
     matmul = 2 * blocks * tokens / block_rate
