@@ -8,12 +8,11 @@ differ. Nothing here is fitted per row.
 
     .venv/bin/python -m tests.recommend.calibration      # the tables and the summaries
 
-The holdout (tests/recommend/data/holdout_throughput.json, `holdout_rows`) is modelled the same way
-and summarized apart: published rows never used to fit recommend's constants (issue #42).
-
-The second table runs the planner for each row as `recommend --model ... --instance-type ...
---instance-count N` would (the row's shape, sequence, micro-batch, checkpointing and precision)
-and says where the published layout ranks among what it shows.
+Megatron-Core's rows (tests/recommend/data/megatron_throughput.json, `megatron_rows`: NeMo and
+Megatron-Bridge, the first holdout) calibrate the "megatron" kernel kind and are summarized apart.
+The holdout (holdout_throughput.json, `holdout_rows`), gathered after the model's Transformer
+Engine facts were added, is modelled the same way: published rows never used to fit anything
+(issue #42).
 """
 
 from __future__ import annotations
@@ -31,14 +30,21 @@ from sagelaunch.recommend.workload import Shape, Workload
 
 DATA = Path(__file__).parent / "data" / "measured_throughput.json"
 HOLDOUT = Path(__file__).parent / "data" / "holdout_throughput.json"
+MEGATRON = Path(__file__).parent / "data" / "megatron_throughput.json"
 
 
 def rows(path: Path = DATA) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8"))["rows"]
 
 
+def megatron_rows() -> list[dict[str, Any]]:
+    """Megatron-Core with Transformer Engine (NeMo, Megatron-Bridge): the first holdout, on which
+    the "megatron" kernel kind's constant is fitted."""
+    return rows(MEGATRON)
+
+
 def holdout_rows() -> list[dict[str, Any]]:
-    """Published measured rows kept outside the calibration: never used to fit the constants."""
+    """Published measured rows kept outside the calibration: never used to fit anything."""
     return rows(HOLDOUT)
 
 
@@ -248,6 +254,9 @@ if __name__ == "__main__":
     print(table([check(row) for row in rows()]))
     print()
     print(top3_table())
+    print()
+    print("Megatron-Core (fits the megatron kernel kind):")
+    print(table([check(row) for row in megatron_rows()]))
     print()
     print("holdout (never used to fit):")
     print(table([check(row) for row in holdout_rows()]))

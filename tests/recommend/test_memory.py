@@ -222,7 +222,7 @@ def test_interleaved_first_stage_holds_what_torchs_schedule_keeps_in_flight():
 def _megatron(**options) -> Workload:
     """A Llama-style block (SwiGLU, GQA) as Megatron-Core runs it."""
     shape = Shape(8, 4096, 32, estimated=False, kv_heads=8, ffn_hidden=14336, gated_mlp=True)
-    return Workload(params=int(2e9), shape=shape, seq_len=4096, kernels="fused", **options)
+    return Workload(params=int(2e9), shape=shape, seq_len=4096, kernels="megatron", **options)
 
 
 def test_transformer_engines_fp8_linears_keep_their_input_in_one_byte():

@@ -71,6 +71,8 @@ FRAGMENTATION = 0.10
 # (weights, gradients, optimizer) bytes per parameter; see the module docstring.
 _STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (4, 4, 8), "sgd": (4, 4, 4)}
 COMPUTE_BYTES = 2  # bf16: what FSDP gathers and autocast caches under mixed precision
+# the frameworks built on Transformer Engine's modules and fused activations (Workload.kernels)
+FRAMEWORK_KERNELS = ("fused", "megatron")
 
 
 # neuronx-distributed's mixed precision (ZeRO paper, §3.1): bf16 weights and gradients, the
@@ -213,7 +215,7 @@ def te_fp8_inputs(workload: Workload) -> bool:
     (1 byte an element) instead of a bf16 one (transformer_engine/pytorch/module/linear.py:
     ``saved_inputmat = inputmat``, the quantized input): the fused frameworks' fp8 (llm-foundry's
     te layers, Megatron-Core). torchao's fp8 (torchtitan, compiled) keeps the bf16 input."""
-    return workload.precision == "fp8" and workload.kernels == "fused"
+    return workload.precision == "fp8" and workload.kernels in FRAMEWORK_KERNELS
 
 
 def local_params(workload: Workload, sharding: Sharding) -> float:
@@ -274,7 +276,7 @@ def activation_bytes(
     # (Megatron-Core's bias_swiglu: ``ctx.save_for_backward(input)``; TE's LayerNormMLP, fc1's
     # output)
     activation = (4 if shape.gated_mlp else 2) * ffn
-    silu = 2 * ffn if shape.gated_mlp and workload.kernels != "fused" else 0
+    silu = 2 * ffn if shape.gated_mlp and workload.kernels not in FRAMEWORK_KERNELS else 0
     split = 4 + 4 * kv + linear_input + activation + silu + linear_input * ffn
     if workload.selective_checkpointing and workload.activation_checkpointing:
         # selective: the activation function's outputs are recomputed, the matmuls' kept

@@ -179,16 +179,21 @@ CUDNN_ATTENTION_SPEEDUP: dict[str, float] = {"H100": 1.6, "H200": 1.6}
 HBM_EFFICIENCY = 0.85  # what streaming kernels reach of the published HBM bandwidth
 # Every non-matmul kernel's traffic per block activation element (layer x token x h): eager
 # PyTorch as fitted to RuntimeEstimator (BYTES_PER_ACTIVATION less the matmuls' own 2 x 54);
-# compiled (torch.compile, Megatron/TE fusions, XLA on Neuron) fuses norms, activations, casts
-# and residual adds into about a third of that.
+# a framework's fused kernels (llm-foundry: fitted on its MPT rows), torch.compile and XLA on
+# Neuron (fitted on torchtitan's and Neuron's) fuse norms, activations, casts and residual adds
+# into less than half of that; Megatron-Core with Transformer Engine, which also fuses each norm
+# and fp8 cast into its linear, bias-dropout-add, RoPE and the vocabulary-parallel loss, into
+# less still (fitted on its 8 rows in megatron_throughput.json, median error 3.9%; checked on
+# holdout_throughput.json's).
 NONMATMUL_BYTES = {
     "eager": BYTES_PER_ACTIVATION - 108,
     "fused": 0.45 * (BYTES_PER_ACTIVATION - 108),
     "compiled": 0.40 * (BYTES_PER_ACTIVATION - 108),
+    "megatron": 0.30 * (BYTES_PER_ACTIVATION - 108),
 }
 # The optimizer step per local parameter: unfused AdamW with autocast's casts (eager, fitted as
 # above) or a fused/foreach AdamW over fp32 states (read p, g, m, v; write p, m, v).
-OPTIMIZER_BYTES = {"eager": BYTES_PER_PARAM, "fused": 32, "compiled": 32}
+OPTIMIZER_BYTES = {"eager": BYTES_PER_PARAM, "fused": 32, "compiled": 32, "megatron": 32}
 
 
 def matmul_efficiency(accelerator: str, width: float) -> float:

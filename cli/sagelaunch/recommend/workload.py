@@ -137,8 +137,8 @@ class Workload:
     selective_checkpointing: bool = False  # recompute the cheap ops only (with checkpointing)
     # the kernels around the matmuls: "eager" (train_pytorch.py's GPT in eager PyTorch), "fused"
     # (a framework's eager step with fused norm, attention and loss kernels, and Transformer
-    # Engine's linears under fp8: llm-foundry, Megatron-Core/NeMo) or "compiled"
-    # (torch.compile, XLA on Neuron)
+    # Engine's linears under fp8: llm-foundry), "megatron" (Megatron-Core with Transformer
+    # Engine: NeMo, Megatron-Bridge) or "compiled" (torch.compile, XLA on Neuron)
     kernels: str = "eager"
     # the attention kernel: "flash" (FlashAttention-2, what SDPA and flash-attn run) or "cudnn"
     # (cuDNN's fused attention, which Transformer Engine prefers on Hopper: steptime)
