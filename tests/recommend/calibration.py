@@ -259,4 +259,11 @@ if __name__ == "__main__":
     print(table([check(row) for row in megatron_rows()]))
     print()
     print("holdout (never used to fit):")
-    print(table([check(row) for row in holdout_rows()]))
+    held = [check(row) for row in holdout_rows()]
+    print(table(held))
+    for kind in sorted({c.row["kernels"] for c in held}):
+        k = summarize([c for c in held if c.row["kernels"] == kind])
+        print(
+            f"  {kind}: {k.within_25}/{k.rows} within ±25%, median error {k.median_error:.1%}, "
+            f"median model/measured {k.median_ratio:.2f}"
+        )

@@ -46,13 +46,16 @@ MEGATRON_WITHIN_25_AT_LEAST = 8
 MEGATRON_MEDIAN_ERROR_AT_MOST = 0.04
 
 # the holdout (tests/recommend/data/holdout_throughput.json): published rows gathered after those
-# changes, never used to fit anything (NeMo 24.07's Nemotron 8B/22B/340B, Megatron-Bridge's Llama 3
-# 8B with Megatron-FSDP and 70B at another batch). Issue #42's goal there: at least 85% within
-# ±25%, a median error of at most 12%, no layout that ran called too big. Reached: 5 of 5, 11.0%
-# (every row under-predicted, median model/measured 0.89), all within their devices; with the TE
-# facts but before the megatron constant was fitted: 5 of 5, 14.9%.
-HOLDOUT_WITHIN_25_AT_LEAST = 5
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.11
+# changes, never used to fit anything. 5 Megatron-Core rows (NeMo 24.07's Nemotron 8B/22B/340B,
+# Megatron-Bridge's Llama 3 8B with Megatron-FSDP and 70B at another batch) and 12 from the
+# sources of the calibration rows that the calibration does not hold (llm-foundry's MPT at 256-512
+# H100s, 32K tokens, fp8 at 8K, A100s; torchtitan's async-TP benchmark's vanilla TP, Llama 3.1 8B
+# fp8 on H200s). Issue #42's goal there: at least 85% within ±25%, a median error of at most 12%,
+# no layout that ran called too big. Reached: 13 of 17 (76%), median error 13.9%, all within their
+# devices: not yet the goal. The Megatron rows: 5 of 5, 11.0% (under-predicted, 0.89; 14.9% before
+# the megatron constant was fitted); the other 12: 8 of 12, about 17%, mostly over-predicted.
+HOLDOUT_WITHIN_25_AT_LEAST = 13
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.14
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 
@@ -91,10 +94,13 @@ def test_megatron_rows_do_not_regress():
     assert summary.does_not_fit == 0, summary
 
 
-def test_the_holdout_was_gathered_after_the_model_it_checks():
-    """The holdout's rows are not the rows the Transformer Engine facts were built on."""
-    assert not {r["id"] for r in holdout_rows()} & {r["id"] for r in megatron_rows()}
-    assert all(row["kernels"] == "megatron" for row in holdout_rows() + megatron_rows())
+def test_the_holdout_shares_no_row_with_what_was_fitted():
+    """The holdout's rows are neither the calibration's nor the rows the Transformer Engine facts
+    were built on; the megatron kernel kind is fitted on Megatron-Core's rows only."""
+    held = {r["id"] for r in holdout_rows()}
+    assert not held & {r["id"] for r in megatron_rows()}
+    assert not held & {r["id"] for r in rows()}
+    assert all(row["kernels"] == "megatron" for row in megatron_rows())
 
 
 def test_within_25_percent_share_does_not_regress(checks):
