@@ -24,12 +24,14 @@ from tests.recommend.calibration import (
     summarize,
 )
 
-# reached at calibration (2026-11): 31 of 35 within ±25%, median error 8.3%, no row over its
-# device's memory (CUDA's capacity in 10^9 bytes; llm-foundry's fused loss) nor over the planner's
-# usable share, now the whole device (layouts.HEADROOM; at 90% 6 rows were over it, ranked below
-# layouts nobody ran); the published layout among recommend's top 3 for 33 of 35 (was 27)
-WITHIN_25_AT_LEAST = 31 / 35
-MEDIAN_ERROR_AT_MOST = 0.09
+# reached at calibration (2026-11): 32 of 35 within ±25%, median error 7.9% (31 and 8.3% before
+# FlashAttention-2's H100 share became the FlashAttention-3 paper's measured 32%, from a fitted
+# 40%), no row over its device's memory (CUDA's capacity in 10^9 bytes; llm-foundry's fused loss)
+# nor over the planner's usable share, now the whole device (layouts.HEADROOM; at 90% 6 rows were
+# over it, ranked below layouts nobody ran); the published layout among recommend's top 3 for 33
+# of 35 (was 27)
+WITHIN_25_AT_LEAST = 32 / 35
+MEDIAN_ERROR_AT_MOST = 0.08
 DOES_NOT_FIT_AT_MOST = 0
 OVER_USABLE_AT_MOST = 0
 PUBLISHED_IN_TOP3_AT_LEAST = 33
@@ -41,9 +43,9 @@ PUBLISHED_IN_TOP3_AT_LEAST = 33
 # Transformer Engine facts: cuDNN's attention at its published speed, fp8 linears keeping fp8
 # inputs, the fused SwiGLU keeping its input, the interleaved schedule's in-flight activations,
 # fp32 gradient buffers. They brought it to 8.3%, and the one constant fitted on these rows
-# (NONMATMUL_BYTES["megatron"]) to 3.9%, 8 of 8 within ±25%, all within their devices.
+# (NONMATMUL_BYTES["megatron"]) to 4.3%, 8 of 8 within ±25%, all within their devices.
 MEGATRON_WITHIN_25_AT_LEAST = 8
-MEGATRON_MEDIAN_ERROR_AT_MOST = 0.04
+MEGATRON_MEDIAN_ERROR_AT_MOST = 0.045
 
 # the holdout (tests/recommend/data/holdout_throughput.json): published rows gathered after those
 # changes, never used to fit anything. 5 Megatron-Core rows (NeMo 24.07's Nemotron 8B/22B/340B,
@@ -51,11 +53,11 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.04
 # sources of the calibration rows that the calibration does not hold (llm-foundry's MPT at 256-512
 # H100s, 32K tokens, fp8 at 8K, A100s; torchtitan's async-TP benchmark's vanilla TP, Llama 3.1 8B
 # fp8 on H200s). Issue #42's goal there: at least 85% within ±25%, a median error of at most 12%,
-# no layout that ran called too big. Reached: 13 of 17 (76%), median error 13.9%, all within their
-# devices: not yet the goal. The Megatron rows: 5 of 5, 11.0% (under-predicted, 0.89; 14.9% before
-# the megatron constant was fitted); the other 12: 8 of 12, about 17%, mostly over-predicted.
-HOLDOUT_WITHIN_25_AT_LEAST = 13
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.14
+# no layout that ran called too big. Reached: 14 of 17 (82%), median error 11.1%, all within
+# their devices: the share is not yet the goal (13 of 17 and 13.9% before FlashAttention-2's
+# measured H100 share; the Megatron rows 14.9% before the megatron constant was fitted).
+HOLDOUT_WITHIN_25_AT_LEAST = 14
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.112
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 
