@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.local import checkpoint_sync
 from tests.conftest import ENTRYPOINTS
 from tests.local.conftest import clean_env, local_command, run_local
 
@@ -118,17 +119,15 @@ PS_STEPS = 150
 
 @pytest.mark.slow
 def test_parameter_servers_on_two_hosts_resume_after_the_chief_is_killed(write_config, tmp_path):
-    # In the run folder (a sandboxed host writes nowhere else), outside the host trees, which a
-    # rerun replaces.
-    checkpoints = tmp_path / "run" / "checkpoints"
-    job = tf_job(
-        "parameter_server",
-        max_steps=PS_STEPS,
-        log_every=5,
-        checkpoint_every=5,
-        checkpoint_dir=str(checkpoints),
-    )
+    """Each host has its own /opt/ml/checkpoints, as separate instances do: the parameter
+    servers' shards go through the chief into its folder (by default each server wrote its shard
+    on its own host, and the merge failed: part-00000-of-00003 did not exist). checkpoint.s3_uri
+    syncs the chief's folder, so the rerun (a restarted job) resumes where the killed run
+    checkpointed last."""
+    job = tf_job("parameter_server", max_steps=PS_STEPS, log_every=5, checkpoint_every=5)
+    job["checkpoint"] = {"s3_uri": "s3://sagelaunch-test/checkpoints/tf-ps/"}
     config, workdir = write_config(job), tmp_path / "run"
+    chief, other = workdir / "algo-1" / "checkpoints", workdir / "algo-2" / "checkpoints"
     args = local_command(config, "--workdir", str(workdir))
     first = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
@@ -136,19 +135,22 @@ def test_parameter_servers_on_two_hosts_resume_after_the_chief_is_killed(write_c
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 240
-        while newest_checkpoint(checkpoints) < 10 and time.monotonic() < deadline:
+        while newest_checkpoint(chief) < 10 and time.monotonic() < deadline:
             assert first.poll() is None, first.stdout.read() if first.stdout else ""
             time.sleep(0.05)
         pid = chief_pid(workdir)
-        assert pid is not None and newest_checkpoint(checkpoints) >= 10
+        assert pid is not None and newest_checkpoint(chief) >= 10
         os.kill(pid, signal.SIGKILL)
         output, _ = first.communicate(timeout=120)
     finally:
         if first.poll() is None:
             first.kill()
     assert first.returncode == 1, output[-3000:]  # the killed host failed the run
-    killed_at = newest_checkpoint(checkpoints)
-    assert killed_at < PS_STEPS, "the run ended before the kill: nothing was resumed"
+    assert list(other.iterdir()) == []  # every shard went through the chief
+    killed_at = newest_checkpoint(checkpoint_sync.store(workdir))  # synced when the hosts stopped
+    assert killed_at == newest_checkpoint(chief) and 10 <= killed_at < PS_STEPS, (
+        "the run ended before the kill: nothing was resumed"
+    )
 
     done = run_local(config, "--workdir", str(workdir), timeout=300)
     log = done.stdout + done.stderr
@@ -156,7 +158,7 @@ def test_parameter_servers_on_two_hosts_resume_after_the_chief_is_killed(write_c
     assert "ParameterServerStrategy: 1 worker(s)" in log
     assert "(SageMaker's master is TF2's chief)" in log
     resumed = int(re.search(r"\[algo-1\] resumed from step (\d+)", log)[1])
-    assert resumed == killed_at and 10 <= resumed < PS_STEPS
+    assert resumed == killed_at
     for host in ("algo-1", "algo-2"):  # each host ran its own parameter server
         assert f"[{host}-ps] parameter server" in log
     seen = losses(log)
@@ -168,16 +170,3 @@ def first_loss(output: str) -> float:
     """The first logged loss of the killed run (training from scratch)."""
     seen = losses(output)
     return seen[min(seen)]
-
-
-@pytest.mark.slow
-def test_parameter_server_checkpoints_land_on_the_chiefs_own_disk(write_config, tmp_path):
-    """Each host has its own /opt/ml/checkpoints, as separate instances do: the parameter
-    servers' shards go through the chief into its folder (by default each server wrote its
-    shard on its own host, and the merge failed: part-00000-of-00003 did not exist)."""
-    job = tf_job("parameter_server", max_steps=10, log_every=5, checkpoint_every=5)
-    workdir = tmp_path / "run"
-    done = run_local(write_config(job), "--workdir", str(workdir), "--keep", timeout=300)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    assert newest_checkpoint(workdir / "algo-1" / "checkpoints") == 10
-    assert list((workdir / "algo-2" / "checkpoints").iterdir()) == []

@@ -18,6 +18,7 @@ from sagelaunch.local import (
     artifacts,
     bytecode,
     channels,
+    checkpoint_sync,
     code_channel,
     disk,
     groups,
@@ -99,6 +100,7 @@ def run(
         local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
         plan = plan.model_copy(update={"request": local})
         trees = _build_trees(workdir, prepared, plan.request, code)
+        restored = checkpoint_sync.restore(workdir, trees, plan.request)
         _make_command_executable(trees, str(prepared.planned.config.entry_point))
         _save_metric_definitions(workdir, plan.request)
         config = prepared.loaded.config
@@ -112,6 +114,7 @@ def run(
         )
         warnings += [launch.warning] if launch.warning else []
         warnings += filter(None, [model_dir.warning(prepared.planned.config)])
+        warnings += filter(None, [checkpoint_sync.warning(plan.request)])
         warnings += _hard_coded_paths(prepared, trees[0].code)
         for warning in warnings:
             say(f"[yellow]warning:[/yellow] {warning}")
@@ -126,6 +129,12 @@ def run(
             groups.receivers(plan.request, prepared.cluster),
         )
         _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
+        if checkpoint_sync.host_folder(trees[0], plan.request) is not None:
+            say(
+                f"  checkpoints: {restored} file(s) restored from "
+                f"{checkpoint_sync.store(workdir)} (checkpoint.s3_uri, synced back when the "
+                "hosts stop; delete it to start afresh)"
+            )
         say(f"  sandbox: {prepared.sandbox.describe()}")
         for line in groups.describe(prepared.cluster, launch.kind):
             say(line)
@@ -143,7 +152,10 @@ def run(
         master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
         try:
             patterns = _metric_patterns(plan.request)
-            outcomes = supervisor.run(specs, patterns, printer, limit.seconds)
+            try:
+                outcomes = supervisor.run(specs, patterns, printer, limit.seconds)
+            finally:  # SageMaker uploads while the job runs: a killed job's checkpoints are kept
+                checkpoint_sync.save(workdir, trees, plan.request)
         except supervisor.Interrupted as interrupted:
             lock.close()  # a rerun in this folder may start at once
             stopped = _with_waiting(interrupted.outcomes, trees)
