@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from sagelaunch.local import checkpoint_sync
@@ -54,16 +53,10 @@ def _job(root: Path, checkpoint: dict[str, str] | None, folder: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize(
-    ("checkpoint", "folder"),
-    [
-        ({"s3_uri": "s3://bucket/ckpt/"}, "checkpoints"),
-        ({"s3_uri": "s3://bucket/ckpt/", "local_path": "/opt/ml/ckpt"}, "ckpt"),
-    ],
-    ids=["default-path", "local-path"],
-)
-def test_a_rerun_finds_what_the_failed_run_checkpointed(tmp_path, checkpoint, folder):
-    config = _job(tmp_path, checkpoint, folder)
+def test_a_rerun_finds_what_the_failed_run_checkpointed(tmp_path):
+    """At checkpoint.local_path (the default /opt/ml/checkpoints is the TensorFlow parameter
+    server's resume test's, tests/local/test_tensorflow_runs.py)."""
+    config = _job(tmp_path, {"s3_uri": "s3://bucket/ckpt/", "local_path": "/opt/ml/ckpt"}, "ckpt")
     workdir = tmp_path / "run"
     before = checksums(tmp_path / "code")
 
