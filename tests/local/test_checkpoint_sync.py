@@ -106,3 +106,25 @@ def test_a_local_path_outside_opt_ml_is_a_warning_and_not_synced():
     inside = {"CheckpointConfig": {"S3Uri": "s3://b/c/"}}
     assert checkpoint_sync.warning(inside) is None
     assert checkpoint_sync.host_folder(host, inside) == Path("/tmp/run/algo-1/checkpoints")
+
+
+def test_a_hosts_untouched_copy_never_overwrites_anothers_newer_one(tmp_path):
+    """As a sync uploads new and modified files only: the chief rewrites the checkpoint state
+    after the restore, the worker leaves its restored copy alone; the chief's stays."""
+    request = {"CheckpointConfig": {"S3Uri": "s3://b/c/"}}
+    hosts = [checkpoint_sync.HostTree(f"algo-{i}", tmp_path / f"algo-{i}") for i in (1, 2)]
+    store = checkpoint_sync.store(tmp_path)
+    (store / "nested").mkdir(parents=True)
+    (store / "checkpoint").write_text("ckpt-5")
+    (store / "nested" / "kept").write_text("old")
+    restored = checkpoint_sync.restore(tmp_path, hosts, request)
+    assert sorted(map(str, restored.files)) == ["checkpoint", "nested/kept"]
+    for host in hosts:  # every host got the whole store
+        assert (host.checkpoints / "checkpoint").read_text() == "ckpt-5"
+    (hosts[0].checkpoints / "checkpoint").write_text("ckpt-200")
+    (hosts[0].checkpoints / "ckpt-200.index").write_text("new")
+    (hosts[1].checkpoints / "nested" / "kept").unlink()  # a delete is not propagated
+    assert checkpoint_sync.save(tmp_path, hosts, request, restored) == 2
+    assert (store / "checkpoint").read_text() == "ckpt-200"
+    assert (store / "ckpt-200.index").read_text() == "new"
+    assert (store / "nested" / "kept").read_text() == "old"

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.local import checkpoint_sync
 from tests.local.conftest import clean_env, local_command, run_local
 from tests.local.test_tensorflow_runs import (
     chief_pid,
@@ -40,8 +41,9 @@ TOLERANCE = 1e-5
 pytestmark = pytest.mark.xdist_group("tensorflow")
 
 
-def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, object]:
-    """STEPS steps of BATCH samples (split across the hosts): one data epoch."""
+def one_epoch_job(loop: str, hosts: int = 1) -> dict[str, object]:
+    """STEPS steps of BATCH samples (split across the hosts): one data epoch, checkpointing to
+    /opt/ml/checkpoints, which checkpoint.s3_uri syncs (a rerun restores it on every host)."""
     job = tf_job(
         "multi_worker_mirrored",
         loop=loop,
@@ -49,8 +51,8 @@ def one_epoch_job(loop: str, checkpoints: Path, hosts: int = 1) -> dict[str, obj
         batch_size=BATCH // hosts,
         checkpoint_every=EVERY,
         log_every=1,
-        checkpoint_dir=str(checkpoints),  # outside the host trees, which a rerun replaces
     )
+    job["checkpoint"] = {"s3_uri": "s3://sagelaunch-test/checkpoints/tf-resume/"}
     if hosts == 1:
         del job["distribution"]
         job["hyperparameters"]["tf_distribute"] = "one_device"  # type: ignore[index]
@@ -140,22 +142,24 @@ def backup_step(backup: Path) -> int:
 @pytest.mark.slow
 def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uninterrupted):
     workdir = tmp_path / "run"
-    checkpoints = workdir / "checkpoints"  # a sandboxed host writes nowhere else; reruns keep it
-    config = write_config(one_epoch_job("fit", checkpoints))
-    backup = checkpoints / "backup"
+    config = write_config(one_epoch_job("fit"))
+    backup = workdir / "algo-1" / "checkpoints" / "backup"
     output = kill_once_backed_up(config, workdir, lambda: backup_step(backup))
     assert "OneDeviceStrategy: 1 replica(s), Keras fit" in output
     killed_at = backup_step(backup)
+    backup = checkpoint_sync.store(workdir) / "backup"  # synced when the host stopped
+    assert backup_step(backup) == killed_at
+    # what the kill left (a file it caught half-written too) stays in the store, as in S3
+    killed = {p.name for p in backup.iterdir()}
 
     metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
     assert metrics["loop"] == "fit"
     # Kept after the finish (delete_checkpoint=False, as the custom loop keeps its checkpoints):
     # the finish's backup, every file renamed into place.
     assert backup_step(backup) == STEPS
-    assert sorted(p.name for p in backup.iterdir()) == [
-        "latest.weights.h5",
-        "training_metadata.json",
-    ]
+    finished = ["latest.weights.h5", "training_metadata.json"]
+    assert sorted({p.name for p in backup.iterdir()} - killed) in ([], finished)
+    assert all((backup / name).is_file() for name in finished)
 
 
 @pytest.mark.slow
@@ -164,13 +168,16 @@ def test_gradient_tape_loop_on_two_hosts_resumes_mid_epoch_after_a_worker_is_kil
 ):
     """MultiWorkerMirrored on 2 hosts of BATCH/2 samples each: one process's global batch. The
     second host's worker is killed; the chief, stuck in an all-reduce, is stopped by the run, and
-    both hosts resume from the chief's checkpoints (one shared dir, as SageMaker's sync gives)."""
+    both hosts resume from the chief's checkpoints, which checkpoint.s3_uri's sync gives every
+    host (the worker's own saves go to a scratch dir)."""
     workdir = tmp_path / "run"
-    checkpoints = workdir / "checkpoints"  # a sandboxed host writes nowhere else; reruns keep it
-    config = write_config(one_epoch_job("custom", checkpoints, hosts=2))
-    output = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(checkpoints), "algo-2")
+    config = write_config(one_epoch_job("custom", hosts=2))
+    chief = workdir / "algo-1" / "checkpoints"
+    output = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(chief), "algo-2")
     assert "CollectiveAllReduceStrategy: 2 replica(s)" in output
+    checkpoints = checkpoint_sync.store(workdir)  # synced when the hosts stopped
     killed_at = newest_checkpoint(checkpoints)
+    assert killed_at == newest_checkpoint(chief)
 
     metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
     assert (metrics["loop"], metrics["global_batch"]) == ("custom", BATCH)

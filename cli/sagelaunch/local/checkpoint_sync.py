@@ -9,14 +9,17 @@ Without it the folder is the instance's own and ends with it.
 Locally the prefix is a folder of the run, ``<workdir>/checkpoint-s3``: restored into every
 host's folder when the trees are built, and each host's folder merged back into it when the hosts
 have stopped, whatever stopped them (the end, a failure, a SIGKILLed process, an interrupt, the
-time limit), since SageMaker's upload runs while the job does. A rerun in the same workdir (a
-restarted job) resumes from it; delete the folder to start afresh. Files the hosts deleted stay in
-it, as a sync to S3 leaves them; two hosts writing one path: the later host's copy is kept.
+time limit), since SageMaker's upload runs while the job does. Only what a host wrote or changed
+since the restore goes back (a host's untouched copy never overwrites another host's newer one);
+two hosts writing one path: the later host's copy is kept. Files the hosts deleted stay in the
+store, as a sync to S3 leaves them. A rerun in the same workdir (a restarted job) resumes from
+it; delete the folder to start afresh.
 """
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -56,33 +59,55 @@ def warning(request: dict[str, Any]) -> str | None:
     )
 
 
-def restore(workdir: Path, hosts: list[HostTree], request: dict[str, Any]) -> int:
-    """Copy the store into every host's checkpoint folder; the number of files it holds."""
+@dataclass(frozen=True)
+class Restored:
+    """What the store held when the hosts got it: each file's size and modification time, so
+    that a host's unchanged copy is not uploaded back over another host's newer one."""
+
+    files: dict[Path, tuple[int, int]]
+
+
+def restore(workdir: Path, hosts: list[HostTree], request: dict[str, Any]) -> Restored:
+    """Copy the store into every host's checkpoint folder (times kept, as a download keeps the
+    object's)."""
     saved = store(workdir)
-    files = _count(saved)
+    restored = Restored({path.relative_to(saved): _signature(path) for path in _files(saved)})
     for host in hosts:
         folder = host_folder(host, request)
         if folder is None:
             continue
         folder.mkdir(parents=True, exist_ok=True)
-        if files:
+        if restored.files:
             shutil.copytree(saved, folder, symlinks=True, dirs_exist_ok=True)
-    return files
+    return restored
 
 
-def save(workdir: Path, hosts: list[HostTree], request: dict[str, Any]) -> int:
-    """Merge every host's checkpoint folder into the store, in host order; the files copied."""
-    copied = 0
+def save(workdir: Path, hosts: list[HostTree], request: dict[str, Any], restored: Restored) -> int:
+    """Upload what each host wrote or changed since the restore into the store, in host order
+    (as a sync uploads new and modified files only); the number of files uploaded."""
+    uploaded = 0
     for host in hosts:
         folder = host_folder(host, request)
         if folder is None or not folder.is_dir():
             continue
-        copied += _count(folder)
-        shutil.copytree(folder, store(workdir), symlinks=True, dirs_exist_ok=True)
-    return copied
+        for path in _files(folder):
+            relative = path.relative_to(folder)
+            if restored.files.get(relative) == _signature(path):
+                continue
+            target = store(workdir) / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)
+            shutil.copy2(path, target, follow_symlinks=False)
+            uploaded += 1
+    return uploaded
 
 
-def _count(folder: Path) -> int:
+def _files(folder: Path) -> list[Path]:
     if not folder.is_dir():
-        return 0
-    return sum(1 for path in folder.rglob("*") if path.is_file() or path.is_symlink())
+        return []
+    return sorted(path for path in folder.rglob("*") if path.is_file() or path.is_symlink())
+
+
+def _signature(path: Path) -> tuple[int, int]:
+    stat = path.lstat()
+    return stat.st_size, stat.st_mtime_ns

@@ -131,7 +131,7 @@ def run(
         _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
         if checkpoint_sync.host_folder(trees[0], plan.request) is not None:
             say(
-                f"  checkpoints: {restored} file(s) restored from "
+                f"  checkpoints: {len(restored.files)} file(s) restored from "
                 f"{checkpoint_sync.store(workdir)} (checkpoint.s3_uri, synced back when the "
                 "hosts stop; delete it to start afresh)"
             )
@@ -155,7 +155,7 @@ def run(
             try:
                 outcomes = supervisor.run(specs, patterns, printer, limit.seconds)
             finally:  # SageMaker uploads while the job runs: a killed job's checkpoints are kept
-                checkpoint_sync.save(workdir, trees, plan.request)
+                checkpoint_sync.save(workdir, trees, plan.request, restored)
         except supervisor.Interrupted as interrupted:
             lock.close()  # a rerun in this folder may start at once
             stopped = _with_waiting(interrupted.outcomes, trees)
