@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from sagelaunch.local import checkpoint_sync
+from sagelaunch.local.tree import HostTree
 from tests.local.conftest import checksums, run_local
 
 # Each host counts its runs in the checkpoint folder (found beside SM_MODEL_DIR: /opt/ml/<folder>
@@ -101,7 +102,7 @@ def test_without_a_checkpoint_config_every_run_starts_empty(tmp_path):
 def test_a_local_path_outside_opt_ml_is_a_warning_and_not_synced():
     request = {"CheckpointConfig": {"S3Uri": "s3://b/c/", "LocalPath": "/checkpoints"}}
     assert "outside /opt/ml" in (checkpoint_sync.warning(request) or "")
-    host = checkpoint_sync.HostTree("algo-1", Path("/tmp/run/algo-1"))
+    host = HostTree("algo-1", Path("/tmp/run/algo-1"))
     assert checkpoint_sync.host_folder(host, request) is None
     inside = {"CheckpointConfig": {"S3Uri": "s3://b/c/"}}
     assert checkpoint_sync.warning(inside) is None
@@ -112,7 +113,7 @@ def test_a_hosts_untouched_copy_never_overwrites_anothers_newer_one(tmp_path):
     """As a sync uploads new and modified files only: the chief rewrites the checkpoint state
     after the restore, the worker leaves its restored copy alone; the chief's stays."""
     request = {"CheckpointConfig": {"S3Uri": "s3://b/c/"}}
-    hosts = [checkpoint_sync.HostTree(f"algo-{i}", tmp_path / f"algo-{i}") for i in (1, 2)]
+    hosts = [HostTree(f"algo-{i}", tmp_path / f"algo-{i}") for i in (1, 2)]
     store = checkpoint_sync.store(tmp_path)
     (store / "nested").mkdir(parents=True)
     (store / "checkpoint").write_text("ckpt-5")

@@ -13,6 +13,10 @@ Megatron-Bridge, the first holdout) calibrate the "megatron" kernel kind and are
 The holdout (holdout_throughput.json, `holdout_rows`), gathered after the model's Transformer
 Engine facts were added, is modelled the same way: published rows never used to fit anything
 (issue #42).
+
+The second table runs the planner for each row as `recommend --model ... --instance-type ...
+--instance-count N` would (the row's shape, sequence, micro-batch, checkpointing and precision)
+and says where the published layout ranks among what it shows.
 """
 
 from __future__ import annotations

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from sagelaunch.local.sandbox import CONTAINER_ROOT
 from sagelaunch.local.tree import HostTree
 
 STORE = "checkpoint-s3"
-CONTAINER_ROOT = PurePosixPath("/opt/ml")
 DEFAULT_LOCAL_PATH = "/opt/ml/checkpoints"  # the service's default LocalPath
 
 
@@ -37,26 +37,27 @@ def store(workdir: Path) -> Path:
 def host_folder(host: HostTree, request: dict[str, Any]) -> Path | None:
     """The host's checkpoint folder, or None where the request syncs none (no CheckpointConfig)
     or syncs a LocalPath outside /opt/ml, which a host tree does not hold (see `warning`)."""
-    config = request.get("CheckpointConfig")
-    if not config:
-        return None
-    local = PurePosixPath(config.get("LocalPath") or DEFAULT_LOCAL_PATH)
-    if not local.is_relative_to(CONTAINER_ROOT):
+    local = _local_path(request)
+    if local is None or not local.is_relative_to(CONTAINER_ROOT):
         return None
     return host.root / local.relative_to(CONTAINER_ROOT)
 
 
 def warning(request: dict[str, Any]) -> str | None:
     """A LocalPath outside /opt/ml is synced on SageMaker but not here: say so."""
-    config = request.get("CheckpointConfig")
-    if not config or not config.get("LocalPath"):
-        return None
-    if PurePosixPath(config["LocalPath"]).is_relative_to(CONTAINER_ROOT):
+    local = _local_path(request)
+    if local is None or local.is_relative_to(CONTAINER_ROOT):
         return None
     return (
-        f"checkpoint.local_path {config['LocalPath']} is outside /opt/ml, so a local run does not "
+        f"checkpoint.local_path {local} is outside /opt/ml, so a local run does not "
         "emulate its sync with checkpoint.s3_uri (nothing is restored on a rerun)"
     )
+
+
+def _local_path(request: dict[str, Any]) -> PurePosixPath | None:
+    """The container folder the request syncs with checkpoint.s3_uri (None: no sync)."""
+    config = request.get("CheckpointConfig")
+    return PurePosixPath(config.get("LocalPath") or DEFAULT_LOCAL_PATH) if config else None
 
 
 @dataclass(frozen=True)
