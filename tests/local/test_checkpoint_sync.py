@@ -15,9 +15,11 @@ from tests.local.conftest import checksums, run_local
 
 # Each host counts its runs in the checkpoint folder (found beside SM_MODEL_DIR: /opt/ml/<folder>
 # in the container, with a sandbox or without), then fails on its first run after writing: a job
-# that dies and is run again.
+# that dies and is run again. The hosts meet at a barrier (algo-1 listens on the MASTER_PORT the
+# PyTorch container sets) before failing, so neither is stopped by the other's failure before it
+# has printed and written: without it, one host's exit could stop the other at its start.
 SCRIPT = r"""
-import os, pathlib, sys
+import os, pathlib, socket, sys, time
 host = os.environ["SM_CURRENT_HOST"]
 opt_ml = pathlib.Path(os.environ["SM_MODEL_DIR"]).parent
 folder = opt_ml / sys.argv[sys.argv.index("--folder") + 1]
@@ -27,7 +29,33 @@ print(f"{host} found {seen}", flush=True)
 runs = sum(name.startswith(host + "-run") for name in seen)
 (folder / f"{host}-run{runs + 1}").write_text(str(runs + 1))
 (folder / "shared").write_text(host)
+
+
+def barrier():
+    address = (os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
+    if host == "algo-1":
+        with socket.create_server(address) as server:
+            peer, _ = server.accept()
+            with peer:
+                peer.recv(1)
+                peer.sendall(b"x")
+        return
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            peer = socket.create_connection(address)
+            break
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    with peer:
+        peer.sendall(b"x")
+        peer.recv(1)
+
+
 if runs == 0:
+    barrier()
     sys.exit(f"{host}: first run dies after its checkpoint")
 (opt_ml / "model" / "done").write_text(str(runs + 1))
 """
