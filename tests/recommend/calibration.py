@@ -73,7 +73,8 @@ def workload(row: dict[str, Any]) -> Workload:
         micro_batch=row["micro_batch"],
         precision=row["precision"],
         activation_checkpointing=row["checkpointing"] != "none",
-        selective_checkpointing=row["checkpointing"] == "selective",
+        selective_checkpointing=row["checkpointing"] in ("selective", "op"),
+        selective_policy="ops" if row["checkpointing"] == "op" else "activations",
         vocab=m["vocab"],
         grad_accum=micro,
         kernels=row["kernels"],
@@ -242,14 +243,13 @@ def published_rank(row: dict[str, Any]) -> int | None:
     return next((i for i, c in enumerate(planned(row)) if published(c, row)), None)
 
 
-def top3_table() -> str:
-    lines, hits = [f"{'row':44} {'rank':>4}  top 3"], 0
-    all_rows = rows()
+def top3_table(all_rows: list[dict[str, Any]]) -> str:
+    lines, hits = [f"{'row':48} {'rank':>4}  top 3"], 0
     for row in all_rows:
         rank, top = published_rank(row), planned(row)[:3]
         hits += rank is not None and rank < 3
         shown = " | ".join(f"{c.short}{'' if c.fits else ' (no fit)'}" for c in top)
-        lines.append(f"{row['id']:44} {'-' if rank is None else rank + 1:>4}  {shown}")
+        lines.append(f"{row['id']:48} {'-' if rank is None else rank + 1:>4}  {shown}")
     lines.append(f"published layout among the top 3: {hits}/{len(all_rows)}")
     return "\n".join(lines)
 
@@ -257,7 +257,7 @@ def top3_table() -> str:
 if __name__ == "__main__":
     print(table([check(row) for row in rows()]))
     print()
-    print(top3_table())
+    print(top3_table(rows()))
     print()
     print("Megatron-Core (fits the megatron kernel kind):")
     print(table([check(row) for row in megatron_rows()]))
@@ -271,3 +271,5 @@ if __name__ == "__main__":
             f"  {kind}: {k.within_25}/{k.rows} within ±25%, median error {k.median_error:.1%}, "
             f"median model/measured {k.median_ratio:.2f}"
         )
+    print()
+    print(top3_table(holdout_rows()))

@@ -24,14 +24,15 @@ from tests.recommend.calibration import (
     summarize,
 )
 
-# reached at calibration (2026-11): 32 of 35 within ±25%, median error 7.9% (31 and 8.3% before
-# FlashAttention-2's H100 share became the FlashAttention-3 paper's measured 32%, from a fitted
-# 40%), no row over its device's memory (CUDA's capacity in 10^9 bytes; llm-foundry's fused loss)
-# nor over the planner's usable share, now the whole device (layouts.HEADROOM; at 90% 6 rows were
-# over it, ranked below layouts nobody ran); the published layout among recommend's top 3 for 33
-# of 35 (was 27)
+# reached at calibration (2026-11): 32 of 35 within ±25%, median error 4.6% (7.9% before the
+# torchtitan 8B rows' checkpointing became what torchtitan's per-op policy runs, which recomputes
+# every second matmul; 8.3% before FlashAttention-2's H100 share became the FlashAttention-3
+# paper's measured 32%, from a fitted 40%), no row over its device's memory (CUDA's capacity in
+# 10^9 bytes; llm-foundry's fused loss) nor over the planner's usable share, now the whole device
+# (layouts.HEADROOM; at 90% 6 rows were over it, ranked below layouts nobody ran); the published
+# layout among recommend's top 3 for 33 of 35 (was 27)
 WITHIN_25_AT_LEAST = 32 / 35
-MEDIAN_ERROR_AT_MOST = 0.08
+MEDIAN_ERROR_AT_MOST = 0.046
 DOES_NOT_FIT_AT_MOST = 0
 OVER_USABLE_AT_MOST = 0
 PUBLISHED_IN_TOP3_AT_LEAST = 33
@@ -53,11 +54,16 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.045
 # sources of the calibration rows that the calibration does not hold (llm-foundry's MPT at 256-512
 # H100s, 32K tokens, fp8 at 8K, A100s; torchtitan's async-TP benchmark's vanilla TP, Llama 3.1 8B
 # fp8 on H200s). Issue #42's goal there: at least 85% within ±25%, a median error of at most 12%,
-# no layout that ran called too big. Reached: 14 of 17 (82%), median error 11.1%, all within
-# their devices: the share is not yet the goal (13 of 17 and 13.9% before FlashAttention-2's
-# measured H100 share; the Megatron rows 14.9% before the megatron constant was fitted).
-HOLDOUT_WITHIN_25_AT_LEAST = 14
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.112
+# no layout that ran called too big, the published layout among the top 3 for 85%. Reached: 15 of
+# 17 (88%), median error 8.1%, all within their devices; the published layout among the top 3 for
+# 12 of 17 (the 4 Megatron-Core layouts with TP or PP and the distributed optimizer are not among
+# the entry point's). History: 13 of 17 and 13.9% as gathered; 14 and 11.1% after
+# FlashAttention-2's measured H100 share; 15 and 8.1% after torchtitan's per-op checkpointing
+# (a fact read from its source, no constant fitted, but found while its rows were over-predicted
+# here: docs/recommend.md says so).
+HOLDOUT_WITHIN_25_AT_LEAST = 15
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.082
+HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 12
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 
@@ -86,6 +92,12 @@ def test_holdout_does_not_regress():
     assert summary.within_25 >= HOLDOUT_WITHIN_25_AT_LEAST, summary
     assert summary.median_error <= HOLDOUT_MEDIAN_ERROR_AT_MOST, summary
     assert summary.does_not_fit <= HOLDOUT_DOES_NOT_FIT_AT_MOST, summary
+
+
+def test_holdout_published_layout_among_the_top_three():
+    ranks = {row["id"]: published_rank(row) for row in holdout_rows()}
+    hits = sum(rank is not None and rank < 3 for rank in ranks.values())
+    assert hits >= HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST, ranks
 
 
 def test_megatron_rows_do_not_regress():

@@ -39,6 +39,11 @@ class OptimizerName(str, Enum):
     sgd = "sgd"
 
 
+class SelectivePolicy(str, Enum):
+    activations = "activations"
+    ops = "ops"
+
+
 def recommend(
     ctx: typer.Context,
     params: Annotated[
@@ -104,10 +109,19 @@ def recommend(
         bool,
         typer.Option(
             "--selective-checkpointing",
-            help="With --activation-checkpointing: recompute only the cheap ops (torchtitan's "
-            "selective AC).",
+            help="With --activation-checkpointing: recompute only part of each block "
+            "(--selective-policy says which).",
         ),
     ] = False,
+    selective_policy: Annotated[
+        SelectivePolicy,
+        typer.Option(
+            "--selective-policy",
+            help="What --selective-checkpointing keeps: 'activations' every matmul's output "
+            "(the activation functions recomputed); 'ops' torchtitan's per-op policy "
+            "(selective_ac_option 'op': the attention's and every second matmul's outputs).",
+        ),
+    ] = SelectivePolicy.activations,
     grad_accum: Annotated[
         int,
         typer.Option(
@@ -162,6 +176,7 @@ def recommend(
         shape=shape,
         vocab=known.vocab if known else DEFAULT_VOCAB,
         selective_checkpointing=selective_checkpointing,
+        selective_policy=selective_policy.value,
         grad_accum=grad_accum,
         kernels="compiled" if compile_ else "eager",
         seq_len=seq_len,

@@ -18,7 +18,8 @@ What overlaps (Narayanan et al. 2021; the FSDP2 and DDP designs):
   weights after the optimizer step (exposed).
 * Tensor parallelism all-reduces the activations twice per block in forward and twice in
   backward (all-gather + reduce-scatter with sequence parallelism: the same bytes), on the
-  critical path; full checkpointing repeats the forward's two.
+  critical path; full checkpointing repeats the forward's two, torchtitan's per-op selective
+  checkpointing its all-gathers.
 * Pipeline stages (one per instance here) send activations forward and gradients back per
   micro-batch over the network.
 """
@@ -129,7 +130,11 @@ def step_comms(
     tokens = workload.seq_len * workload.micro_batch
     if tp > 1:
         t_bw, t_lat, _ = group_link(hw, tp, 1)
+        # full checkpointing repeats the forward's two; the per-op policy saves reduce-scatter
+        # outputs and not all-gathers, so it repeats the forward's two all-gathers (one
+        # all-reduce's bytes), or without sequence parallelism the attention's all-reduce
         per_block = 4 + (2 if workload.full_checkpointing else 0)
+        per_block += 1 if workload.op_checkpointing else 0
         blocks = workload.shape.layers / pp
         one = ring("all_reduce", tokens * workload.shape.hidden * width, tp, t_bw, t_lat)
         tp_s = micro * per_block * blocks * one

@@ -243,6 +243,23 @@ def ddp_bucket_bytes(workload: Workload, sharding: Sharding, bucket_view: bool =
     return 4.0 * local_params(workload, sharding)
 
 
+def op_checkpointing_saved(workload: Workload, tp: int, residual: int, sp: int) -> float:
+    """Bytes per token, in units of h, that torchtitan's per-op selective checkpointing keeps
+    of one block (``_save_list`` and ``_custom_policy`` in its parallelize_llama.py): the block's
+    input (the checkpoint's own), the outputs of every second matmul counted from the first (q,
+    v, the MLP's first linear, and the down projection when the MLP is gated), of the attention
+    kernel and of each sequence-parallel reduce-scatter; norms, RoPE, the activation function and
+    the other matmuls are recomputed. A row-parallel matmul's output is whole on every TP rank."""
+    h, width = workload.shape.hidden, 4 if workload.precision == "fp32" else 2
+    matmuls = sum(
+        width * linear.outputs / h / (1 if linear.row_parallel else tp)
+        for linear in workload.shape.linears()[::2]
+    )
+    attention = width / tp
+    scattered = 2 * width / tp if sp > 1 else 0
+    return residual / sp + matmuls + attention + scattered
+
+
 def activation_bytes(
     workload: Workload,
     tensor_parallel: int = 1,
@@ -297,6 +314,11 @@ def activation_bytes(
         per_layer += 5 * a * s * tokens / t  # scores, softmax, dropout mask
     if workload.activation_offload:
         stored = per_layer  # the rest waits in host memory
+    elif workload.op_checkpointing:
+        # what the per-op policy saves of a block, and the block in recompute at the peak
+        saved = tokens * h * op_checkpointing_saved(workload, t, residual, sp)
+        saved += 4 * a * tokens / t  # log-sum-exp, fp32 (the attention kernel's output)
+        stored = workload.shape.layers * in_flight * saved + per_layer
     elif workload.full_checkpointing:
         inputs = residual * tokens * h / sp
         stored = workload.shape.layers * in_flight * inputs + per_layer

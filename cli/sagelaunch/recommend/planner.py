@@ -116,6 +116,12 @@ def model_json(workload: Workload) -> dict[str, object]:
         "precision": workload.precision,
         "optimizer": workload.optimizer,
         "activation_checkpointing": workload.activation_checkpointing,
+        # what selective checkpointing keeps (--selective-policy); None: whole blocks, or none
+        "selective_checkpointing": (
+            workload.selective_policy
+            if workload.activation_checkpointing and workload.selective_checkpointing
+            else None
+        ),
         "activation_offload": workload.activation_offload,
         "fused_attention": workload.fused_attention,
         "state_bytes_per_param": per_param,

@@ -31,7 +31,7 @@ from sagelaunch.catalog import facts
 from sagelaunch.recommend import hardware
 from sagelaunch.recommend.comms import step_comms
 from sagelaunch.recommend.memory import Sharding, local_params
-from sagelaunch.recommend.workload import Workload
+from sagelaunch.recommend.workload import Shape, Workload
 
 RECOMPUTE = 4 / 3  # checkpointing runs each forward twice: 8 of 6 units of 2N FLOPs per token
 # Bytes moved per step, eager PyTorch, fitted to RuntimeEstimator's per-operator count on the
@@ -220,6 +220,16 @@ class MicroBatch:
     memory_s: float
 
 
+def recomputed_matmul_share(shape: Shape) -> float:
+    """The share of a block's matmul FLOPs that torchtitan's per-op selective checkpointing runs
+    again in backward: every second matmul, counted from the first (k, the projection and, in a
+    gated block, the MLP's up projection), but not the block's last: its output feeds only the
+    residual add, whose backward needs no input, and torch's checkpoint stops recomputing once
+    backward has what it needs (its default early stop, which torchtitan kept)."""
+    flops = [linear.inputs * linear.outputs for linear in shape.linears()]
+    return sum(flops[1:-1:2]) / sum(flops)
+
+
 def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -> MicroBatch:
     """Matmuls at the efficiency curve (fp8 ones at the fp8 peak), attention at FlashAttention's,
     every other kernel by its traffic."""
@@ -246,11 +256,13 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     backward = 2 * matmul + 2.5 * attention / attention_rate + 4 * head * tokens / head_rate
     if workload.full_checkpointing:
         backward += matmul + attention / attention_rate
+    elif workload.op_checkpointing:
+        backward += recomputed_matmul_share(shape) * matmul
     kind = workload.kernels
     replicated = tp if sharding.sequence_parallel or not sharding.eager_autocast else 1
     elements = shape.layers / pp * tokens * shape.hidden / replicated
-    if workload.full_checkpointing:
-        elements *= RECOMPUTE
+    if workload.full_checkpointing or workload.op_checkpointing:
+        elements *= RECOMPUTE  # the per-op policy recomputes every elementwise op too
     logits = tokens * workload.vocab / head_split  # the last stage computes them
     traffic = NONMATMUL_BYTES[kind] * elements + BYTES_PER_LOGIT * logits
     return MicroBatch(forward, backward, traffic / (hw.hbm_bytes_per_s * HBM_EFFICIENCY))

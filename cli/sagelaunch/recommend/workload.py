@@ -63,6 +63,17 @@ def format_params(params: float) -> str:
 
 
 @dataclass(frozen=True)
+class Linear:
+    """One matmul of a block: its input and output widths; a row-parallel one (the attention
+    projection, the MLP's down projection) has its output whole on every TP rank (partial sums,
+    before the all-reduce or reduce-scatter), a column-parallel one 1/TP of it."""
+
+    inputs: int
+    outputs: int
+    row_parallel: bool = False
+
+
+@dataclass(frozen=True)
 class Shape:
     """Transformer depth and width; the activation model needs them, the states do not."""
 
@@ -84,6 +95,14 @@ class Shape:
     @property
     def ffn(self) -> int:
         return self.ffn_hidden or 4 * self.hidden
+
+    def linears(self) -> list[Linear]:
+        """The block's linears in the order its forward calls them (Llama's: q, k, v, the
+        projection, then the MLP's gate, up and down, or up and down without a gate)."""
+        h, kv, ffn = self.hidden, self.kv_width, self.ffn
+        attention = [Linear(h, h), Linear(h, kv), Linear(h, kv), Linear(h, h, row_parallel=True)]
+        gate = [Linear(h, ffn)] if self.gated_mlp else []
+        return [*attention, *gate, Linear(h, ffn), Linear(ffn, h, row_parallel=True)]
 
     @property
     def layer_params(self) -> int:
@@ -135,6 +154,11 @@ class Workload:
     # what the step time needs beyond memory
     grad_accum: int = 1  # micro-batches per optimizer step (gradient accumulation)
     selective_checkpointing: bool = False  # recompute the cheap ops only (with checkpointing)
+    # which ops selective checkpointing keeps: "activations" (every matmul's output, the
+    # activation functions recomputed) or "ops" (torchtitan's per-op policy, selective_ac_option
+    # 'op': the attention kernel's output and every other matmul's, everything else recomputed:
+    # every_other_matmul below)
+    selective_policy: str = "activations"
     # the kernels around the matmuls: "eager" (train_pytorch.py's GPT in eager PyTorch), "fused"
     # (a framework's eager step with fused norm, attention and loss kernels, and Transformer
     # Engine's linears under fp8: llm-foundry), "megatron" (Megatron-Core with Transformer
@@ -163,6 +187,15 @@ class Workload:
     @property
     def full_checkpointing(self) -> bool:
         return self.activation_checkpointing and not self.selective_checkpointing
+
+    @property
+    def op_checkpointing(self) -> bool:
+        """torchtitan's per-op selective checkpointing (``selective_policy="ops"``)."""
+        return (
+            self.activation_checkpointing
+            and self.selective_checkpointing
+            and self.selective_policy == "ops"
+        )
 
     @property
     def block_params(self) -> float:
