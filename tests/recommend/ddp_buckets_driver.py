@@ -48,20 +48,27 @@ def _worker(rank: int, world: int, width: int, depth: int, port: int, path: str)
             json.dump({"view" if v else "copy": g for v, g in out}, fh)
 
 
-def measure(params: int, port: int = 29533) -> dict[str, int]:
+def measure(params: int) -> dict[str, int]:
     import tempfile
 
     import torch.multiprocessing as mp
+
+    from sagelaunch.local import ports
 
     width, depth = 1024, max(1, round(params / 1024**2))
     # a fixed mmap threshold: glibc's sliding one would serve later tensors from a heap that
     # keeps freed pages, and RSS would stop following them
     os.environ["MALLOC_MMAP_THRESHOLD_"] = "65536"
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "out.json")
-        mp.spawn(_worker, args=(2, width, depth, port, path), nprocs=2, join=True)
-        with open(path) as fh:
-            found = json.load(fh)
+    # a leased free port, as local runs take theirs: a fixed one collided with a second test run
+    port = ports.free_port()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "out.json")
+            mp.spawn(_worker, args=(2, width, depth, port, path), nprocs=2, join=True)
+            with open(path) as fh:
+                found = json.load(fh)
+    finally:
+        ports.release(port)
     return {"params": width * width * depth, **found}
 
 
