@@ -208,6 +208,24 @@ def table(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
+GIB_IN_GB = 2**30 / 1e9
+
+
+def memory_checks(checks: list[Check]) -> list[tuple[Check, float]]:
+    """The rows whose source also reports memory per GPU, with that figure in GB (torchtitan's
+    is the allocator's peak reserved memory: fragmentation and cached blocks included)."""
+    return [(c, c.row["memory_gib"] * GIB_IN_GB) for c in checks if "memory_gib" in c.row]
+
+
+def memory_table(checks: list[Check]) -> str:
+    lines = [f"{'row':44} {'reported GB':>11} {'model GB':>9} {'ratio':>6}"]
+    for c, reported in memory_checks(checks):
+        lines.append(
+            f"{c.row['id']:44} {reported:11.1f} {c.memory_gb:9.1f} {c.memory_gb / reported:6.2f}"
+        )
+    return "\n".join(lines)
+
+
 # --- the planner against the published layouts ---------------------------------------------------
 
 
@@ -273,3 +291,6 @@ if __name__ == "__main__":
         )
     print()
     print(top3_table(holdout_rows()))
+    print()
+    print("memory, where the source reports it (calibration and holdout):")
+    print(memory_table([check(row) for row in rows()] + held))
