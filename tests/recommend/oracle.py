@@ -46,6 +46,7 @@ LAYOUTS: dict[str, tuple[str, dict[str, int]]] = {
     "tp8-fsdp-8": ("fsdp", {"dp_shard": 8, "tp": 8}),
     "tp2-fsdp-4": ("fsdp", {"dp_shard": 4, "tp": 2}),
     "pp2-tp4": ("ddp", {"pp": 2, "tp": 4}),
+    "pp2-fsdp-4": ("fsdp", {"pp": 2, "dp_shard": 4}),
 }
 
 
@@ -210,6 +211,7 @@ FAST = [
     Cell("125M", "fsdp-full-8", checkpointing=True),
     Cell("125M", "tp2-fsdp-4"),
     Cell("125M", "pp2-tp4"),
+    Cell("125M", "pp2-fsdp-4"),
 ]
 # The largest sizes (the issue lets them leave `make test`): `make bench` checks them, four
 # minutes of tracing on 2 cores.

@@ -107,6 +107,11 @@ def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str,
     # the forward's end, or the peak in backward (where checkpointing recomputes a block)
     found["activations"] = max(_sum(m, CATEGORIES["activations"]) for m in (moments[0], moments[3]))
     found["optimizer"] = _sum(moments[2], CATEGORIES["optimizer"])  # after the step
+    if layout.pp > 1 and cfg.parallel == "fsdp":
+        # the gradients a pipelined FSDP stage accumulates unsharded until its reduce (FSDP2's
+        # unsharded_accumulated_grad, in the reduce dtype): FSDPMemTracker files them under
+        # Temp, the only thing temporary once backward has ended
+        found["gradients"] = max(found["gradients"], _sum(moments[1], ("Temp",)))
     found["peak"] = _sum(moments[3], ("Total",))
     if device is not None:
         found.update(_steady_peak(holder, optimizer, cfg, ctx, layout.pp))
@@ -180,17 +185,46 @@ def _step(
     module and step).
     """
     tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size * stages, cfg.seq_len))
+    pipelined_fsdp = stages > 1 and cfg.parallel == "fsdp"
     with tracker:
         with parallel.autocast(ctx, cfg.precision):
             loss = _loss(model(tokens), tokens, stages)
         after_forward = tracker.get_tracker_snapshot()
+        if pipelined_fsdp:
+            _pipeline_backward_no_sync(model)
         loss.backward()
         after_backward = tracker.get_tracker_snapshot()
+        if pipelined_fsdp:
+            _pipeline_reduce_grad(model)
         optimizer.step()
         after_step = tracker.get_tracker_snapshot()
         peak = tracker.get_tracker_snapshot("peak")
     moments = [_flat(s) for s in (after_forward, after_backward, after_step, peak)]
     return moments, moments + _module_snapshots(tracker)
+
+
+def _pipeline_backward_no_sync(model: Any) -> None:
+    """What torch.distributed.pipelining's stage does before each micro-batch's backward of an
+    FSDP stage (_PipelineStageBase.backward_maybe_with_nosync): no reduce-scatter, no reshard,
+    so the stage's gradients accumulate unsharded and its weights stay gathered."""
+    model.set_is_last_backward(False)
+    model.set_reshard_after_backward(False)
+    model.set_requires_gradient_sync(False)
+
+
+def _pipeline_reduce_grad(model: Any) -> None:
+    """And what it does once after the last micro-batch's backward (perform_reduce_grad): the
+    post-backward of every FSDP parameter group, reduce-scatter and reshard included."""
+    from torch.distributed.fsdp import fully_shard
+
+    model.set_is_last_backward(True)
+    model.set_reshard_after_backward(True)
+    model.set_requires_gradient_sync(True)
+    state = fully_shard.state(model)
+    for each in state._state_ctx.all_states:
+        for group in each._fsdp_param_groups:
+            group.post_backward()
+    state._root_post_backward_final_callback()
 
 
 def _module_snapshots(tracker: Any) -> list[dict[str, int]]:

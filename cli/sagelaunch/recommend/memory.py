@@ -51,6 +51,9 @@ DeepSpeed's own accounting (zero.py).
 * Pipeline parallelism (p stages, 1F1B): each rank holds 1/p of the blocks (the first stage the
   embeddings too); the first stage keeps up to p micro-batches in flight for its L/p blocks, so
   activations stay those of all L blocks for one micro-batch (Narayanan et al. 2021, §2.2).
+  Under FSDP, torch.distributed.pipelining runs each micro-batch's backward without reshard or
+  gradient sync, so the stage stays gathered and its gradients accumulate unsharded in fp32
+  until one reduce after the last micro-batch.
 * Activation offload (``save_on_cpu``) moves stored activations to host memory; one block's
   stay on the device while it computes.
 * Framework overhead: CUDA context, NCCL buffers and cuBLAS workspaces (a fixed 1.5 GB) plus
@@ -172,7 +175,14 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     gradients = local * grad_b / sharding.gradients_over
     optimizer = local * optim_b / sharding.optimizer_over
     gathered = compute_bytes(workload)
-    if sharding.gathers_layers:
+    if sharding.gathers_layers and sharding.pipeline_parallel > 1:
+        # FSDP under torch.distributed.pipelining: each micro-batch's backward runs without
+        # resharding or reduce-scatter (the stage's backward_maybe_with_nosync), so the whole
+        # stage stays gathered and its gradients accumulate unsharded, in fp32 (FSDP2's
+        # reduce dtype), until the reduce after the last micro-batch
+        weights += local * gathered
+        gradients = local * 4
+    elif sharding.gathers_layers:
         block, root = workload.layer_params / sharding.tensor_parallel, _root(workload, sharding)
         weights += (root + block) * gathered
         # the root's gradients stay unsharded until its reduce-scatter ends the backward
