@@ -290,3 +290,38 @@ def test_one_of_params_model_and_model_config(cli):
     assert result.exit_code != 0 and "one of --params" in result.output
     result = cli("recommend")
     assert result.exit_code != 0 and "one of --params" in result.output
+
+
+def test_selective_policy_ops_keeps_what_torchtitans_per_op_policy_keeps(cli):
+    """--selective-policy ops (torchtitan's selective_ac_option 'op') keeps about half of what
+    the default policy keeps of a Llama block, and says so in the model section; the shared
+    options first."""
+    run = ("--model", "llama3-8b", "--instance-type", "ml.p5.48xlarge", "--seq-len", "8192")
+    run += ("--micro-batch", "2", "--activation-checkpointing", "--selective-checkpointing")
+    keeps = recommend_json(cli, *run)
+    ops = recommend_json(cli, *run, "--selective-policy", "ops")
+    assert (keeps["model"]["selective_checkpointing"], ops["model"]["selective_checkpointing"]) == (
+        "activations",
+        "ops",
+    )
+    plain = recommend_json(cli, *run[:6])
+    assert plain["model"]["selective_checkpointing"] is None
+    # FSDP's activations per GPU (the same at any shard group), where each plan lists FSDP
+    fsdp = [
+        next(c for c in [body, *body["alternatives"]] if c["layout"].startswith("FSDP full shard"))
+        for body in (keeps, ops)
+    ]
+    assert fsdp[1]["per_device_gb"]["activations"] < 0.7 * fsdp[0]["per_device_gb"]["activations"]
+
+
+@pytest.mark.parametrize(
+    ("options", "hint"),
+    [
+        (("--selective-policy", "ops"), "add --activation-checkpointing --selective-checkpointing"),
+        (("--selective-checkpointing",), "add --activation-checkpointing"),
+    ],
+)
+def test_a_checkpointing_option_without_the_one_it_refines_is_refused(cli, options, hint):
+    result = cli("recommend", "--model", "llama3-8b", *options)
+    assert result.exit_code == 2
+    assert hint in result.output

@@ -168,6 +168,7 @@ def recommend(
     output_file(emit_deepspeed_config, "--emit-deepspeed-config", "ds_config.json")
     if emit_config is not None and emit_config.exists() and not force:
         raise UsageError(f"{emit_config} exists", hint="pass --force to overwrite it")
+    _check_checkpointing(activation_checkpointing, selective_checkpointing, selective_policy)
     known = _model(params, model, model_config)
     count = known.params if known else parse_params(params or "")
     shape = known.shape if known else estimate_shape(count, layers, hidden)
@@ -265,6 +266,20 @@ def _write_config(target: Path, rec: Recommendation, command: str) -> None:
         )
     target.write_text(launch_config(rec, command), encoding="utf-8")
     stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
+
+
+def _check_checkpointing(activation: bool, selective: bool, policy: SelectivePolicy) -> None:
+    """Each checkpointing option only refines the one before it: alone it would change nothing."""
+    if policy != SelectivePolicy.activations and not selective:
+        raise UsageError(
+            "--selective-policy chooses what --selective-checkpointing keeps",
+            hint="add --activation-checkpointing --selective-checkpointing",
+        )
+    if selective and not activation:
+        raise UsageError(
+            "--selective-checkpointing recomputes part of each checkpointed block",
+            hint="add --activation-checkpointing",
+        )
 
 
 def _invocation(ctx: typer.Context) -> str:
