@@ -325,3 +325,31 @@ def test_a_checkpointing_option_without_the_one_it_refines_is_refused(cli, optio
     result = cli("recommend", "--model", "llama3-8b", *options)
     assert result.exit_code == 2
     assert hint in result.output
+
+
+def test_what_the_emitted_job_cannot_run_is_said_in_it_and_on_stderr(cli, tmp_path):
+    """train_pytorch.py trains its own GPT in bf16 or fp32 and checkpoints whole blocks: a plan
+    for Llama 3 at fp8 with selective checkpointing emits that GPT, and says what it left out, in
+    the config's header and as warnings; --compile is the entry point's own flag and is kept."""
+    path, config = emit(
+        cli,
+        tmp_path,
+        *("--model", "llama3-8b", "--instance-type", "ml.p5.48xlarge", "--precision", "fp8"),
+        *("--activation-checkpointing", "--selective-checkpointing", "--compile"),
+    )
+    assert_valid(path)
+    text = " ".join(line.lstrip("# ") for line in path.read_text().splitlines() if line[:1] == "#")
+    assert (
+        "Not in this job (train_pytorch.py has no flag for it): the model's grouped-query" in text
+    )
+    for left_out in ("SwiGLU", "rotary positions", "fp8 (bf16 instead)", "selective checkpointing"):
+        assert left_out in text
+    hp = config["hyperparameters"]
+    assert (hp["model"], hp["precision"], hp["activation_checkpointing"]) == ("gpt", "bf16", True)
+    assert hp["compile"] is True
+    result = cli("recommend", "--model", "llama3-8b", "--precision", "fp8", "--emit-config", path,
+                 "--force")  # fmt: skip
+    assert "warning: not in" in result.stderr and "fp8 (bf16 instead)" in result.stderr
+    # a GPT plan emits a job that runs what was planned: nothing said
+    path, config = emit(cli, tmp_path, "--params", "7B")
+    assert "Not in this job" not in path.read_text() and "compile" not in config["hyperparameters"]

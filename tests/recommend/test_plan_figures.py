@@ -140,3 +140,23 @@ def test_plan_reads_back_a_pipeline_layout(tmp_path, offline, cli):
     figures, line = _plan_figures(cli, path, "ml.p4d.24xlarge", 2)
     assert figures == pipeline.memory.as_json()
     assert line.startswith(f"memory {figures['total']:.1f} of ")
+
+
+def test_an_emitted_compile_flag_enters_plans_step_time(cli, tmp_path, offline):
+    """--compile becomes the entry point's `compile: true`, which plan reads as recommend's
+    compiled kernels: the same tokens per second as recommend showed, faster than eager."""
+
+    def plan_tokens_per_s(path) -> float:
+        result = cli("plan", path)
+        assert result.exit_code == 0, result.output
+        (line,) = [text for text in result.stdout.splitlines() if text.startswith("memory ")]
+        return float(line.split(" tokens/s")[0].split()[-1].replace(",", ""))
+
+    compiled = recommend_json(cli, *ARGS, "--compile")
+    path, config = emit(cli, tmp_path, *ARGS, "--compile")
+    assert config["hyperparameters"]["compile"] is True
+    with_compile = plan_tokens_per_s(path)
+    # the emitted shape has 12.9B parameters where --params said 13B
+    assert with_compile == pytest.approx(compiled["step_time"]["tokens_per_s"], rel=0.03)
+    path, _ = emit(cli, tmp_path, *ARGS)
+    assert plan_tokens_per_s(path) < 0.95 * with_compile

@@ -257,7 +257,7 @@ def _write_deepspeed_config(target: Path, rec: Recommendation, force: bool) -> N
 
 
 def _write_config(target: Path, rec: Recommendation, command: str) -> None:
-    from sagelaunch.recommend.emit import launch_config
+    from sagelaunch.recommend.emit import launch_config, not_in_job
 
     if not rec.chosen.fits:
         raise UsageError(
@@ -265,6 +265,8 @@ def _write_config(target: Path, rec: Recommendation, command: str) -> None:
             hint="follow the reason above (more instances, --activation-checkpointing, ...)",
         )
     target.write_text(launch_config(rec, command), encoding="utf-8")
+    for missing in not_in_job(rec.workload):
+        stderr.print(f"warning: not in {target} (train_pytorch.py has no flag for it): {missing}")
     stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
 
 

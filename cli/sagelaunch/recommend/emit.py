@@ -11,7 +11,7 @@ import textwrap
 from sagelaunch.config import placeholders
 from sagelaunch.recommend.layouts import DEEPSPEED, FSDP, NATIVE_TP, SMP, Candidate
 from sagelaunch.recommend.planner import Recommendation
-from sagelaunch.recommend.workload import format_params
+from sagelaunch.recommend.workload import Workload, format_params
 from sagelaunch.strategies import smp, torchrun
 
 # train_pytorch.py's FSDP2, TP and PP import what PyTorch 2.6 made public (validate's
@@ -42,9 +42,38 @@ def launch_config(rec: Recommendation, command: str) -> str:
     ]
     if trainium:
         lines.append(f'environment: {{NEURON_RT_NUM_CORES: "{chosen.device.ranks_per_host}"}}')
+    missing = not_in_job(rec.workload)
+    if missing:
+        lines += _comment(
+            "Not in this job (train_pytorch.py has no flag for it): "
+            + "; ".join(missing)
+            + ". `sagelaunch plan` shows this job's own figures."
+        )
     lines += ["hyperparameters:", *(f"  {k}: {_scalar(v)}" for k, v in _hyperparameters(rec))]
     lines.append(f"output_path: {placeholders.OUTPUT_PATH}   # change me")
     return "\n".join(lines) + "\n"
+
+
+def not_in_job(work: Workload) -> list[str]:
+    """What recommend planned that the emitted job cannot run: train_pytorch.py trains its own
+    GPT (multi-head attention, a 4h GELU MLP, learned positions, an untied head) in bf16 or fp32,
+    checkpointing whole blocks."""
+    shape, found = work.shape, []
+    own = {
+        "grouped-query attention": shape.kv_heads not in (None, shape.heads),
+        "SwiGLU": shape.gated_mlp,
+        f"an MLP of {shape.ffn}": not shape.gated_mlp and shape.ffn != 4 * shape.hidden,
+        "tied embeddings": shape.tied_embeddings,
+        "rotary positions": not shape.learned_positions,
+    }
+    if any(own.values()):
+        kept = ", ".join(name for name, differs in own.items() if differs)
+        found.append(f"the model's {kept} (the entry point's GPT of the same depth and width)")
+    if work.precision == "fp8":
+        found.append("fp8 (bf16 instead)")
+    if work.activation_checkpointing and work.selective_checkpointing:
+        found.append("selective checkpointing (whole blocks instead)")
+    return found
 
 
 def _framework_version(chosen: Candidate) -> str:
@@ -127,6 +156,8 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("precision", "fp32" if work.precision == "fp32" else "bf16"),
         ("activation_checkpointing", work.activation_checkpointing),
     ]
+    if work.kernels == "compiled":  # --compile: the entry point's torch.compile
+        params.append(("compile", True))
     if work.activation_offload:  # the entry point's save_on_cpu; absent means off
         params.append(("activation_offload", True))
     return params

@@ -71,6 +71,7 @@ def _workload(hp: dict) -> Workload:
         activation_checkpointing=bool(hp.get("activation_checkpointing")),
         activation_offload=bool(hp.get("activation_offload")),
         vocab=vocab,
+        kernels="compiled" if hp.get("compile") else "eager",
     )
 
 
