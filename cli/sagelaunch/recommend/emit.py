@@ -62,7 +62,7 @@ def not_in_job(work: Workload) -> list[str]:
     own = {
         "grouped-query attention": shape.kv_heads not in (None, shape.heads),
         "SwiGLU": shape.gated_mlp,
-        f"an MLP of {shape.ffn}": not shape.gated_mlp and shape.ffn != 4 * shape.hidden,
+        f"MLP width {shape.ffn}": not shape.gated_mlp and shape.ffn != 4 * shape.hidden,
         "tied embeddings": shape.tied_embeddings,
         "rotary positions": not shape.learned_positions,
     }

@@ -305,8 +305,10 @@ def activation_bytes(
     activation = (4 if shape.gated_mlp else 2) * ffn
     silu = 2 * ffn if shape.gated_mlp and workload.kernels not in FRAMEWORK_KERNELS else 0
     split = 4 + 4 * kv + linear_input + activation + silu + linear_input * ffn
-    if workload.selective_checkpointing and workload.activation_checkpointing:
-        # selective: the activation function's outputs are recomputed, the matmuls' kept
+    selective = workload.activation_checkpointing and workload.selective_checkpointing
+    if selective and not workload.op_checkpointing:
+        # selective: the activation function's outputs are recomputed, the matmuls' kept (the
+        # per-op policy keeps its own share, below; its block in recompute holds everything)
         split -= silu + linear_input * ffn
     if workload.precision == "fp32":
         residual, casts, split = 4, 8, 2 * split

@@ -157,7 +157,7 @@ class Workload:
     # which ops selective checkpointing keeps: "activations" (every matmul's output, the
     # activation functions recomputed) or "ops" (torchtitan's per-op policy, selective_ac_option
     # 'op': the attention kernel's output and every other matmul's, everything else recomputed:
-    # every_other_matmul below)
+    # op_checkpointing below)
     selective_policy: str = "activations"
     # the kernels around the matmuls: "eager" (train_pytorch.py's GPT in eager PyTorch), "fused"
     # (a framework's eager step with fused norm, attention and loss kernels, and Transformer
