@@ -80,6 +80,7 @@ def workload(row: dict[str, Any]) -> Workload:
         kernels=row["kernels"],
         attention=row.get("attention", "flash"),
         fused_loss=row.get("loss") == "fused_crossentropy",
+        eager_loss=row.get("loss") == "eager_crossentropy",
     )
 
 

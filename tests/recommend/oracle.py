@@ -18,7 +18,7 @@ from typing import Any
 
 from sagelaunch.catalog import facts
 from sagelaunch.recommend import steptime
-from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
+from sagelaunch.recommend.memory import Breakdown, Sharding, loss_backward_bytes, per_device
 from sagelaunch.recommend.workload import Shape, Workload
 
 DRIVER = Path(__file__).with_name("oracle_driver.py")
@@ -202,6 +202,9 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+# Llama 3's vocabulary over 16,384 tokens: the step peaks in the loss's backward, where two fp32
+# gradients the size of the logits are alive at once (memory.loss_backward_bytes)
+LOSS_PEAK = Cell("125M", "ddp", vocab=128_256, micro_batch=8)
 # The cells `make test` runs: every layout at 125M, in one driver process (about a minute).
 FAST = [
     Cell("125M", "ddp"),
@@ -212,6 +215,7 @@ FAST = [
     Cell("125M", "tp2-fsdp-4"),
     Cell("125M", "pp2-tp4"),
     Cell("125M", "pp2-fsdp-4"),
+    LOSS_PEAK,
 ]
 # The largest sizes (the issue lets them leave `make test`): `make bench` checks them, four
 # minutes of tracing on 2 cores.
@@ -255,6 +259,13 @@ def breaches(res: Result) -> list[str]:
                 f"tracker {res.measured[category]:.3f} GB ({ratio:.2f}x)"
             )
     return found
+
+
+def loss_peak_ratio(res: Result) -> float:
+    """The model's loss-backward transient over what the tracker files as Temp at the peak."""
+    work = _workload(res.cell, res.params)
+    modelled = loss_backward_bytes(work, sharding_of(res.cell.spec())) / 1e9
+    return modelled / res.measured["temp_at_peak"]
 
 
 def time_breaches(times: list[Runtime]) -> list[str]:

@@ -113,6 +113,7 @@ def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str,
         # Temp, the only thing temporary once backward has ended
         found["gradients"] = max(found["gradients"], _sum(moments[1], ("Temp",)))
     found["peak"] = _sum(moments[3], ("Total",))
+    found["temp_at_peak"] = _sum(moments[3], ("Temp",))  # the loss's backward, when it peaks
     if device is not None:
         found.update(_steady_peak(holder, optimizer, cfg, ctx, layout.pp))
     return {"params": total_params, "measured_gb": {k: v / GB for k, v in found.items()}}

@@ -104,12 +104,13 @@ def test_holdout_published_layout_among_the_top_three():
 
 
 # Memory, where the source reports it beside the throughput (torchtitan's rows: the allocator's
-# peak reserved memory per GPU, so fragmentation included): the model's total within ±25% for 9 of
-# 10 (4 before torchtitan's per-op checkpointing was modelled, which keeps about half of what the
-# model's "selective" kept: the H200 rows were at 1.71; the 405B 3D layout was at 0.37 before
-# FSDP under torch's pipelining kept its stage gathered and its gradients unsharded in fp32, as
-# the oracle's pp2-fsdp-4 cell measures). Outside: 70B with TP 8 (0.71).
-MEMORY_WITHIN_25_AT_LEAST = 9
+# peak reserved memory per GPU, so fragmentation included): the model's total within ±25% for all
+# 10. It was 4: torchtitan's per-op checkpointing keeps about half of what the model's "selective"
+# kept (the H200 rows were at 1.71); the 405B 3D layout was at 0.37 before FSDP under torch's
+# pipelining kept its stage gathered and its gradients unsharded in fp32 (the oracle's pp2-fsdp-4
+# cell); the 2024 rows' uncompiled cross_entropy holds two fp32 logit-sized gradients in backward
+# (the oracle's 128K-vocabulary cell), without which the 8B rows were at 0.79-0.86 and 70B at 0.71.
+MEMORY_WITHIN_25_AT_LEAST = 10
 
 
 def test_modelled_memory_agrees_with_what_the_sources_report(checks):

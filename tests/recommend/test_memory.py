@@ -11,6 +11,7 @@ from sagelaunch.recommend.memory import (
     FIXED_OVERHEAD_GB,
     Sharding,
     activation_bytes,
+    loss_backward_bytes,
     per_device,
     pipeline_in_flight,
     state_bytes,
@@ -169,7 +170,10 @@ def test_overhead_is_fixed_plus_fragmentation():
     mem = per_device(workload(125e6), Sharding())
     tensors = mem.weights + mem.gradients + mem.optimizer + mem.activations
     # the states are allocated once and do not fragment; what churns each step does
-    assert mem.overhead == pytest.approx(FIXED_OVERHEAD_GB + 0.10 * mem.activations)
+    # and the loss's backward: two fp32 gradients the size of the logits (test_oracle.py)
+    loss = loss_backward_bytes(workload(125e6), Sharding()) / B
+    assert loss == pytest.approx(8 * 2048 * workload(125e6).vocab / B)
+    assert mem.overhead == pytest.approx(FIXED_OVERHEAD_GB + 0.10 * mem.activations + loss)
     assert mem.total == pytest.approx(tensors + mem.overhead)
 
 

@@ -205,6 +205,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     states = local * (weight_b / sharding.weights_over + grad_b / sharding.gradients_over)
     states += local * optim_b / sharding.optimizer_over
     overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * max(tensors - states, 0.0)
+    overhead += loss_backward_bytes(workload, sharding)
     return Breakdown(weights / GB, gradients / GB, optimizer / GB, activations / GB, overhead / GB)
 
 
@@ -251,6 +252,20 @@ def ddp_bucket_bytes(workload: Workload, sharding: Sharding, bucket_view: bool =
     if bucket_view or sharding.weights_over > 1 or sharding.gradients_over > 1:
         return 0.0
     return 4.0 * local_params(workload, sharding)
+
+
+def loss_backward_bytes(workload: Workload, sharding: Sharding) -> float:
+    """What the loss's backward holds for a moment beyond the saved activations, on the rank
+    that computes it (without PP, rank 0): cross_entropy over fp32 logits, run eagerly, has
+    nll_loss's gradient and log_softmax's gradient alive at once, two fp32 tensors the size of
+    the logits (MemTracker's "Temp" at the step's peak: 16.8 GB for 16,384 tokens over a
+    128,256-word vocabulary). Vocabulary-parallel losses (torchtitan's loss_parallel) hold 1/TP of
+    it; a fused or compiled loss is not modelled here."""
+    if not workload.eager_loss or workload.fused_loss or sharding.pipeline_parallel > 1:
+        return 0.0
+    vocab_parallel = sharding.sequence_parallel and not sharding.sequence_parallel_gathers
+    vocab = workload.vocab / (sharding.tensor_parallel if vocab_parallel else 1)
+    return 2 * 4 * workload.seq_len * workload.micro_batch * vocab
 
 
 def op_checkpointing_saved(workload: Workload, tp: int, residual: int, sp: int) -> float:

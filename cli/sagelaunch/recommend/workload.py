@@ -148,6 +148,10 @@ class Workload:
     # the loss keeps the bf16 logits and a log-sum-exp per token (flash-attn's cross-entropy,
     # llm-foundry's default) rather than the fp32 log-softmax of PyTorch's cross_entropy
     fused_loss: bool = False
+    # the loss is PyTorch's cross_entropy over fp32 logits, run eagerly (train_pytorch.py's
+    # loss_fn, torch.compile or not; torchtitan's until it compiled the loss in 2025): its
+    # backward holds two fp32 gradients the size of the logits at once (memory.loss_backward_bytes)
+    eager_loss: bool = True
     vocab: int = DEFAULT_VOCAB
     zero_stage: int = 0  # DeepSpeed ZeRO stage to plan for (0: the layout ladder; zero.py)
     zero_offload: str = "none"  # none | optimizer | all
