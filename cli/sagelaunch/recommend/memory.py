@@ -58,7 +58,9 @@ DeepSpeed's own accounting (zero.py).
   stay on the device while it computes.
 * Framework overhead: CUDA context, NCCL buffers and cuBLAS workspaces (a fixed 1.5 GB) plus
   10% of everything else for allocator fragmentation and the transient buffers of backward
-  (the trackers count those as "Temp"; they are not in the four categories above).
+  (the trackers count those as "Temp"; they are not in the four categories above), and the
+  largest of those transients on its own: an eager cross_entropy's backward, two fp32 gradients
+  the size of the logits (``loss_backward_bytes``).
 """
 
 from __future__ import annotations
