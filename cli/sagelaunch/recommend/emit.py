@@ -71,7 +71,7 @@ def not_in_job(work: Workload) -> list[str]:
         found.append(f"the model's {kept} (the entry point's GPT of the same depth and width)")
     if work.precision == "fp8":
         found.append("fp8 (bf16 instead)")
-    if work.activation_checkpointing and work.selective_checkpointing:
+    if work.checkpoints_selectively:
         found.append("selective checkpointing (whole blocks instead)")
     return found
 

@@ -140,6 +140,12 @@ class Sharding:
     def gathers_layers(self) -> bool:
         return self.weights_over > 1
 
+    @property
+    def vocab_parallel(self) -> bool:
+        """The head and the loss split the vocabulary by TP (Megatron-style sequence parallelism,
+        torchtitan's loss_parallel); the entry point's TP plan leaves them whole."""
+        return self.sequence_parallel and not self.sequence_parallel_gathers
+
 
 @dataclass(frozen=True)
 class Breakdown:
@@ -265,8 +271,7 @@ def loss_backward_bytes(workload: Workload, sharding: Sharding) -> float:
     it; a fused or compiled loss is not modelled here."""
     if not workload.eager_loss or workload.fused_loss or sharding.pipeline_parallel > 1:
         return 0.0
-    vocab_parallel = sharding.sequence_parallel and not sharding.sequence_parallel_gathers
-    vocab = workload.vocab / (sharding.tensor_parallel if vocab_parallel else 1)
+    vocab = workload.vocab / (sharding.tensor_parallel if sharding.vocab_parallel else 1)
     return 2 * 4 * workload.seq_len * workload.micro_batch * vocab
 
 
@@ -322,8 +327,7 @@ def activation_bytes(
     activation = (4 if shape.gated_mlp else 2) * ffn
     silu = 2 * ffn if shape.gated_mlp and workload.kernels not in FRAMEWORK_KERNELS else 0
     split = 4 + 4 * kv + linear_input + activation + silu + linear_input * ffn
-    selective = workload.activation_checkpointing and workload.selective_checkpointing
-    if selective and not workload.op_checkpointing:
+    if workload.checkpoints_selectively and not workload.op_checkpointing:
         # selective: the activation function's outputs are recomputed, the matmuls' kept (the
         # per-op policy keeps its own share, below; its block in recompute holds everything)
         split -= silu + linear_input * ffn

@@ -118,9 +118,7 @@ def model_json(workload: Workload) -> dict[str, object]:
         "activation_checkpointing": workload.activation_checkpointing,
         # what selective checkpointing keeps (--selective-policy); None: whole blocks, or none
         "selective_checkpointing": (
-            workload.selective_policy
-            if workload.activation_checkpointing and workload.selective_checkpointing
-            else None
+            workload.selective_policy if workload.checkpoints_selectively else None
         ),
         "activation_offload": workload.activation_offload,
         "fused_attention": workload.fused_attention,

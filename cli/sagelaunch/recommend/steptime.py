@@ -235,10 +235,7 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     every other kernel by its traffic."""
     shape, tokens = workload.shape, _tokens(workload)
     tp, pp = sharding.tensor_parallel, sharding.pipeline_parallel
-    # the head is vocabulary-parallel only under Megatron-style sequence parallelism (the entry
-    # point's TP plan leaves it whole)
-    vocab_parallel = sharding.sequence_parallel and not sharding.sequence_parallel_gathers
-    head_split = tp if vocab_parallel else 1
+    head_split = tp if sharding.vocab_parallel else 1
     blocks = (workload.params - workload.embedding_params) / (tp * pp)
     head = workload.vocab * shape.hidden / head_split
     eff = matmul_efficiency(hw.accelerator, shape.hidden / tp)

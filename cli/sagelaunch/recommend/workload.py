@@ -193,13 +193,14 @@ class Workload:
         return self.activation_checkpointing and not self.selective_checkpointing
 
     @property
+    def checkpoints_selectively(self) -> bool:
+        """Selective checkpointing in effect (it refines activation checkpointing)."""
+        return self.activation_checkpointing and self.selective_checkpointing
+
+    @property
     def op_checkpointing(self) -> bool:
         """torchtitan's per-op selective checkpointing (``selective_policy="ops"``)."""
-        return (
-            self.activation_checkpointing
-            and self.selective_checkpointing
-            and self.selective_policy == "ops"
-        )
+        return self.checkpoints_selectively and self.selective_policy == "ops"
 
     @property
     def block_params(self) -> float:
