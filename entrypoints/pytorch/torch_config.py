@@ -172,10 +172,10 @@ def _pipeline_errors(cfg: TrainConfig) -> list[str]:
 
 def _mode_errors(cfg: TrainConfig) -> list[str]:
     errors = []
-    if cfg.zero1 and (cfg.parallel != "ddp" or cfg.tensor_parallel_degree > 1 or cfg.pipelined):
+    if cfg.zero1 and cfg.parallel != "ddp":
         errors.append(
-            "--zero1 shards optimizer state under plain --parallel ddp; drop it, or "
-            "use --parallel fsdp (which shards it already)"
+            "--zero1 shards the optimizer state of --parallel ddp (beside TP and PP too); "
+            "drop it: --parallel fsdp shards that state already"
         )
     return errors + _deepspeed_errors(cfg)
 

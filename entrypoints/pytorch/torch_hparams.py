@@ -40,7 +40,8 @@ HELP = {
     "sharding": "FSDP sharding",
     "dp_replicate": "FSDP: HSDP replica groups (0: 1, or one per host with --sharding hybrid); "
     "the rest of the data-parallel ranks shard",
-    "zero1": "DDP: shard the optimizer state (ZeroRedundancyOptimizer)",
+    "zero1": "DDP: shard AdamW's state over the data-parallel ranks (beside TP/PP: reduce-scatter, "
+    "step a slice, all-gather, as Megatron's distributed optimizer)",
     "tensor_parallel_degree": "ranks splitting each attention and MLP (TP)",
     "sequence_parallel": "TP: norms and dropout on sequence shards (needs TP > 1)",
     "pipeline_parallel_degree": "pipeline stages the GPT is cut into (PP)",

@@ -22,6 +22,7 @@ import torch_dist
 import torch_mesh
 import torch_models
 import torch_pipeline
+import torch_zero1
 
 MESH_ORDER = ("pp", "dp_replicate", "dp_shard", "tp")  # tp innermost: a host's fastest links
 
@@ -37,8 +38,9 @@ class Parallel:
     layout: torch_mesh.Layout = field(default_factory=torch_mesh.Layout)
     mesh: Any = None  # DeviceMesh named by MESH_ORDER, when the layout needs one
     pipeline: torch_pipeline.Pipeline | None = None
-    dp_group: Any = None  # gradients are all-reduced here by hand (DDP beside TP or PP)
-    zero1: bool = False
+    dp_group: Any = None  # gradients are reduced here by hand (DDP or ZeRO-1 beside TP or PP)
+    zero1: bool = False  # AdamW's state sharded over the data-parallel ranks
+    bf16_weights: bool = False  # ZeRO-1 beside TP/PP under bf16: the weights are bf16 themselves
     engine: Any = None  # mode "deepspeed": the DeepSpeed engine (model is the engine too)
     engine_optimizer: Any = None  # ... and the optimizer deepspeed.initialize built
 
@@ -79,7 +81,11 @@ def parallelize(
     if cfg.parallel == "ddp" and layout.is_data_parallel_only:
         return _plain_ddp(model, ctx, cfg, layout)
     mesh = build_mesh(ctx, layout)
-    model.to(ctx.device)
+    zero1 = cfg.zero1 and layout.dp > 1  # one data-parallel rank: nothing to shard over
+    # ZeRO-1 under bf16 trains bf16 weights; the fp32 master of each rank's slice is the
+    # optimizer's (torch_zero1), as in Megatron's distributed optimizer
+    bf16_weights = zero1 and cfg.precision == "bf16"
+    model.to(ctx.device, torch.bfloat16 if bf16_weights else None)
     pipe = (
         torch_pipeline.split(model, cfg, int(mesh["pp"].get_local_rank()))
         if cfg.pipelined
@@ -90,7 +96,17 @@ def parallelize(
         parts: list[nn.Module] = list(pipe.parts) if pipe else [holder]
         apply_tensor_parallel(holder, mesh["tp"], parts if cfg.sequence_parallel else None)
     _compile_blocks(holder, cfg.compile)
-    par = Parallel(holder, holder, cfg.parallel, ctx, layout, mesh, pipe)
+    par = Parallel(
+        holder,
+        holder,
+        cfg.parallel,
+        ctx,
+        layout,
+        mesh,
+        pipe,
+        zero1=zero1,
+        bf16_weights=bf16_weights,
+    )
     if cfg.parallel == "fsdp":
         _fully_shard(holder, pipe, _dp_mesh(mesh, layout), cfg)
     elif layout.dp > 1:
@@ -288,8 +304,15 @@ def autocast(ctx: torch_dist.DistContext, precision: str) -> contextlib.Abstract
 
 def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.Optimizer:
     """AdamW over this rank's parameters; with --zero1 each rank keeps only its share of its
-    state (ZeroRedundancyOptimizer updates its shard and broadcasts the new weights)."""
+    state: beside TP or PP, torch_zero1's reduce-scatter, step and all-gather; under plain DDP,
+    ZeroRedundancyOptimizer (DDP all-reduces, it updates its shard and broadcasts the weights)."""
     params = list(par.model.parameters())
+    if par.zero1 and par.dp_group is not None:
+        tp = par.mesh["tp"].get_group() if par.layout.tp > 1 else None
+        pp = par.mesh["pp"].get_group() if par.pipeline is not None else None
+        return torch_zero1.ShardedAdamW(
+            params, par.dp_group, tp, pp, lr=cfg.lr, weight_decay=cfg.weight_decay
+        )
     if par.zero1:
         from torch.distributed.optim import ZeroRedundancyOptimizer
 
@@ -299,6 +322,22 @@ def make_optimizer(par: Parallel, cfg: torch_config.TrainConfig) -> torch.optim.
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
 
 
+def state_elements(optimizer: Any) -> int:
+    """Elements of optimizer state this rank holds (AdamW: two per parameter it steps, three
+    with an fp32 master of bf16 weights; ZeRO-1: about 1/dp of that), in metrics.json to show
+    what sharding saved."""
+    inner = getattr(optimizer, "optim", optimizer)  # ZeroRedundancyOptimizer's local AdamW
+    moments = sum(
+        _local(value).numel()
+        for state in getattr(inner, "state", {}).values()
+        for value in state.values()
+        if isinstance(value, torch.Tensor) and value.dim() > 0
+    )
+    if isinstance(optimizer, torch_zero1.ShardedAdamW) and optimizer.has_master:
+        moments += sum(master.numel() for master in optimizer.masters)  # bf16 weights' fp32
+    return moments
+
+
 def step(par: Parallel, optimizer: torch.optim.Optimizer, max_grad_norm: float) -> None:
     """Reduce (XLA, or DDP beside TP/PP), clip and apply the gradients."""
     xm = par.ctx.xm
@@ -306,6 +345,12 @@ def step(par: Parallel, optimizer: torch.optim.Optimizer, max_grad_norm: float) 
         # xm.optimizer_step() is reduce_gradients() + step(); split here so clipping sees the
         # all-reduced gradients, as DDP's clipping does.
         xm.reduce_gradients(optimizer)
+    if isinstance(optimizer, torch_zero1.ShardedAdamW):
+        optimizer.reduce_gradients()
+        if max_grad_norm > 0:
+            optimizer.clip_(max_grad_norm)
+        optimizer.step()  # and all-gathers the updated weights
+        return
     if par.dp_group is not None:
         _average_gradients(par)
     if max_grad_norm > 0:
@@ -391,7 +436,9 @@ def sharded_state(par: Parallel, optimizer: torch.optim.Optimizer) -> dict[str, 
     """Model and optimizer state for torch.distributed.checkpoint, named as in the whole model."""
     from torch.distributed.checkpoint.state_dict import get_state_dict
 
-    if par.zero1:
+    if isinstance(optimizer, torch_zero1.ShardedAdamW):
+        optimizer = optimizer.standin()  # whole AdamW state under the model's names
+    elif par.zero1:
         raise smenv.UsageError("a sharded checkpoint cannot resume under --zero1; drop --zero1")
     model_state, optim_state = get_state_dict(
         unwrapped(par.model), optimizer, options=_dcp_options()
@@ -400,10 +447,27 @@ def sharded_state(par: Parallel, optimizer: torch.optim.Optimizer) -> dict[str, 
 
 
 def load_sharded_state(par: Parallel, optimizer: torch.optim.Optimizer, state: dict) -> None:
-    from torch.distributed.checkpoint.state_dict import set_state_dict
+    from torch.distributed.checkpoint.state_dict import (
+        get_state_dict,
+        set_model_state_dict,
+        set_state_dict,
+    )
 
+    model = unwrapped(par.model)
+    if isinstance(optimizer, torch_zero1.ShardedAdamW):
+        # Into a standin's own fp32 tensors, found by key (get_state_dict hands out references):
+        # set_state_dict's AdamW.load_state_dict would cast the state to the weights' bf16.
+        set_model_state_dict(model, state["model"], options=_dcp_options())
+        plain = optimizer.standin()
+        _, slots = get_state_dict(model, plain, options=_dcp_options())
+        for key, loaded in state["optimizer"].items():
+            slot = slots.get(key)
+            if isinstance(slot, torch.Tensor):
+                slot.copy_(loaded)
+        optimizer.absorb(plain)
+        return
     set_state_dict(
-        unwrapped(par.model),
+        model,
         optimizer,
         model_state_dict=state["model"],
         optim_state_dict=state["optimizer"],

@@ -19,9 +19,10 @@ import torch_pipeline
 
 @contextlib.contextmanager
 def compute(par: torch_parallel.Parallel, cfg: torch_config.TrainConfig) -> Iterator[None]:
-    """Autocast (unless FSDP2's MixedPrecisionPolicy casts already) and activation offload."""
+    """Autocast (unless the weights are bf16 already: FSDP2's MixedPrecisionPolicy casts them,
+    ZeRO-1 beside TP/PP keeps them so) and activation offload."""
     with contextlib.ExitStack() as stack:
-        if par.mode != "fsdp":
+        if par.mode != "fsdp" and not par.bf16_weights:
             stack.enter_context(torch_parallel.autocast(par.ctx, cfg.precision or "fp32"))
         if cfg.activation_offload:
             pin = par.ctx.device.type == "cuda"

@@ -124,6 +124,7 @@ def train(
     log(ctx, describe(cfg, par, n_params, start, steps))
     result = _loop(cfg, strategy.train_step, par, optimizer, batches, ckpt, start, steps)
     result.setdefault("final_train_loss", (resumed or {}).get("train_loss"))
+    result["optimizer_state_elements"] = torch_parallel.state_elements(optimizer)
     state = strategy.full_state(par)  # collective when sharded: every rank calls
     _save_outputs(cfg, env, par, state, model_cfg, n_params, start, steps, result)
     return 0

@@ -95,25 +95,46 @@ LAYOUTS = {
     "fsdp4": ["--parallel", "fsdp", "--batch_size", "2"],
     "hsdp2x2": ["--parallel", "fsdp", "--dp_replicate", "2", "--batch_size", "2"],
     "zero1x4": ["--zero1", "--batch_size", "2"],
+    # ZeRO-1 beside TP (torch_zero1: reduce-scatter, a slice's step, all-gather)
+    "tp2_zero1x2": [TP, "2", "--zero1", "--batch_size", "4"],
 }
+# ZeRO-1 beside PP under bf16: bf16 weights, each rank's fp32 master slices (Megatron's
+# distributed optimizer). Other maths than one fp32 process, so held to it loosely (BF16_LOSS).
+BF16 = {
+    "pp2_zero1x2.bf16": [
+        *(PP, "2", "--zero1", "--microbatches", "2", "--batch_size", "4", "--precision", "bf16")
+    ],
+}
+# bf16 weights round each update to 8 bits of mantissa and reduce bf16 gradients: losses stay
+# within 1e-3 of fp32's over these steps, and the weights within 1% in norm; a missed reduction
+# or a lost micro-batch moves the loss by more than 1e-2 within a step.
+BF16_LOSS, BF16_WEIGHTS = 1e-3, 1e-2
 # SIGKILL once step 2 is logged, while step 2's checkpoint is usually being written (killed runs
 # checkpoint every step). Checkpoint writes are the costly part of these tiny runs, so only the
 # runs a test resumes from write any.
 KILL_AT = 2
 KILLED = ["--checkpoint_every", "1"]  # after MODEL's own, so it wins
 NO_SAVES = ["--checkpoint_every", "0"]
-# Killed and restarted: every layout but two whose checkpoint and resume are another's. GPipe
-# saves what 1F1B saves (the schedule orders micro-batches within a step, nothing it saves), and
-# pp2_tp2_sp's state is its dropout twin's minus the random streams that twin restores too.
-RESUMED_AS = {"pp2_dp2_gpipe": "pp2_dp2_1f1b", "pp2_tp2_sp": "pp2_tp2_sp.dropout"}
+# Killed and restarted: every layout but three whose checkpoint and resume are another's. GPipe
+# saves what 1F1B saves (the schedule orders micro-batches within a step, nothing it saves),
+# pp2_tp2_sp's state is its dropout twin's minus the random streams that twin restores too, and
+# ZeRO-1 saves and loads its slices by the same code beside TP as beside PP under bf16 (there
+# with the fp32 master too).
+RESUMED_AS = {
+    "pp2_dp2_gpipe": "pp2_dp2_1f1b",
+    "pp2_tp2_sp": "pp2_tp2_sp.dropout",
+    "tp2_zero1x2": "pp2_zero1x2.bf16",
+}
 # The layouts whose SAVE_AT checkpoint a test resumes.
-SAVED = {"tp2_fsdp2", "pp2_tp2_sp", "pp2_dp2_1f1b"}
+SAVED = {"tp2_fsdp2", "pp2_tp2_sp", "pp2_dp2_1f1b", "tp2_zero1x2"}
 # Dropout on: the restored per-rank random streams must matter too (TP ranks share one stream,
 # data-parallel ranks and stages each have their own).
 DROPOUT = ["--dropout", "0.1"]
 # Resume a layout's SAVE_AT checkpoint under another layout and train on to STEPS.
+# ZeRO-1's checkpoints hold whole AdamW state under the model's names: they load both ways.
 RESHARD = {
-    "tp2_fsdp2->fsdp4": ("tp2_fsdp2", "fsdp4"),
+    "tp2_fsdp2->tp2_zero1x2": ("tp2_fsdp2", "tp2_zero1x2"),
+    "tp2_zero1x2->fsdp4": ("tp2_zero1x2", "fsdp4"),
     "pp2_tp2_sp->tp2_fsdp2": ("pp2_tp2_sp", "tp2_fsdp2"),
 }
 
@@ -175,6 +196,7 @@ def _run_layouts(base: Path) -> None:
         if name not in RESUMED_AS
     }
     killed["pp2_tp2_sp.dropout.killed"] = [*MODEL, *LAYOUTS["pp2_tp2_sp"], *DROPOUT]
+    killed |= {f"{name}.killed": [*MODEL, *argv] for name, argv in BF16.items()}
     # First the killed runs (forked, each in a group of its own), then the shared group's runs.
     runs = [
         {"root": str(base / name), "argv": [*argv, *KILLED], "kill_after_step": KILL_AT}
@@ -182,7 +204,7 @@ def _run_layouts(base: Path) -> None:
     ]
     runs += [
         {"root": str(base / name), "argv": [*MODEL, *argv, *([] if name in SAVED else NO_SAVES)]}
-        for name, argv in LAYOUTS.items()
+        for name, argv in (LAYOUTS | BF16).items()
     ]
     dropout = [*MODEL, *LAYOUTS["pp2_tp2_sp"], *DROPOUT, *NO_SAVES]
     runs.append({"root": str(base / "pp2_tp2_sp.dropout"), "argv": dropout})
@@ -238,8 +260,25 @@ def test_layout_matches_one_process(layouts, reference, name):
     assert_close_weights(model_at(run), model_at(reference))
 
 
+@pytest.mark.parametrize("name", list(BF16))
+def test_bf16_layout_trains_as_one_fp32_process(layouts, reference, name):
+    actual, expected = losses(layouts / name), losses(reference)
+    assert actual.keys() == expected.keys()
+    for step, loss in expected.items():
+        assert actual[step] == pytest.approx(loss, rel=BF16_LOSS), f"step {step}"
+    weights, fp32 = model_at(layouts / name), model_at(reference)
+    assert {w.dtype for w in weights.values()} == {torch.bfloat16}  # model.pt: the bf16 weights
+    error = sum(torch.sum((weights[k].float() - fp32[k]) ** 2) for k in fp32) ** 0.5
+    assert error <= BF16_WEIGHTS * sum(torch.sum(w**2) for w in fp32.values()) ** 0.5
+
+
 @pytest.mark.parametrize(
-    "name", [*(name for name in LAYOUTS if name not in RESUMED_AS), "pp2_tp2_sp.dropout"]
+    "name",
+    [
+        *(name for name in LAYOUTS if name not in RESUMED_AS),
+        "pp2_tp2_sp.dropout",
+        *BF16,
+    ],
 )
 def test_layout_killed_and_restarted_ends_bit_identical(layouts, name):
     killed = layouts / f"{name}.killed"
@@ -263,6 +302,22 @@ def test_metrics_name_the_mesh(layouts):
     assert hsdp["mesh"] == {"dp_replicate": 2, "dp_shard": 2, "pp": 1, "tp": 1}
     shards = {p.name for p in saved(layouts / "tp2_fsdp2").iterdir()}
     assert {".metadata", "COMPLETE", "extra.pt", "__3_0.distcp"} <= shards
+
+
+@pytest.mark.parametrize(
+    ("zero1", "replicated", "share"),
+    # over 2 data-parallel ranks: half of AdamW's two moments; under bf16 the fp32 master too
+    [("tp2_zero1x2", "tp2_ddp2", 1 / 2), ("pp2_zero1x2.bf16", "pp2_dp2_1f1b", 3 / 4)],
+)
+def test_zero1_holds_a_share_of_the_optimizer_state(layouts, zero1, replicated, share):
+    """Rank 0's optimizer state, as metrics.json reports it, against its DDP twin's."""
+    held = {
+        name: json.loads((layouts / name / "output" / "data" / "metrics.json").read_text())
+        for name in (zero1, replicated)
+    }
+    whole = held[replicated]["optimizer_state_elements"]
+    assert whole > 0
+    assert held[zero1]["optimizer_state_elements"] == pytest.approx(share * whole, abs=4)
 
 
 @pytest.mark.parametrize("name", list(RESHARD))
