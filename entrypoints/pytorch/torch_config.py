@@ -57,6 +57,7 @@ class TrainConfig:
     zero1: bool = False
     tensor_parallel_degree: int = 1
     sequence_parallel: bool = False
+    loss_parallel: bool = False  # TP: the head split by vocabulary, the loss on its shards
     pipeline_parallel_degree: int = 1
     pipeline_schedule: Schedule = "1f1b"
     microbatches: int = 0  # 0: one per pipeline stage
@@ -128,18 +129,30 @@ def _model_errors(cfg: TrainConfig) -> list[str]:
 
 def _sequence_parallel_errors(cfg: TrainConfig) -> list[str]:
     tp = cfg.tensor_parallel_degree
+    errors = []
+    if cfg.loss_parallel and tp <= 1:
+        errors.append(
+            "--loss_parallel splits the head across TP ranks; set --tensor_parallel_degree"
+        )
+    elif cfg.loss_parallel and cfg.vocab_size % tp:
+        errors.append(
+            f"--loss_parallel: --vocab_size {cfg.vocab_size} is not divisible by "
+            f"--tensor_parallel_degree {tp}; pad the vocabulary to a multiple of it"
+        )
     if not cfg.sequence_parallel:
-        return []
+        return errors
     if tp <= 1:
         return [
-            "--sequence_parallel shards activations across TP ranks; set --tensor_parallel_degree"
+            *errors,
+            "--sequence_parallel shards activations across TP ranks; set --tensor_parallel_degree",
         ]
     if cfg.seq_len % tp:
         return [
+            *errors,
             f"--sequence_parallel: --seq_len {cfg.seq_len} is not divisible by "
-            f"--tensor_parallel_degree {tp}; pick a length that splits evenly"
+            f"--tensor_parallel_degree {tp}; pick a length that splits evenly",
         ]
-    return []
+    return errors
 
 
 def _pipeline_errors(cfg: TrainConfig) -> list[str]:

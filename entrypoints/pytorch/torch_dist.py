@@ -345,6 +345,14 @@ def _collective_device(ctx: DistContext) -> torch.device:
     return ctx.device if ctx.backend in ("nccl", "smddp") else torch.device("cpu")
 
 
+def local_tensor(tensor: torch.Tensor) -> torch.Tensor:
+    """This rank's part of a DTensor (a plain tensor as it is): what collectives and in-place
+    updates work on."""
+    from torch.distributed.tensor import DTensor
+
+    return tensor.to_local() if isinstance(tensor, DTensor) else tensor
+
+
 def hybrid_shard_degree(ctx: DistContext) -> int:
     """Ranks per FSDP shard group for --sharding hybrid: SMP's setting, else one host's ranks."""
     value = (ctx.mp_parameters or {}).get("hybrid_shard_degree") or ctx.local_world_size

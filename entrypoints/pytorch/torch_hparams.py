@@ -44,6 +44,8 @@ HELP = {
     "step a slice, all-gather, as Megatron's distributed optimizer)",
     "tensor_parallel_degree": "ranks splitting each attention and MLP (TP)",
     "sequence_parallel": "TP: norms and dropout on sequence shards (needs TP > 1)",
+    "loss_parallel": "TP: the head split by vocabulary and the loss computed on those shards "
+    "(torch's loss_parallel): 1/TP of the logits per rank (needs TP > 1)",
     "pipeline_parallel_degree": "pipeline stages the GPT is cut into (PP)",
     "pipeline_schedule": "PP schedule",
     "microbatches": "PP: micro-batches per step (0: one per stage)",

@@ -41,6 +41,7 @@ class Parallel:
     dp_group: Any = None  # gradients are reduced here by hand (DDP or ZeRO-1 beside TP or PP)
     zero1: bool = False  # AdamW's state sharded over the data-parallel ranks
     bf16_weights: bool = False  # ZeRO-1 beside TP/PP under bf16: the weights are bf16 themselves
+    loss_parallel: bool = False  # the logits are a DTensor split by vocabulary over TP
     engine: Any = None  # mode "deepspeed": the DeepSpeed engine (model is the engine too)
     engine_optimizer: Any = None  # ... and the optimizer deepspeed.initialize built
 
@@ -94,7 +95,9 @@ def parallelize(
     holder: nn.Module = pipe.holder if pipe else model
     if layout.tp > 1:
         parts: list[nn.Module] = list(pipe.parts) if pipe else [holder]
-        apply_tensor_parallel(holder, mesh["tp"], parts if cfg.sequence_parallel else None)
+        apply_tensor_parallel(
+            holder, mesh["tp"], parts if cfg.sequence_parallel else None, cfg.loss_parallel
+        )
     _compile_blocks(holder, cfg.compile)
     par = Parallel(
         holder,
@@ -106,6 +109,7 @@ def parallelize(
         pipe,
         zero1=zero1,
         bf16_weights=bf16_weights,
+        loss_parallel=cfg.loss_parallel,
     )
     if cfg.parallel == "fsdp":
         _fully_shard(holder, pipe, _dp_mesh(mesh, layout), cfg)
@@ -163,7 +167,10 @@ def _dp_mesh(mesh: Any, layout: torch_mesh.Layout) -> Any:
 
 
 def apply_tensor_parallel(
-    model: nn.Module, tp_mesh: Any, sequence_parallel: list[nn.Module] | None = None
+    model: nn.Module,
+    tp_mesh: Any,
+    sequence_parallel: list[nn.Module] | None = None,
+    loss_parallel: bool = False,
 ) -> None:
     """Megatron-style TP per block: q, k, v and the MLP's first layer split column-wise (by
     heads), the projections row-wise, so each block needs one all-reduce forward and backward.
@@ -175,6 +182,11 @@ def apply_tensor_parallel(
     shards at its first block and leaves them (all-gathered) after its last, so embeddings, final
     norm, head and pipeline stage boundaries see whole sequences. The ranks of a TP group share a
     random stream, so dropout masks repeat across sequence shards (as they repeat across heads).
+
+    With ``loss_parallel`` the head is split column-wise too, by vocabulary, and hands the loss
+    its logits as a DTensor sharded on the vocabulary (torchtitan's loss_parallel): each rank
+    holds 1/tp of the logits and of their gradients, and cross_entropy runs on the shards under
+    torch's ``loss_parallel()`` (torch_step.compute).
     """
     from torch.distributed.tensor import Replicate, Shard
     from torch.distributed.tensor.parallel import (
@@ -210,6 +222,11 @@ def apply_tensor_parallel(
         )
     for block in torch_models.shard_units(model):
         parallelize_module(block, tp_mesh, plan)  # type: ignore[arg-type]
+    head = getattr(model, "head", None)
+    if loss_parallel and head is not None:  # a pipeline's last stage, or the whole model
+        parallelize_module(
+            head, tp_mesh, ColwiseParallel(output_layouts=Shard(-1), use_local_output=False)
+        )
     for part in sequence_parallel or []:
         blocks = torch_models.shard_units(part)
         scatter = PrepareModuleInput(
@@ -328,7 +345,7 @@ def state_elements(optimizer: Any) -> int:
     what sharding saved."""
     inner = getattr(optimizer, "optim", optimizer)  # ZeroRedundancyOptimizer's local AdamW
     moments = sum(
-        _local(value).numel()
+        torch_dist.local_tensor(value).numel()
         for state in getattr(inner, "state", {}).values()
         for value in state.values()
         if isinstance(value, torch.Tensor) and value.dim() > 0
@@ -364,15 +381,9 @@ def _average_gradients(par: Parallel) -> None:
     size = dist.get_world_size(par.dp_group)
     for param in par.model.parameters():
         if param.grad is not None:
-            grad = _local(param.grad)
+            grad = torch_dist.local_tensor(param.grad)
             dist.all_reduce(grad, group=par.dp_group)
             grad.div_(size)
-
-
-def _local(tensor: torch.Tensor) -> torch.Tensor:
-    from torch.distributed.tensor import DTensor
-
-    return tensor.to_local() if isinstance(tensor, DTensor) else tensor
 
 
 def clip_gradients(par: Parallel, max_norm: float) -> torch.Tensor:
@@ -395,7 +406,7 @@ def clip_gradients(par: Parallel, max_norm: float) -> torch.Tensor:
         dist.all_reduce(squares, group=par.mesh["pp"].get_group())
     total = squares.sqrt()
     coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)  # as clip_grads_with_norm_ does
-    locals_ = [_local(p.grad) for p in params if p.grad is not None]
+    locals_ = [torch_dist.local_tensor(p.grad) for p in params if p.grad is not None]
     torch._foreach_mul_(locals_, coef)
     return total
 

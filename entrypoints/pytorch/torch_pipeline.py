@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 import torch_config
+import torch_dist
 import torch_models
 
 
@@ -97,6 +98,7 @@ def run_step(pipe: Pipeline, inputs: torch.Tensor, targets: torch.Tensor) -> tor
     args = (inputs,) if pipe.has_first else ()
     if pipe.has_last:
         pipe.schedule.step(*args, target=targets, losses=losses)
-        return torch.stack([loss.detach() for loss in losses]).mean()
+        # a loss computed on vocabulary shards (loss_parallel) is a replicated DTensor
+        return torch.stack([torch_dist.local_tensor(loss.detach()) for loss in losses]).mean()
     pipe.schedule.step(*args)
     return None

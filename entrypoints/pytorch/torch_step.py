@@ -13,6 +13,7 @@ import torch
 
 import torch_config
 import torch_datafeed
+import torch_dist
 import torch_parallel
 import torch_pipeline
 
@@ -24,6 +25,10 @@ def compute(par: torch_parallel.Parallel, cfg: torch_config.TrainConfig) -> Iter
     with contextlib.ExitStack() as stack:
         if par.mode != "fsdp" and not par.bf16_weights:
             stack.enter_context(torch_parallel.autocast(par.ctx, cfg.precision or "fp32"))
+        if par.loss_parallel:  # cross_entropy on vocabulary shards, forward and backward
+            from torch.distributed.tensor.parallel import loss_parallel
+
+            stack.enter_context(loss_parallel())
         if cfg.activation_offload:
             pin = par.ctx.device.type == "cuda"
             stack.enter_context(torch.autograd.graph.save_on_cpu(pin_memory=pin))
@@ -53,6 +58,6 @@ def train_step(
         with torch_parallel.grad_sync(par, micro == cfg.grad_accum - 1), compute(par, cfg):
             loss = torch_parallel.loss_fn(par.forward(inputs), targets)
             (loss / cfg.grad_accum).backward()
-        total += loss.detach() / cfg.grad_accum
+        total += torch_dist.local_tensor(loss.detach()) / cfg.grad_accum
     torch_parallel.step(par, optimizer, cfg.max_grad_norm)
     return total, 1.0

@@ -35,6 +35,8 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
+import torch_dist
+
 BUCKET = 1 << 24  # elements: 64 MB of fp32 per transient buffer
 
 
@@ -108,7 +110,7 @@ class ShardedAdamW(torch.optim.AdamW):
         def add(param: torch.Tensor) -> None:
             grad = param.grad
             if grad is not None:
-                self.grad_views[index].add_(_local(grad).reshape(-1))
+                self.grad_views[index].add_(torch_dist.local_tensor(grad).reshape(-1))
                 param.grad = None  # the fp32 buffer holds it now
 
         return add
@@ -196,7 +198,7 @@ class ShardedAdamW(torch.optim.AdamW):
                 whole = self._all_gather(bucket, slices, torch.float32)
                 for index, part in bucket.unpack(whole):
                     param = self.params[index]
-                    local = part.clone().view(_local(param.detach()).shape)
+                    local = part.clone().view(torch_dist.local_tensor(param.detach()).shape)
                     plain.state[param][name] = _like_param(local, param)
         return plain
 
@@ -212,7 +214,7 @@ class ShardedAdamW(torch.optim.AdamW):
         for piece, master in zip(self.pieces, self.masters, strict=True):
             loaded = plain.state[self.params[piece.param]]
             cut = {
-                name: _local(tensor).reshape(-1)[piece.start : piece.stop].float()
+                name: torch_dist.local_tensor(tensor).reshape(-1)[piece.start : piece.stop].float()
                 for name, tensor in loaded.items()
                 if name != "step"
             }
@@ -253,15 +255,9 @@ def _buckets(sizes: list[int], dp: int, rank: int) -> list[_Bucket]:
     return buckets
 
 
-def _local(tensor: torch.Tensor) -> torch.Tensor:
-    from torch.distributed.tensor import DTensor
-
-    return tensor.to_local() if isinstance(tensor, DTensor) else tensor
-
-
 def _flat_local(param: nn.Parameter) -> torch.Tensor:
     """The parameter's (TP-local) storage, flattened: writing it writes the weight."""
-    local = _local(param.detach())
+    local = torch_dist.local_tensor(param.detach())
     if not local.is_contiguous():
         raise RuntimeError("ZeRO-1's slices need contiguous parameters")
     return local.view(-1)

@@ -123,6 +123,11 @@ def test_benchmark_reports_steady_state_throughput(train_pytorch_main):
         (["--zero1", "--parallel", "fsdp"], "--zero1"),
         (["--dp_replicate", "2"], "--parallel fsdp"),
         (["--sequence_parallel"], "set --tensor_parallel_degree"),
+        (["--loss_parallel"], "set --tensor_parallel_degree"),
+        (
+            ["--loss_parallel", "--tensor_parallel_degree", "2", "--vocab_size", "255"],
+            "--vocab_size 255 is not divisible",
+        ),
         (
             ["--sequence_parallel", "--tensor_parallel_degree", "2", "--seq_len", "15"],
             "--seq_len 15 is not divisible",

@@ -62,9 +62,12 @@ MODEL = [
     *("--max_steps", str(STEPS), "--checkpoint_every", str(SAVE_AT)),
 ]
 TP, PP, SP = "--tensor_parallel_degree", "--pipeline_parallel_degree", "--sequence_parallel"
+LOSS = "--loss_parallel"  # the head split by vocabulary, the loss on its shards
 # name -> hyperparameters; --batch_size is per data-parallel rank, so the global batch is 8 always.
+# tp4_sp and pp2_tp2_sp compute the loss on vocabulary shards (pp2_tp2_sp's checkpoint reshards
+# to a layout with a whole head); the other TP layouts keep the head whole.
 LAYOUTS = {
-    "tp4_sp": [TP, "4", SP, "--batch_size", "8"],
+    "tp4_sp": [TP, "4", SP, LOSS, "--batch_size", "8"],
     "tp2_ddp2": [TP, "2", "--batch_size", "4"],
     "tp2_fsdp2": [TP, "2", "--parallel", "fsdp", "--batch_size", "4"],
     "pp2_dp2_gpipe": [
@@ -90,7 +93,7 @@ LAYOUTS = {
         "--batch_size",
         "4",
     ],
-    "pp2_tp2_sp": [PP, "2", TP, "2", SP, "--microbatches", "4", "--batch_size", "8"],
+    "pp2_tp2_sp": [PP, "2", TP, "2", SP, LOSS, "--microbatches", "4", "--batch_size", "8"],
     "pp2_fsdp2": [PP, "2", "--parallel", "fsdp", "--microbatches", "2", "--batch_size", "4"],
     "fsdp4": ["--parallel", "fsdp", "--batch_size", "2"],
     "hsdp2x2": ["--parallel", "fsdp", "--dp_replicate", "2", "--batch_size", "2"],
