@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.recommend.entrypoint_modules import load
 from tests.recommend.oracle_driver import train_config
 
-models, parallel, _pipeline, config, distctx, train = load()
+models, parallel, _pipeline, config, distctx, train, _zero1 = load()
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:

@@ -232,16 +232,13 @@ def memory_table(checks: list[Check]) -> str:
 
 def published(candidate: Candidate, row: dict[str, Any]) -> bool:
     """The candidate is the row's published layout: its TP and PP degrees, and its shard group
-    (FSDP, by any launcher: FSDP, SMP v2 or the entry point's own) or ZeRO-1 group (Neuron)."""
+    (FSDP, by any launcher: FSDP, SMP v2 or the entry point's own) or ZeRO-1 group (Megatron's
+    distributed optimizer, neuronx-distributed's ZeRO-1)."""
     lay, shard = row["layout"], candidate.sharding
     if (shard.tensor_parallel, shard.pipeline_parallel) != (lay["tp"], lay["pp"]):
         return False
     if lay["parallelism"] == "zero1":
-        return (
-            candidate.device.kind == "trainium"
-            and shard.weights_over == 1
-            and shard.optimizer_over == lay["replicate"]
-        )
+        return shard.weights_over == 1 and shard.optimizer_over == lay["replicate"]
     return candidate.parallelism != "ddp" and shard.weights_over == lay["shard"]
 
 

@@ -22,6 +22,7 @@ NAMES = (
     "torch_config",
     "torch_dist",
     "train_pytorch",
+    "torch_zero1",
 )
 
 

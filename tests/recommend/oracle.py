@@ -18,7 +18,13 @@ from typing import Any
 
 from sagelaunch.catalog import facts
 from sagelaunch.recommend import steptime
-from sagelaunch.recommend.memory import Breakdown, Sharding, loss_backward_bytes, per_device
+from sagelaunch.recommend.memory import (
+    Breakdown,
+    Sharding,
+    distributed_optimizer,
+    loss_backward_bytes,
+    per_device,
+)
 from sagelaunch.recommend.workload import Shape, Workload
 
 DRIVER = Path(__file__).with_name("oracle_driver.py")
@@ -39,6 +45,9 @@ SIZES = {
 
 # layout name -> (entry point --parallel, mesh dims) on a mesh as large as the layout needs
 LAYOUTS: dict[str, tuple[str, dict[str, int]]] = {
+    # with --zero1 and --loss_parallel (OPTIONS): bf16 weights, fp32 master slices and gradient
+    # buffers, the head and the logits split by vocabulary
+    "tp2-zero1-4": ("ddp", {"dp_replicate": 4, "tp": 2}),
     "ddp": ("ddp", {}),
     "fsdp-full-8": ("fsdp", {"dp_shard": 8}),
     "fsdp-full-64": ("fsdp", {"dp_shard": 64}),
@@ -48,6 +57,10 @@ LAYOUTS: dict[str, tuple[str, dict[str, int]]] = {
     "pp2-tp4": ("ddp", {"pp": 2, "tp": 4}),
     "pp2-fsdp-4": ("fsdp", {"pp": 2, "dp_shard": 4}),
 }
+
+
+# layout name -> the entry point's flags beside the mesh
+OPTIONS: dict[str, dict[str, bool]] = {"tp2-zero1-4": {"zero1": True, "loss_parallel": True}}
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,7 @@ class Cell:
             **{"seq_len": self.seq_len, "vocab": self.vocab, "micro_batch": self.micro_batch},
             **{"precision": self.precision, "checkpointing": self.checkpointing},
             **{"parallel": mode, "layout": dims},
+            **OPTIONS.get(self.layout, {}),
             **({"device": self.device} if self.device else {}),
         }
 
@@ -153,7 +167,11 @@ def sharding_of(spec: dict[str, Any]) -> Sharding:
     dims = spec["layout"]
     tp, pp = dims.get("tp", 1), dims.get("pp", 1)
     over = dims.get("dp_shard", 1) if spec["parallel"] == "fsdp" else 1
-    return Sharding(tp, over, over, over, pp)
+    sharding = Sharding(tp, over, over, over, pp, loss_parallel=bool(spec.get("loss_parallel")))
+    if spec.get("zero1"):
+        dp = dims.get("dp_replicate", 1) * dims.get("dp_shard", 1)
+        return distributed_optimizer(sharding, dp, spec["precision"])
+    return sharding
 
 
 @dataclass
@@ -205,6 +223,9 @@ def table(results: list[Result]) -> str:
 # Llama 3's vocabulary over 16,384 tokens: the step peaks in the loss's backward, where two fp32
 # gradients the size of the logits are alive at once (memory.loss_backward_bytes)
 LOSS_PEAK = Cell("125M", "ddp", vocab=128_256, micro_batch=8)
+# ZeRO-1 beside TP under bf16 with --loss_parallel, at Llama 3's vocabulary: bf16 weights, fp32
+# master slices and gradient buffers, and torch's loss_parallel's own backward transient at the peak
+LOSS_PARALLEL_PEAK = Cell("125M", "tp2-zero1-4", vocab=128_256, micro_batch=4)
 # The cells `make test` runs: every layout at 125M, in one driver process (about a minute).
 FAST = [
     Cell("125M", "ddp"),
@@ -216,6 +237,7 @@ FAST = [
     Cell("125M", "pp2-tp4"),
     Cell("125M", "pp2-fsdp-4"),
     LOSS_PEAK,
+    LOSS_PARALLEL_PEAK,
 ]
 # The largest sizes (the issue lets them leave `make test`): `make bench` checks them, four
 # minutes of tracing on 2 cores.

@@ -22,9 +22,11 @@ nothing is allocated either way.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,7 @@ from torch.testing._internal.distributed.fake_pg import FakeStore
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.recommend.entrypoint_modules import load
 
-models, parallel, pipeline, config, distctx, train = load()
+models, parallel, pipeline, config, distctx, train, zero1 = load()
 
 GB = 1e9
 # tracker category names -> the memory model's categories
@@ -78,7 +80,14 @@ def train_config(cell: dict[str, Any], layout: Any) -> Any:
         activation_checkpointing=cell["checkpointing"],
         tensor_parallel_degree=layout.tp,
         pipeline_parallel_degree=layout.pp,
+        zero1=bool(cell.get("zero1")),
+        loss_parallel=bool(cell.get("loss_parallel")),
     )
+
+
+def bf16_weights(cfg: Any, layout: Any) -> bool:
+    """parallelize()'s rule: ZeRO-1 beside TP or PP under bf16 trains bf16 weights."""
+    return cfg.zero1 and layout.dp > 1 and cfg.precision == "bf16"
 
 
 def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str, Any]:
@@ -93,15 +102,15 @@ def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str,
         tensors = torch.device(ctx.device)  # build the model where it trains
     mesh = parallel.build_mesh(ctx, layout)
     _baseline(ctx.device)
-    with tensors:
+    with tensors, _default_dtype(torch.bfloat16 if bf16_weights(cfg, layout) else None):
         torch.manual_seed(0)
         model = models.build_model(train.model_config(cfg))
     total_params = models.num_params(model)
     holder = _wrap(model, mesh, layout, cfg)
     with tensors:
-        optimizer = torch.optim.AdamW(holder.parameters(), lr=1e-4)
+        optimizer = _optimizer(holder, mesh, layout, cfg)
         tracker = _tracker(holder, optimizer, cfg.parallel)
-        snapshots = _step(tracker, holder, optimizer, cfg, ctx, layout.pp)
+        snapshots = _step(tracker, holder, optimizer, cfg, ctx, layout)
     moments, during = snapshots
     found = {cat: max(_sum(s, names) for s in during) for cat, names in CATEGORIES.items()}
     # the forward's end, or the peak in backward (where checkpointing recomputes a block)
@@ -112,8 +121,17 @@ def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str,
         # unsharded_accumulated_grad, in the reduce dtype): FSDPMemTracker files them under
         # Temp, the only thing temporary once backward has ended
         found["gradients"] = max(found["gradients"], _sum(moments[1], ("Temp",)))
+    if isinstance(optimizer, zero1.ShardedAdamW):
+        # the gradients live in the distributed optimizer's fp32 buffers (the tracker files them
+        # as Temp); its fp32 master slices it files with AdamW's moments, as Optstate
+        found["gradients"] = sum(b.numel() * b.element_size() for b in optimizer.grad_buffers)
     found["peak"] = _sum(moments[3], ("Total",))
     found["temp_at_peak"] = _sum(moments[3], ("Temp",))  # the loss's backward, when it peaks
+    if cfg.loss_parallel:
+        # loss_parallel's backward (DTensor op handlers) allocates its transient as Activation:
+        # the step's activations are the forward's, the transient what the peak adds to them
+        found["activations"] = _sum(moments[0], CATEGORIES["activations"])
+        found["temp_at_peak"] += _sum(moments[3], CATEGORIES["activations"]) - found["activations"]
     if device is not None:
         found.update(_steady_peak(holder, optimizer, cfg, ctx, layout.pp))
     return {"params": total_params, "measured_gb": {k: v / GB for k, v in found.items()}}
@@ -160,10 +178,32 @@ def _wrap(model: Any, mesh: Any, layout: Any, cfg: Any) -> Any:
     pipe = pipeline.split(model, cfg, 0) if cfg.pipelined else None
     holder = pipe.holder if pipe else model
     if layout.tp > 1:
-        parallel.apply_tensor_parallel(holder, mesh["tp"])
+        parallel.apply_tensor_parallel(holder, mesh["tp"], None, cfg.loss_parallel)
     if cfg.parallel == "fsdp":
         parallel._fully_shard(holder, None, parallel._dp_mesh(mesh, layout), cfg)
     return holder
+
+
+@contextlib.contextmanager
+def _default_dtype(dtype: torch.dtype | None) -> Iterator[None]:
+    """Parameters built in `dtype`: parallelize() casts the model to bf16 under ZeRO-1 beside
+    TP/PP, which a module of fake tensors cannot do in place (it swaps them)."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(dtype or before)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
+def _optimizer(model: Any, mesh: Any, layout: Any, cfg: Any) -> Any:
+    """make_optimizer()'s: ZeRO-1 beside TP/PP over the data-parallel group, else AdamW."""
+    if cfg.zero1 and layout.dp > 1:
+        tp = mesh["tp"].get_group() if layout.tp > 1 else None
+        pp = mesh["pp"].get_group() if layout.pp > 1 else None
+        group = mesh["dp_replicate"].get_group()
+        return zero1.ShardedAdamW(model.parameters(), group, tp, pp, lr=1e-4)
+    return torch.optim.AdamW(model.parameters(), lr=1e-4)
 
 
 def _tracker(model: Any, optimizer: Any, mode: str) -> MemTracker:
@@ -174,8 +214,21 @@ def _tracker(model: Any, optimizer: Any, mode: str) -> MemTracker:
     return tracker
 
 
+def _compute(ctx: Any, cfg: Any, layout: Any) -> Any:
+    """torch_step.compute()'s contexts: autocast unless the weights are bf16, and the loss on
+    vocabulary shards under --loss_parallel (forward and backward)."""
+    stack = contextlib.ExitStack()
+    if not bf16_weights(cfg, layout):
+        stack.enter_context(parallel.autocast(ctx, cfg.precision))
+    if cfg.loss_parallel:
+        from torch.distributed.tensor.parallel import loss_parallel
+
+        stack.enter_context(loss_parallel())
+    return stack
+
+
 def _step(
-    tracker: Any, model: Any, optimizer: Any, cfg: Any, ctx: Any, stages: int
+    tracker: Any, model: Any, optimizer: Any, cfg: Any, ctx: Any, layout: Any
 ) -> tuple[list, list]:
     """One step: snapshots after forward, after backward, after the optimizer and at the peak;
     and those plus every module-level snapshot.
@@ -185,11 +238,11 @@ def _step(
     forward of `stages` micro-batches at once holds the same (the tracker allows one forward per
     module and step).
     """
+    stages = layout.pp
     tokens = torch.randint(0, cfg.vocab_size, (cfg.batch_size * stages, cfg.seq_len))
     pipelined_fsdp = stages > 1 and cfg.parallel == "fsdp"
-    with tracker:
-        with parallel.autocast(ctx, cfg.precision):
-            loss = _loss(model(tokens), tokens, stages)
+    with tracker, _compute(ctx, cfg, layout):
+        loss = _loss(model(tokens), tokens, stages)
         after_forward = tracker.get_tracker_snapshot()
         if pipelined_fsdp:
             _pipeline_backward_no_sync(model)
@@ -197,6 +250,8 @@ def _step(
         after_backward = tracker.get_tracker_snapshot()
         if pipelined_fsdp:
             _pipeline_reduce_grad(model)
+        if isinstance(optimizer, zero1.ShardedAdamW):
+            optimizer.reduce_gradients()
         optimizer.step()
         after_step = tracker.get_tracker_snapshot()
         peak = tracker.get_tracker_snapshot("peak")

@@ -15,6 +15,7 @@ import pytest
 from tests.recommend.oracle import (
     FAST,
     FAST_TIMED,
+    LOSS_PARALLEL_PEAK,
     LOSS_PEAK,
     TOLERANCE,
     Result,
@@ -45,9 +46,12 @@ def test_roofline_within_ten_percent_of_runtime_estimator(fast_run):
     assert time_breaches(fast_run[1]) == []
 
 
-def test_the_loss_backward_transient_is_what_the_tracker_sees_at_the_peak(fast_run):
+@pytest.mark.parametrize("cell", [LOSS_PEAK, LOSS_PARALLEL_PEAK], ids=lambda cell: cell.name)
+def test_the_loss_backward_transient_is_what_the_tracker_sees_at_the_peak(fast_run, cell):
     """With a 128K vocabulary the step peaks in the loss's backward, on buffers the trackers file
-    as Temp; the model's loss_backward_bytes (in its overhead) is that Temp within 10%."""
-    res = fast_run[0][LOSS_PEAK.name]
-    assert res.measured["temp_at_peak"] > 10  # GB: the loss, not the optimizer, makes the peak
+    as Temp (under loss_parallel, as activations beyond the forward's); the model's
+    loss_backward_bytes (in its overhead) is that transient within 10%."""
+    res = fast_run[0][cell.name]
+    # the loss, not the optimizer, makes the peak: most of it
+    assert res.measured["temp_at_peak"] > res.measured["peak"] / 2
     assert abs(loss_peak_ratio(res) - 1) <= TOLERANCE, loss_peak_ratio(res)

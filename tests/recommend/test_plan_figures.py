@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 
 import pytest
+import yaml
 
+from tests.conftest import ENTRYPOINTS
 from tests.recommend.test_command import emit, recommend_json
 
 ROLE = "arn:aws:iam::111122223333:role/SagelaunchDemo"
@@ -123,22 +126,46 @@ def test_plan_reads_back_what_recommend_planned(cli, tmp_path, offline, kind):
     assert line.startswith(f"memory {figures['total']:.1f} of ")
 
 
-def test_plan_reads_back_a_pipeline_layout(tmp_path, offline, cli):
-    """recommend's pipeline × TP layout (chosen where nothing else fits on its instances),
-    written as --emit-config writes it, then read back by plan."""
+def _entry_point_accepts(hyperparameters: dict, world: int) -> None:
+    """train_pytorch.py's own checks of its flags and mesh (torch_config: the standard library
+    only), as the job would run them; a UsageError names what it refuses."""
+    folder = str(ENTRYPOINTS / "pytorch")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import torch_config
+
+    cfg = torch_config.TrainConfig(**hyperparameters)
+    layout = torch_config.resolve_layout(cfg, world, hybrid_shard=8)
+    assert layout.world_size == world
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        "pp-tp8",  # pipeline stages × TP: chosen where nothing else fits on its instances
+        "zero1-tp4",  # TP beside ZeRO-1: bf16 weights, the fp32 master in the optimizer
+    ],
+)
+def test_plan_reads_back_a_native_layout(tmp_path, offline, cli, family):
+    """recommend's own TP layouts, written as --emit-config writes them (the vocabulary-parallel
+    loss, ZeRO-1, a pipeline's micro-batches), then read back by plan."""
     from sagelaunch.recommend import layouts, planner
     from sagelaunch.recommend.emit import launch_config
     from sagelaunch.recommend.workload import Shape, Workload
 
     work = Workload(params=int(_gpt_params(40, 5120)), shape=Shape(40, 5120, 40, estimated=False))
     rec = planner.recommend(work, layouts.device("ml.p4d.24xlarge"), 2)
-    pipeline = next(c for c in rec.alternatives if c.sharding.pipeline_parallel > 1)
-    assert pipeline.fits and pipeline.sharding.sequence_parallel
-    pinned = dataclasses.replace(rec, chosen=pipeline)
-    path = tmp_path / "pp.yaml"
+    picked = next(c for c in rec.alternatives if c.family == family and c.fits)
+    assert picked.sharding.sequence_parallel and picked.sharding.loss_parallel
+    pinned = dataclasses.replace(rec, chosen=picked)
+    path = tmp_path / f"{family}.yaml"
     path.write_text(launch_config(pinned, "sagelaunch recommend ..."), encoding="utf-8")
+    hyperparameters = yaml.safe_load(path.read_text(encoding="utf-8"))["hyperparameters"]
+    assert hyperparameters["loss_parallel"] is True
+    assert hyperparameters.get("zero1", False) == (picked.sharding.optimizer_over > 1)
+    _entry_point_accepts(hyperparameters, world=16)
     figures, line = _plan_figures(cli, path, "ml.p4d.24xlarge", 2)
-    assert figures == pipeline.memory.as_json()
+    assert figures == picked.memory.as_json()
     assert line.startswith(f"memory {figures['total']:.1f} of ")
 
 

@@ -283,3 +283,49 @@ def test_cudnn_attention_is_faster_on_hopper_and_nowhere_else():
         spent = slow.forward_s + slow.backward_s - fast.forward_s - fast.backward_s
         assert spent == pytest.approx(saved, abs=1e-12)
         assert fast.memory_s == slow.memory_s
+
+
+def test_zero1_beside_tp_and_pipelines_are_offered_as_the_entry_point_runs_them():
+    """--zero1 beside TP or PP (torch_zero1: Megatron's distributed optimizer): AdamW's state
+    split over the data-parallel ranks, and under bf16 bf16 weights with their fp32 master there
+    (12/dp bytes a parameter for the optimizer, 2 for the weights, 4 for the fp32 gradients)."""
+    rec = plan(13e9, count=4, vocab=32_000)
+    every = [rec.chosen, *rec.alternatives]
+    zero1 = {c.family: c for c in every if c.family.startswith("zero1-tp")}
+    assert set(zero1) == {"zero1-tp2", "zero1-tp4", "zero1-tp8"}
+    tp2 = zero1["zero1-tp2"]
+    assert (tp2.sharding.optimizer_over, tp2.sharding.weights_over) == (16, 1)
+    assert tp2.sharding.master_weights and tp2.short == "TP2 SP + ZeRO-1 16"
+    fsdp = next(c for c in every if c.family == "tp2")
+    # ZeRO-1 keeps whole bf16 weights where FSDP keeps a shard of fp32 ones
+    assert tp2.memory.weights > fsdp.memory.weights
+    fp32 = plan(13e9, count=4, precision="fp32", vocab=32_000)  # fp32 weights: no master copy
+    assert not any(c.sharding.master_weights for c in [fp32.chosen, *fp32.alternatives])
+    # pipelines: every power-of-two depth whose stages × TP divide the 32 GPUs, ZeRO-1 beyond
+    pipes = [c for c in every if c.sharding.pipeline_parallel > 1]
+    assert {(c.sharding.pipeline_parallel, c.tensor_parallel) for c in pipes} == {
+        (pp, tp) for tp in (2, 4, 8) for pp in (2, 4, 8, 16) if pp * tp <= 32
+    }
+    for c in pipes:
+        dp = 32 // (c.sharding.pipeline_parallel * c.tensor_parallel)
+        assert c.sharding.optimizer_over == dp and c.sharding.master_weights == (dp > 1)
+
+
+def test_loss_parallel_where_tensor_parallelism_divides_the_vocabulary():
+    """--loss_parallel splits the head and the logits by TP where the vocabulary divides."""
+    even, odd = plan(13e9, count=2, vocab=32_000), plan(13e9, count=2, vocab=32_001)
+    split = next(c for c in even.alternatives if c.family == "tp8")
+    whole = next(c for c in odd.alternatives if c.family == "tp8")
+    assert split.sharding.loss_parallel and not whole.sharding.loss_parallel
+    assert split.memory.activations < whole.memory.activations
+    assert split.memory.weights < whole.memory.weights  # 1/8 of the head
+
+
+def test_alternatives_rank_by_throughput_where_the_catalog_has_no_price():
+    """ml.p5e.48xlarge has no price in the catalog: tokens/s per instance still orders the
+    alternatives (one instance type, so it orders them as tokens per dollar would)."""
+    rec = plan(8e9, "ml.p5e.48xlarge", count=8, seq_len=8192, micro_batch=2, vocab=128_256)
+    assert rec.chosen.speed(rec.workload).tokens_per_dollar is None
+    fitting = [c for c in rec.ranked() if c.fits]
+    speeds = [c.speed(rec.workload).tokens_per_s for c in fitting]
+    assert len(speeds) > 3 and speeds == sorted(speeds, reverse=True)

@@ -118,7 +118,9 @@ def step_comms(
                 dp_exposed = micro * exposed_micro + replicate
         elif sharding.optimizer_over > 1:  # ZeRO-1: reduce-scatter, step, all-gather
             scatter = ring("reduce_scatter", params * grad_bytes, dp, bandwidth, latency)
-            gather = ring("all_gather", params * width, dp, bandwidth, latency)
+            # the weights as they are kept: bf16 beside an fp32 master, else fp32
+            kept = width if sharding.bf16_states else 4
+            gather = ring("all_gather", params * kept, dp, bandwidth, latency)
             dp_total = scatter + gather
             dp_exposed = max(0.0, scatter - backward_s) + gather
         else:  # DDP: bucketed all-reduce overlapped with the last micro-batch's backward
@@ -137,7 +139,9 @@ def step_comms(
         per_block += 1 if workload.op_checkpointing else 0
         blocks = workload.shape.layers / pp
         one = ring("all_reduce", tokens * workload.shape.hidden * width, tp, t_bw, t_lat)
-        tp_s = micro * per_block * blocks * one
+        # a vocabulary-parallel head (--loss_parallel) all-reduces its input's gradient
+        head = 1 if sharding.loss_parallel else 0
+        tp_s = micro * (per_block * blocks + head) * one
     pp_s = 0.0
     if pp > 1:
         per_rank = hw.inter_bytes_per_s / hw.ranks_per_host

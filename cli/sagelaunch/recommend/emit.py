@@ -125,8 +125,12 @@ def _neuron_layout(chosen: Candidate) -> str:
 def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     """The entry point's own flags (train_pytorch.py --help), sized like the planned model."""
     work, chosen = rec.workload, rec.chosen
-    sharded = chosen.sharding.weights_over > 1 and chosen.parallelism != DEEPSPEED
+    sharding = chosen.sharding
+    sharded = sharding.weights_over > 1 and chosen.parallelism != DEEPSPEED
     fsdp = chosen.parallelism in {FSDP, SMP} or sharded
+    # a pipeline runs its micro-batches (as many as steptime counts) out of one batch per step
+    pp = sharding.pipeline_parallel
+    micro = max(work.grad_accum, 2 * pp) if pp > 1 else 1
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -134,9 +138,11 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("n_embd", work.shape.hidden),
         ("seq_len", work.seq_len),
         ("vocab_size", work.vocab),
-        ("batch_size", work.micro_batch),
+        ("batch_size", work.micro_batch * micro),
         ("parallel", "fsdp" if fsdp else "ddp"),
     ]
+    if pp == 1 and work.grad_accum > 1:
+        params.append(("grad_accum", work.grad_accum))
     if chosen.parallelism == FSDP:
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
     elif chosen.parallelism == SMP and chosen.hybrid:
@@ -146,12 +152,15 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     if chosen.parallelism == DEEPSPEED:  # DeepSpeed ZeRO replaces FSDP: plain ddp
         params += [("zero_stage", work.zero_stage), *_offloads(work.zero_offload)]
     if chosen.parallelism == NATIVE_TP:  # the entry point's native TP / PP
-        pp = chosen.sharding.pipeline_parallel
         params.append(("tensor_parallel_degree", chosen.tensor_parallel))
-        if chosen.sharding.sequence_parallel:
+        if sharding.sequence_parallel:
             params.append(("sequence_parallel", True))
+        if sharding.loss_parallel:
+            params.append(("loss_parallel", True))
         if pp > 1:
-            params += [("pipeline_parallel_degree", pp), ("microbatches", 2 * pp)]
+            params += [("pipeline_parallel_degree", pp), ("microbatches", micro)]
+        if sharding.optimizer_over > 1 and not sharded:  # Megatron's distributed optimizer
+            params.append(("zero1", True))
     params += [
         ("precision", "fp32" if work.precision == "fp32" else "bf16"),
         ("activation_checkpointing", work.activation_checkpointing),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sagelaunch.catalog import facts
 from sagelaunch.hyperparameters import decode_hyperparameters
 from sagelaunch.recommend.hardware import accelerator_memory_gb
-from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
+from sagelaunch.recommend.memory import Breakdown, Sharding, distributed_optimizer, per_device
 from sagelaunch.recommend.steptime import StepTime, estimate
 from sagelaunch.recommend.workload import Shape, Workload
 
@@ -60,13 +60,19 @@ def _applies(hp: dict[str, object]) -> bool:
 def _workload(hp: dict) -> Workload:
     layers, heads, hidden = hp["n_layer"], hp["n_head"], hp["n_embd"]
     seq_len, vocab = hp["seq_len"], hp["vocab_size"]
+    # a pipeline cuts --batch_size into --microbatches (default: one per stage, torch_config)
+    pp = int(hp.get("pipeline_parallel_degree", 1))
+    stages = pp * int(hp.get("stages_per_rank", 1))
+    micro = int(hp.get("microbatches") or stages) if pp > 1 else 1
+    steps = micro if pp > 1 else int(hp.get("grad_accum", 1))
     # the entry point's GPT: 12h² + 13h per block, embeddings, untied head and final norm
     params = layers * (12 * hidden**2 + 13 * hidden) + (2 * vocab + seq_len + 2) * hidden
     return Workload(
         params=params,
         shape=Shape(layers, hidden, heads, estimated=False),
         seq_len=seq_len,
-        micro_batch=hp["batch_size"],
+        micro_batch=max(hp["batch_size"] // micro, 1),
+        grad_accum=steps,
         precision="fp32" if hp.get("precision") == "fp32" else "bf16",
         activation_checkpointing=bool(hp.get("activation_checkpointing")),
         activation_offload=bool(hp.get("activation_offload")),
@@ -89,10 +95,14 @@ def _sharding(hp: dict, world: int, per_host: int) -> Sharding:
         "sequence_parallel": sp,
         "sequence_parallel_gathers": sp,
         "pipeline_interleave": chunks,
+        "loss_parallel": tp > 1 and bool(hp.get("loss_parallel")),
     }
     dp = max(world // (tp * pp), 1)
     if hp.get("parallel") != "fsdp":
-        zero1 = dp if hp.get("zero1") else 1
+        if hp.get("zero1") and (tp > 1 or pp > 1):  # torch_zero1, bf16 weights under bf16
+            precision = "fp32" if hp.get("precision") == "fp32" else "bf16"
+            return distributed_optimizer(Sharding(tp, pipeline_parallel=pp, **split), dp, precision)
+        zero1 = dp if hp.get("zero1") else 1  # ZeroRedundancyOptimizer over fp32 weights
         return Sharding(tp, 1, 1, zero1, pp, **split)
     replicate = int(hp.get("dp_replicate") or 0)
     if not replicate and hp.get("sharding") == "hybrid":

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from sagelaunch.catalog import facts
 from sagelaunch.errors import UsageError
 from sagelaunch.recommend import hardware, steptime, zero
-from sagelaunch.recommend.memory import Breakdown, Sharding, per_device
+from sagelaunch.recommend.memory import Breakdown, Sharding, distributed_optimizer, per_device
 from sagelaunch.recommend.workload import Workload
 
 # The model already carries the allocator's share (memory.py's "other": 1.5 GB and 10% of the rest
@@ -140,12 +140,13 @@ class Candidate:
 
     @property
     def short(self) -> str:
-        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 SP + shard 11", "PP4 × TP8"
-        (SP: with sequence parallelism)."""
+        """The layout in a table cell: "replica", "shard 8 ×2", "TP8 SP + shard 11", "PP4 × TP8",
+        "PP4 × TP2 SP + ZeRO-1 8" (SP: with sequence parallelism)."""
         sp = " SP" if self.sharding.sequence_parallel else ""
         tp = f"TP{self.tensor_parallel}{sp} + " if self.tensor_parallel > 1 else ""
         if self.sharding.pipeline_parallel > 1:
-            return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}{sp}"
+            zero1 = f" + ZeRO-1 {self.shard_group}" if self.shard_group > 1 else ""
+            return f"PP{self.sharding.pipeline_parallel} × TP{self.tensor_parallel}{sp}{zero1}"
         if self.parallelism == DEEPSPEED:
             return f"ZeRO-{self.family.removeprefix('zero')} {self.shard_group}"
         if self.sharding.weights_over > 1:
@@ -235,8 +236,8 @@ class _Rung(NamedTuple):
     hybrid: bool = False
 
 
-def _sharded(over: int, tp: int = 1) -> Sharding:
-    return Sharding(tensor_parallel=tp, weights_over=over, gradients_over=over, optimizer_over=over)
+def _sharded(over: int) -> Sharding:
+    return Sharding(weights_over=over, gradients_over=over, optimizer_over=over)
 
 
 def _gpu_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
@@ -264,25 +265,47 @@ def _gpu_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]
 
 
 def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_Rung]:
-    """train_pytorch.py's own TP (inside an instance) with FSDP, then PP across instances; TP
-    with sequence parallelism (`--sequence_parallel`) wherever the sequence splits evenly: the
-    same bytes on the TP links (a reduce-scatter and an all-gather for each all-reduce) for
-    activations between the blocks' linears 1/t the size."""
+    """train_pytorch.py's own TP (inside an instance) with FSDP, then with ZeRO-1 (`--zero1`:
+    Megatron's distributed optimizer, torch_zero1.py), then pipelines: each TP degree × each
+    pipeline depth that divides the job (PP outermost, as the entry point's mesh orders it), with
+    ZeRO-1 over the data-parallel ranks left. TP with sequence parallelism (`--sequence_parallel`)
+    wherever the sequence splits evenly: the same bytes on the TP links (a reduce-scatter and an
+    all-gather for each all-reduce) for activations between the blocks' linears 1/t the size."""
     world = per_host * count
-    for tp in (2, 4, 8):
-        if tp <= per_host and per_host % tp == 0:
-            sp = _sequence_parallel(workload, tp)
-            text = f"native tensor parallel {tp}{_sp_text(sp)}" + _over(world // tp, "FSDP")
-            sharding = replace(_sharded(world // tp, tp), **_sp_fields(sp))
-            yield _Rung(NATIVE_TP, f"tp{tp}", sharding, text)
-    if count > 1 and per_host > 1:
-        sp = _sequence_parallel(workload, per_host)
-        pipeline = Sharding(tensor_parallel=per_host, pipeline_parallel=count, **_sp_fields(sp))
-        text = (
-            f"native pipeline {count} stages (one per instance) × tensor parallel "
-            f"{per_host}{_sp_text(sp)}"
-        )
-        yield _Rung(NATIVE_TP, f"pp-tp{per_host}", pipeline, text)
+    degrees = [tp for tp in (2, 4, 8) if tp <= per_host and per_host % tp == 0]
+    for tp in degrees:
+        split = Sharding(tensor_parallel=tp, **_tp_fields(workload, tp))
+        over = world // tp
+        fsdp = replace(split, weights_over=over, gradients_over=over, optimizer_over=over)
+        yield _Rung(NATIVE_TP, f"tp{tp}", fsdp, _tp_text(split) + _over(over, "FSDP"))
+    for tp in degrees:
+        if world > tp:
+            split = Sharding(tensor_parallel=tp, **_tp_fields(workload, tp))
+            zero1 = distributed_optimizer(split, world // tp, workload.precision)
+            text = _tp_text(split) + _over(world // tp, "ZeRO-1")
+            yield _Rung(NATIVE_TP, f"zero1-tp{tp}", zero1, text)
+    if per_host > 1:
+        yield from _pipelines(degrees, world, workload)
+
+
+def _pipelines(degrees: list[int], world: int, workload: Workload) -> Iterator[_Rung]:
+    """Pipeline stages × TP × ZeRO-1: every power-of-two depth the layers and the job allow."""
+    for tp in degrees:
+        pp = 2
+        while pp * tp <= world and pp <= workload.shape.layers:
+            if world % (pp * tp) == 0:
+                dp = world // (pp * tp)
+                fields = _tp_fields(workload, tp)
+                split = Sharding(tensor_parallel=tp, pipeline_parallel=pp, **fields)
+                zero1 = distributed_optimizer(split, dp, workload.precision)
+                yield _Rung(NATIVE_TP, f"pp-tp{tp}", zero1, _tp_text(split) + _over(dp, "ZeRO-1"))
+            pp *= 2
+
+
+def _tp_text(split: Sharding) -> str:
+    tp, pp = split.tensor_parallel, split.pipeline_parallel
+    text = f"native tensor parallel {tp}{_sp_text(split.sequence_parallel)}"
+    return f"native pipeline {pp} stages × {text.removeprefix('native ')}" if pp > 1 else text
 
 
 def _sequence_parallel(workload: Workload, tp: int) -> bool:
@@ -290,8 +313,12 @@ def _sequence_parallel(workload: Workload, tp: int) -> bool:
     return tp > 1 and workload.seq_len % tp == 0
 
 
-def _sp_fields(sp: bool) -> dict[str, bool]:
-    return {"sequence_parallel": sp, "sequence_parallel_gathers": sp}
+def _tp_fields(workload: Workload, tp: int) -> dict[str, bool]:
+    """The entry point's TP options where they apply: --sequence_parallel (the sequence splits
+    evenly) and --loss_parallel (the vocabulary does: the head and the logits 1/tp per rank)."""
+    sp = _sequence_parallel(workload, tp)
+    loss = workload.vocab % tp == 0
+    return {"sequence_parallel": sp, "sequence_parallel_gathers": sp, "loss_parallel": loss}
 
 
 def _sp_text(sp: bool) -> str:

@@ -11,7 +11,9 @@ DeepSpeed's own accounting (zero.py).
   FSDP2's MixedPrecisionPolicy). The total equals the ZeRO paper's 16 bytes for Adam
   (Rajbhandari et al. 2020, §3.1); only the split between categories differs. On Neuron
   (neuronx-distributed) the split is the paper's: bf16 weights and gradients (2 + 2), the fp32
-  master with the optimizer state (12, or 8 with SGD).
+  master with the optimizer state (12, or 8 with SGD). So is the entry point's ``--zero1``
+  beside TP or PP under bf16 (Megatron's distributed optimizer, ``distributed_optimizer``), whose
+  gradients accumulate in an fp32 buffer (2 + 4 + 12/dp).
 
   ========  =========  =======  ========  ===============
   precision optimizer  weights  grads     optimizer state
@@ -42,7 +44,8 @@ DeepSpeed's own accounting (zero.py).
   the root after forward) and one block gathered; the root's gradients stay unsharded (compute
   dtype) until its reduce-scatter ends the backward.
 * Tensor parallelism splits the blocks' weights t ways; the embeddings, norms and head stay
-  whole (the entry point's TP plan covers the blocks only).
+  whole (the entry point's TP plan covers the blocks only), but for ``--loss_parallel``, which
+  splits the head by vocabulary and with it the logits and the loss's transient.
 * Sequence parallelism with TP (the entry point's ``--sequence_parallel``) runs the residual
   stream and the norms on sequence shards: the norms' inputs (and checkpointing's block inputs)
   are split t ways; each attention and MLP all-gathers its input, so the casts its linears save
@@ -65,7 +68,7 @@ DeepSpeed's own accounting (zero.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sagelaunch.recommend.workload import Workload
 
@@ -78,6 +81,12 @@ _STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (4, 4, 8), "sgd": (4, 4
 COMPUTE_BYTES = 2  # bf16: what FSDP gathers and autocast caches under mixed precision
 # the frameworks built on Transformer Engine's modules and fused activations (Workload.kernels)
 FRAMEWORK_KERNELS = ("fused", "megatron")
+# fp32 logit-shard-sized buffers alive at once in the backward of torch's loss_parallel (its
+# DTensor handlers decompose nll_loss's and log_softmax's backward into (zeros with the targets
+# scattered + exp(x)) * grad, beside the cast back to the logits' bf16): 4.5, as MemTracker
+# measures it on the entry point (tests/recommend's tp2-zero1-4 oracle cell) with this torch.
+# torchtitan's 2024 rows, which report memory, fit the eager cross_entropy's 2 (docs/recommend.md).
+LOSS_PARALLEL_BACKWARD = 4.5
 
 
 # neuronx-distributed's mixed precision (ZeRO paper, §3.1): bf16 weights and gradients, the
@@ -85,10 +94,11 @@ FRAMEWORK_KERNELS = ("fused", "megatron")
 _BF16_STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (2, 2, 12), "sgd": (2, 2, 8)}
 
 
-def state_bytes(workload: Workload, eager_autocast: bool = True) -> tuple[int, int, int]:
-    """Bytes per parameter of weights, gradients and optimizer state, before sharding."""
+def state_bytes(workload: Workload, fp32_weights: bool = True) -> tuple[int, int, int]:
+    """Bytes per parameter of weights, gradients and optimizer state, before sharding; with
+    bf16 weights the fp32 master is in the optimizer state."""
     optimizer = "sgd" if workload.optimizer == "sgd" else "adam"
-    if eager_autocast or workload.precision == "fp32":
+    if fp32_weights or workload.precision == "fp32":
         return _STATE_BYTES[optimizer]
     return _BF16_STATE_BYTES[optimizer]
 
@@ -135,16 +145,29 @@ class Sharding:
     # buffer rather than in bf16: Megatron-Core's DDP with grad_reduce_in_fp32 (Megatron-Bridge's
     # bf16_mixed and the fp8 recipes built on it). neuronx-distributed keeps bf16 gradients.
     fp32_gradients: bool = False
+    # bf16 weights beside the fp32 master in the optimizer state, with eager_autocast's whole
+    # embeddings and head: train_pytorch.py's --zero1 beside TP or PP under bf16 (torch_zero1,
+    # Megatron's distributed optimizer), which runs without autocast (``distributed_optimizer``)
+    master_weights: bool = False
+    # The head split by vocabulary across TP and the loss computed on those shards, with the
+    # rest of train_pytorch.py's TP plan as it is (`--loss_parallel`: torch's loss_parallel)
+    loss_parallel: bool = False
 
     @property
     def gathers_layers(self) -> bool:
         return self.weights_over > 1
 
     @property
+    def bf16_states(self) -> bool:
+        """The weights are bf16 and the optimizer keeps their fp32 master (ZeRO paper, §3.1)."""
+        return self.master_weights or not self.eager_autocast
+
+    @property
     def vocab_parallel(self) -> bool:
         """The head and the loss split the vocabulary by TP (Megatron-style sequence parallelism,
-        torchtitan's loss_parallel); the entry point's TP plan leaves them whole."""
-        return self.sequence_parallel and not self.sequence_parallel_gathers
+        torchtitan's and the entry point's loss_parallel); else they stay whole."""
+        split = self.sequence_parallel and not self.sequence_parallel_gathers
+        return self.tensor_parallel > 1 and (split or self.loss_parallel)
 
 
 @dataclass(frozen=True)
@@ -175,7 +198,7 @@ class Breakdown:
 
 def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     """What one rank holds at peak for this workload under this sharding."""
-    weight_b, grad_b, optim_b = state_bytes(workload, sharding.eager_autocast)
+    weight_b, grad_b, optim_b = state_bytes(workload, fp32_weights=not sharding.bf16_states)
     if sharding.fp32_gradients:
         grad_b = 4
     local = local_params(workload, sharding)
@@ -195,7 +218,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         weights += (root + block) * gathered
         # the root's gradients stay unsharded until its reduce-scatter ends the backward
         gradients += max(0.0, root * (gathered - grad_b / sharding.weights_over))
-    bf16_weights = sharding.gathers_layers or not sharding.eager_autocast
+    bf16_weights = sharding.gathers_layers or sharding.bf16_states
     activations = activation_bytes(
         workload,
         sharding.tensor_parallel,
@@ -204,6 +227,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         sharding.sequence_parallel,
         sharding.sequence_parallel_gathers,
         pipeline_in_flight(sharding),
+        sharding.tensor_parallel if sharding.vocab_parallel else 1,
     )
     if workload.precision != "fp32" and not bf16_weights:
         activations += local * COMPUTE_BYTES  # autocast's bf16 weight cache
@@ -215,6 +239,15 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     overhead = FIXED_OVERHEAD_GB * GB + FRAGMENTATION * max(tensors - states, 0.0)
     overhead += loss_backward_bytes(workload, sharding)
     return Breakdown(weights / GB, gradients / GB, optimizer / GB, activations / GB, overhead / GB)
+
+
+def distributed_optimizer(sharding: Sharding, dp: int, precision: str) -> Sharding:
+    """`sharding` (TP and PP) under train_pytorch.py's --zero1 over `dp` data-parallel ranks
+    (torch_zero1): AdamW's state split dp ways and, under bf16, the weights bf16 with their fp32
+    master in that state and the gradients in an fp32 buffer (Megatron's distributed optimizer
+    with grad_reduce_in_fp32). One data-parallel rank: plain AdamW over fp32 weights."""
+    bf16 = dp > 1 and precision != "fp32"
+    return replace(sharding, optimizer_over=dp, master_weights=bf16, fp32_gradients=bf16)
 
 
 def pipeline_in_flight(sharding: Sharding) -> float:
@@ -250,6 +283,8 @@ def _root(workload: Workload, sharding: Sharding) -> float:
     embeddings = workload.embedding_params
     if sharding.pipeline_parallel > 1:  # rank 0 runs the first stage: no head
         embeddings -= workload.head_params
+    elif sharding.loss_parallel:  # the head split by vocabulary
+        embeddings -= workload.head_params * (1 - 1 / sharding.tensor_parallel)
     return embeddings
 
 
@@ -267,12 +302,14 @@ def loss_backward_bytes(workload: Workload, sharding: Sharding) -> float:
     that computes it (without PP, rank 0): cross_entropy over fp32 logits, run eagerly, has
     nll_loss's gradient and log_softmax's gradient alive at once, two fp32 tensors the size of
     the logits (MemTracker's "Temp" at the step's peak: 16.8 GB for 16,384 tokens over a
-    128,256-word vocabulary). Vocabulary-parallel losses (torchtitan's loss_parallel) hold 1/TP of
-    it; a fused or compiled loss is not modelled here."""
+    128,256-word vocabulary). Vocabulary-parallel losses hold 1/TP of it; the entry point's
+    (``--loss_parallel``, torch's loss_parallel as it runs today) more buffers of that size
+    (LOSS_PARALLEL_BACKWARD); a fused or compiled loss is not modelled here."""
     if not workload.eager_loss or workload.fused_loss or sharding.pipeline_parallel > 1:
         return 0.0
     vocab = workload.vocab / (sharding.tensor_parallel if sharding.vocab_parallel else 1)
-    return 2 * 4 * workload.seq_len * workload.micro_batch * vocab
+    buffers = LOSS_PARALLEL_BACKWARD if sharding.loss_parallel else 2
+    return buffers * 4 * workload.seq_len * workload.micro_batch * vocab
 
 
 def op_checkpointing_saved(workload: Workload, tp: int, residual: int, sp: int) -> float:
@@ -300,6 +337,7 @@ def activation_bytes(
     sequence_parallel: bool = False,
     gathers: bool = False,
     in_flight: float = 1.0,
+    vocab_split: int = 1,
 ) -> float:
     """Stored activations of one micro-batch on one rank; `bf16_weights`: the residual stream is
     bf16 (FSDP's mixed precision, DeepSpeed) rather than fp32 (autocast over fp32 weights);
@@ -308,7 +346,8 @@ def activation_bytes(
     (train_pytorch.py's sequence parallelism): only the residual stream and the norms' inputs
     are, the linears' whole-sequence inputs (the casts) and the logits stay whole; `in_flight`:
     the blocks' activations a first pipeline stage holds, in units of all L blocks for one
-    micro-batch (`pipeline_in_flight`)."""
+    micro-batch (`pipeline_in_flight`); `vocab_split`: the ranks the logits are split over
+    (`Sharding.vocab_parallel`)."""
     s, b, t = workload.seq_len, workload.micro_batch, tensor_parallel
     shape = workload.shape
     h, a = shape.hidden, shape.heads
@@ -357,7 +396,7 @@ def activation_bytes(
         stored = workload.shape.layers * in_flight * inputs + per_layer
     else:
         stored = workload.shape.layers * in_flight * per_layer
-    vocab = workload.vocab / (1 if gathers else sp)
+    vocab = workload.vocab / vocab_split
     if workload.fused_loss and workload.precision != "fp32":
         loss = tokens * (COMPUTE_BYTES * vocab + 4)  # the bf16 logits and a fp32 log-sum-exp
     else:

@@ -65,13 +65,14 @@ class Recommendation:
     def ranked(self) -> list[Candidate]:
         """The alternatives, fitting ones first by estimated tokens per dollar (best first), then
         those that do not fit, closest to fitting first (a speed they cannot reach says nothing;
-        how far each is over says what to change, as `_closest` picks the choice)."""
+        how far each is over says what to change, as `_closest` picks the choice). Every
+        candidate is on the same instance type, so tokens/s per instance orders them as tokens
+        per dollar does, and still does where the catalog has no price for the type."""
 
         def key(cand: Candidate) -> tuple[bool, float]:
             if not cand.fits:
                 return (True, cand.memory.total)
-            per_dollar = cand.speed(self.workload).tokens_per_dollar or 0.0
-            return (False, -per_dollar)
+            return (False, -cand.speed(self.workload).tokens_per_s / cand.instance_count)
 
         return sorted(self.alternatives, key=key)
 
