@@ -55,20 +55,24 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.045
 # sources of the calibration rows that the calibration does not hold (llm-foundry's MPT at 256-512
 # H100s, 32K tokens, fp8 at 8K, A100s; torchtitan's async-TP benchmark's vanilla TP, Llama 3.1 8B
 # fp8 on H200s). Issue #42's goal there: at least 85% within ±25%, a median error of at most 12%,
-# no layout that ran called too big, the published layout among the top 3 for 85%. Reached: 16 of
-# 18 (89%), median error 9.3%, all within their devices; the published layout among the top 3 for
-# 16 of 18 (89%). History: 13 of 17 and 13.9% as gathered; 14 and 11.1% after
-# FlashAttention-2's measured H100 share; 15 and 8.1% after torchtitan's per-op checkpointing
-# (a fact read from its source, no constant fitted, but found while its rows were over-predicted
-# here: docs/recommend.md says so); then one row gathered after that change and evaluated on it
-# unchanged (NeMo's Nemotron-15B, 0.85 of measured). Top 3: 12 of 18 until the entry point ran
-# Megatron's layouts (ZeRO-1 beside TP and PP with bf16 weights, a vocabulary-parallel loss:
-# features built for the 5 Megatron-Core rows these tables showed it could not plan), and
-# alternatives ranked by throughput where the catalog has no price (the H200 rows' p5e): both
-# after reading this table, so the 16 is not an out-of-sample figure.
-HOLDOUT_WITHIN_25_AT_LEAST = 16
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.094
-HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 16
+# no layout that ran called too big, the published layout among the top 3 for 85%. History of the
+# first 18 rows: 13 of 17 and 13.9% as gathered; 14 and 11.1% after FlashAttention-2's measured
+# H100 share; 15 and 8.1% after torchtitan's per-op checkpointing (a fact read from its source, no
+# constant fitted, but found while its rows were over-predicted here: docs/recommend.md says so);
+# one row gathered after that change and evaluated on it unchanged (NeMo's Nemotron-15B, 0.85 of
+# measured). Top 3: 12 of 18 until the entry point ran Megatron's layouts (ZeRO-1 beside TP and
+# PP with bf16 weights, a vocabulary-parallel loss: built for the 5 Megatron-Core rows these
+# tables showed it could not plan) and alternatives were ranked by throughput where the catalog
+# has no price (the H200 rows' p5e): 16 of 18, both after reading them. Then 11 rows gathered by a
+# rule fixed before looking (NVIDIA's Megatron-Core tables, other releases) and evaluated once on
+# d45b814 unchanged: 11 of 11 within ±25%, median error 15.1% (under-predicted: 0.85), the
+# published layout among the top 3 for 4 of 11: the honest out-of-sample figure, and the goal it
+# misses (Megatron's deep interleaved pipelines rank 6th to 11th behind TP × FSDP and shallower
+# pipelines, several of which the entry point needs more memory for: whole embeddings, no
+# interleaving). All 29: 27 within ±25% (93%), median error 12.0%, top 3 for 20 (69%).
+HOLDOUT_WITHIN_25_AT_LEAST = 27
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.121
+HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 20
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 
