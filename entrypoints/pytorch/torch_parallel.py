@@ -183,6 +183,11 @@ def apply_tensor_parallel(
     norm, head and pipeline stage boundaries see whole sequences. The ranks of a TP group share a
     random stream, so dropout masks repeat across sequence shards (as they repeat across heads).
 
+    The token embedding is split by vocabulary (row-wise, as torchtitan's plan does): each rank
+    looks up the tokens its rows hold and an all-reduce sums the partial rows, exact since one
+    rank's row is the token's; a rank keeps 1/tp of the largest matrix of a large-vocabulary
+    model (Llama 3's 128,256 words: a billion parameters at 70B's width).
+
     With ``loss_parallel`` the head is split column-wise too, by vocabulary, and hands the loss
     its logits as a DTensor sharded on the vocabulary (torchtitan's loss_parallel): each rank
     holds 1/tp of the logits and of their gradients, and cross_entropy runs on the shards under
@@ -222,6 +227,12 @@ def apply_tensor_parallel(
         )
     for block in torch_models.shard_units(model):
         parallelize_module(block, tp_mesh, plan)  # type: ignore[arg-type]
+    embedding = getattr(model, "tok_emb", None)
+    if embedding is not None:  # the first stage's, or the whole model's: split by vocabulary
+        parallelize_module(embedding, tp_mesh, RowwiseParallel(input_layouts=Replicate()))
+        # DTensor's embedding backward hands back the whole table's gradient (Replicate):
+        # keep this rank's rows, as the weight is kept (no communication: a local slice)
+        embedding.weight.register_post_accumulate_grad_hook(_grad_placed_as_weight)
     head = getattr(model, "head", None)
     if loss_parallel and head is not None:  # a pipeline's last stage, or the whole model
         parallelize_module(
@@ -237,6 +248,16 @@ def apply_tensor_parallel(
         )
         parallelize_module(blocks[0], tp_mesh, scatter)  # type: ignore[arg-type]
         parallelize_module(blocks[-1], tp_mesh, gather_out)  # type: ignore[arg-type]
+
+
+def _grad_placed_as_weight(weight: Any) -> None:
+    from torch.distributed.tensor import DTensor
+
+    grad = weight.grad
+    if isinstance(grad, DTensor) and grad.placements != weight.placements:
+        # a copy of this rank's rows: the slice alone would keep the whole table's storage alive
+        rows = grad.redistribute(weight.device_mesh, weight.placements).to_local().clone()
+        weight.grad = DTensor.from_local(rows, weight.device_mesh, weight.placements)
 
 
 def _compiled(model: nn.Module, compile: bool) -> nn.Module:

@@ -134,9 +134,10 @@ SAVED = {"tp2_fsdp2", "pp2_tp2_sp", "pp2_dp2_1f1b", "tp2_zero1x2"}
 # data-parallel ranks and stages each have their own).
 DROPOUT = ["--dropout", "0.1"]
 # Resume a layout's SAVE_AT checkpoint under another layout and train on to STEPS.
-# ZeRO-1's checkpoints hold whole AdamW state under the model's names: they load both ways.
+# ZeRO-1's checkpoints hold whole AdamW state under the model's names, so another layout resumes
+# them (and ZeRO-1 resumes another's by the same standin: its killed and restarted run loads
+# through it); a pipeline's, with the loss on vocabulary shards, resumes with a whole head.
 RESHARD = {
-    "tp2_fsdp2->tp2_zero1x2": ("tp2_fsdp2", "tp2_zero1x2"),
     "tp2_zero1x2->fsdp4": ("tp2_zero1x2", "fsdp4"),
     "pp2_tp2_sp->tp2_fsdp2": ("pp2_tp2_sp", "tp2_fsdp2"),
 }

@@ -226,9 +226,9 @@ LOSS_PEAK = Cell("125M", "ddp", vocab=128_256, micro_batch=8)
 # ZeRO-1 beside TP under bf16 with --loss_parallel, at Llama 3's vocabulary: bf16 weights, fp32
 # master slices and gradient buffers, and torch's loss_parallel's own backward transient at the peak
 LOSS_PARALLEL_PEAK = Cell("125M", "tp2-zero1-4", vocab=128_256, micro_batch=4)
-# The cells `make test` runs: every layout at 125M, in one driver process (about a minute).
+# The cells `make test` runs: every layout at 125M, in one driver process (about a minute); DDP
+# under bf16 is LOSS_PEAK's.
 FAST = [
-    Cell("125M", "ddp"),
     Cell("125M", "ddp", precision="fp32"),
     Cell("125M", "fsdp-full-8"),
     Cell("125M", "fsdp-hybrid-2x8"),
@@ -252,6 +252,12 @@ LARGE_TIMED = [Cell("350M", "ddp", checkpointing=True), Cell("125M", "ddp", seq_
 
 # (cell name, category) -> (highest measured model/tracker ratio, why the model is higher)
 MARGINS = {
+    ("125M-tp2-zero1-4-bf16-mb4", "gradients"): (
+        1.20,
+        "the model adds the token embedding's whole bf16 gradient, which DTensor's embedding "
+        "backward returns before the rank keeps its rows; the tracker files no gradient while "
+        "the distributed optimizer's hooks move each into its fp32 buffer",
+    ),
     ("125M-pp2-tp4-bf16", "activations"): (
         1.15,
         "the model counts autocast's bf16 cache of the whole local weights; the tracker sees "

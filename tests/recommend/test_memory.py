@@ -129,10 +129,10 @@ def test_neuron_keeps_bf16_weights_and_splits_everything_by_tensor_parallelism()
     assert neuron.optimizer == pytest.approx(84.0 / 32)
 
 
-def test_tensor_parallel_divides_the_blocks_not_the_embeddings():
+def test_tensor_parallel_divides_the_blocks_and_the_token_table_not_the_rest():
     work = workload()
     one, eight = per_device(work, Sharding()), per_device(work, Sharding(tensor_parallel=8))
-    whole = work.embedding_params * 4 / B
+    whole = (work.embedding_params - work.token_embedding_params) * 4 / B  # positions, head
     assert eight.weights == pytest.approx((one.weights - whole) / 8 + whole)
     assert one.activations / 4 < eight.activations < one.activations / 2
 

@@ -139,9 +139,10 @@ def step_comms(
         per_block += 1 if workload.op_checkpointing else 0
         blocks = workload.shape.layers / pp
         one = ring("all_reduce", tokens * workload.shape.hidden * width, tp, t_bw, t_lat)
-        # a vocabulary-parallel head (--loss_parallel) all-reduces its input's gradient
-        head = 1 if sharding.loss_parallel else 0
-        tp_s = micro * (per_block * blocks + head) * one
+        # the token embedding split by vocabulary all-reduces its output (the first stage's);
+        # a vocabulary-parallel head (--loss_parallel) its input's gradient
+        ends = (1 if sharding.eager_autocast else 0) + (1 if sharding.loss_parallel else 0)
+        tp_s = micro * (per_block * blocks + ends) * one
     pp_s = 0.0
     if pp > 1:
         per_rank = hw.inter_bytes_per_s / hw.ranks_per_host

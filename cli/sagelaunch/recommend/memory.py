@@ -43,9 +43,9 @@ DeepSpeed's own accounting (zero.py).
   parameters unsharded (the embeddings and head, in the compute dtype; FSDP2 does not reshard
   the root after forward) and one block gathered; the root's gradients stay unsharded (compute
   dtype) until its reduce-scatter ends the backward.
-* Tensor parallelism splits the blocks' weights t ways; the embeddings, norms and head stay
-  whole (the entry point's TP plan covers the blocks only), but for ``--loss_parallel``, which
-  splits the head by vocabulary and with it the logits and the loss's transient.
+* Tensor parallelism splits the blocks' weights t ways and the token embedding by vocabulary;
+  the position embeddings, norms and head stay whole, but for ``--loss_parallel``, which splits
+  the head by vocabulary and with it the logits and the loss's transient.
 * Sequence parallelism with TP (the entry point's ``--sequence_parallel``) runs the residual
   stream and the norms on sequence shards: the norms' inputs (and checkpointing's block inputs)
   are split t ways; each attention and MLP all-gathers its input, so the casts its linears save
@@ -216,8 +216,15 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     elif sharding.gathers_layers:
         block, root = workload.layer_params / sharding.tensor_parallel, _root(workload, sharding)
         weights += (root + block) * gathered
-        # the root's gradients stay unsharded until its reduce-scatter ends the backward
-        gradients += max(0.0, root * (gathered - grad_b / sharding.weights_over))
+        # the root's gradients stay unsharded until its reduce-scatter ends the backward, the
+        # token embedding's whole (DTensor's embedding backward returns the table's gradient
+        # replicated over TP)
+        whole = root + workload.token_embedding_params * (1 - 1 / sharding.tensor_parallel)
+        gradients += max(0.0, whole * (gathered - grad_b / sharding.weights_over))
+    elif sharding.tensor_parallel > 1 and sharding.eager_autocast:
+        # the token embedding's gradient arrives whole, in the weights' dtype, before the rank
+        # keeps its rows (train_pytorch.py's hook): for a moment at the end of backward
+        gradients += token_gradient_bytes(workload, sharding, weight_b)
     bf16_weights = sharding.gathers_layers or sharding.bf16_states
     activations = activation_bytes(
         workload,
@@ -250,6 +257,12 @@ def distributed_optimizer(sharding: Sharding, dp: int, precision: str) -> Shardi
     return replace(sharding, optimizer_over=dp, master_weights=bf16, fp32_gradients=bf16)
 
 
+def token_gradient_bytes(workload: Workload, sharding: Sharding, weight_bytes: int) -> float:
+    """DTensor's embedding backward returns the token embedding's whole gradient (replicated over
+    TP), which train_pytorch.py slices to the rank's rows: the rows of the other TP ranks."""
+    return workload.token_embedding_params * (1 - 1 / sharding.tensor_parallel) * weight_bytes
+
+
 def pipeline_in_flight(sharding: Sharding) -> float:
     """The blocks' activations the first stage holds at its peak, in units of all L blocks for
     one micro-batch. Plain 1F1B: p micro-batches of its L/p blocks, 1. Interleaved (v chunks of
@@ -280,11 +293,15 @@ def local_params(workload: Workload, sharding: Sharding) -> float:
 
 
 def _root(workload: Workload, sharding: Sharding) -> float:
-    embeddings = workload.embedding_params
+    """What a rank holds outside the blocks: the embeddings (the token embedding split by
+    vocabulary over TP, as train_pytorch.py's plan and torchtitan's split it), the head but on a
+    pipeline's first stage (split too under loss_parallel)."""
+    tp = sharding.tensor_parallel
+    embeddings = workload.embedding_params - workload.token_embedding_params * (1 - 1 / tp)
     if sharding.pipeline_parallel > 1:  # rank 0 runs the first stage: no head
         embeddings -= workload.head_params
     elif sharding.loss_parallel:  # the head split by vocabulary
-        embeddings -= workload.head_params * (1 - 1 / sharding.tensor_parallel)
+        embeddings -= workload.head_params * (1 - 1 / tp)
     return embeddings
 
 

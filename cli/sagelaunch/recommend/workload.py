@@ -183,8 +183,14 @@ class Workload:
         return 0 if self.shape.tied_embeddings else self.vocab * self.shape.hidden
 
     @property
+    def token_embedding_params(self) -> int:
+        """The token embedding's table (the head's too, when tied)."""
+        return self.vocab * self.shape.hidden
+
+    @property
     def embedding_params(self) -> int:
-        """Token and position embeddings and the untied head: what TP and PP do not split."""
+        """Token and position embeddings and the untied head: what TP does not split as it splits
+        the blocks."""
         positions = self.seq_len if self.shape.learned_positions else 0
         return (self.vocab + positions) * self.shape.hidden + self.head_params
 
