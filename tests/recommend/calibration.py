@@ -251,7 +251,7 @@ def planned(row: dict[str, Any]) -> list[Candidate]:
         dev = replace(dev, memory_gb=row["where"]["memory_gb"])
     count = row["gpus"] // _chips_per_host(row)
     rec = planner.recommend(workload(row), dev, count)
-    return [rec.chosen, *rec.ranked()]
+    return rec.shown()
 
 
 def published_rank(row: dict[str, Any]) -> int | None:

@@ -353,3 +353,34 @@ def test_what_the_emitted_job_cannot_run_is_said_in_it_and_on_stderr(cli, tmp_pa
     # a GPT plan emits a job that runs what was planned: nothing said
     path, config = emit(cli, tmp_path, "--params", "7B")
     assert "Not in this job" not in path.read_text() and "compile" not in config["hyperparameters"]
+
+
+def test_pick_takes_another_layout_of_the_tables_as_the_plan(cli, tmp_path):
+    """--pick N: the Nth row of the tables (1: the recommendation) becomes what the output and
+    --emit-config describe; here a ZeRO-1 layout beside TP, which the ladder never chooses
+    first, emitted as the entry point's flags and named in the config's header."""
+    args = ("--model", "llama3-8b", "--instance-type", "ml.p5.48xlarge", "--instance-count", "8")
+    args += ("--seq-len", "4096", "--micro-batch", "4", "--grad-accum", "2")
+    shown = [recommend_json(cli, *args)] + recommend_json(cli, *args)["alternatives"]
+    number = next(
+        i
+        for i, c in enumerate(shown, 1)
+        if c["fits"] and c["pipeline_parallel_degree"] == 1 and "ZeRO-1" in c["layout"]
+    )
+    assert number > 1
+    picked = recommend_json(cli, *args, "--pick", str(number))
+    assert picked["layout"] == shown[number - 1]["layout"]
+    assert f"picked with --pick {number}" in picked["reason"]
+    assert shown[0]["layout"] in [alt["layout"] for alt in picked["alternatives"]]
+    path, config = emit(cli, tmp_path, *args, "--pick", str(number))
+    hyperparameters = config["hyperparameters"]
+    assert hyperparameters["zero1"] is True
+    assert hyperparameters["tensor_parallel_degree"] == shown[number - 1]["tensor_parallel_degree"]
+    assert hyperparameters["loss_parallel"] is True and hyperparameters["grad_accum"] == 2
+    header = " ".join(
+        line.removeprefix("# ") for line in path.read_text().splitlines() if line.startswith("#")
+    )
+    assert f"--pick {number}`" in header  # the invocation the config quotes
+    assert_valid(path)
+    refused = cli("recommend", *args, "--pick", "99")
+    assert refused.exit_code == 2 and f"the tables show {len(shown)} layouts" in refused.output

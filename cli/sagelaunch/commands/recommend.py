@@ -153,6 +153,15 @@ def recommend(
         typer.Option("--emit-config", help="Write a launch config that runs the recommendation."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite --emit-config's file.")] = False,
+    pick: Annotated[
+        int,
+        typer.Option(
+            "--pick",
+            min=1,
+            help="Take the Nth layout of the tables (1: the recommendation) as the plan: "
+            "for the output and --emit-config.",
+        ),
+    ] = 1,
 ) -> None:
     """Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model."""
     from sagelaunch.cli_params import output_file
@@ -190,7 +199,7 @@ def recommend(
         zero_stage=_zero_stage(zero_stage, offload, emit_deepspeed_config),
         zero_offload=offload.value,
     )
-    rec = planner.recommend(workload, layouts.device(instance_type), instance_count)
+    rec = planner.recommend(workload, layouts.device(instance_type), instance_count).pick(pick)
     if output is OutputFormat.json:
         print_json(rec.as_json())
     else:
@@ -319,8 +328,8 @@ def _print(rec: Recommendation) -> None:
         f"{dev.memory_gb:.1f} GB (10^9 bytes, as CUDA reports it) per instance, "
         f"{dev.usable_gb:.1f} GB usable[/dim]"
     )
-    stdout.print(_table(rec, [chosen, *rec.ranked()], chosen))
-    stdout.print(_speed_table(rec, [chosen, *rec.ranked()], chosen))
+    stdout.print(_table(rec, rec.shown(), chosen))
+    stdout.print(_speed_table(rec, rec.shown(), chosen))
     for note in rec.notes:
         stdout.print(f"[yellow]note:[/yellow] {note}")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from sagelaunch.errors import UsageError
 from sagelaunch.recommend import zero
 from sagelaunch.recommend.layouts import (
     DDP,
@@ -75,6 +76,32 @@ class Recommendation:
             return (False, -cand.speed(self.workload).tokens_per_s / cand.instance_count)
 
         return sorted(self.alternatives, key=key)
+
+    def shown(self) -> list[Candidate]:
+        """The layouts in the order the tables show them: the choice, then `ranked`."""
+        return [self.chosen, *self.ranked()]
+
+    def pick(self, number: int) -> Recommendation:
+        """The same plan with the `number`th layout shown (1: the choice) as the choice, for
+        `--pick`: what its tables, its JSON and --emit-config then describe."""
+        shown = self.shown()
+        if not 1 <= number <= len(shown):
+            raise UsageError(
+                f"--pick {number}: the tables show {len(shown)} layouts",
+                hint=f"pick 1 (the recommendation) to {len(shown)}, counting rows from the top",
+            )
+        if number == 1:
+            return self
+        picked = shown[number - 1]
+        reason = (
+            f"{picked.layout} on {_instances(picked)}, picked with --pick {number} "
+            f"({picked.memory.total:.1f} GB per {self.device.rank_name}); recommend's own "
+            f"choice is {self.chosen.layout} on {_instances(self.chosen)}."
+        )
+        notes = [n for n in self.notes if not n.startswith("step ")]
+        notes.append(_dominant(self.workload, picked))
+        others = [c for c in shown if c is not picked]
+        return replace(self, chosen=picked, alternatives=others, reason=reason, notes=notes)
 
     def as_json(self) -> dict[str, object]:
         body = self.chosen.as_json(self.reason)
