@@ -38,6 +38,10 @@ from torch import nn
 import torch_dist
 
 BUCKET = 1 << 24  # elements: 64 MB of fp32 per transient buffer
+# torch 2.13 renamed the flat collectives (the old names warn on every call); the images' older
+# torch has only the old ones
+_all_gather = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
+_reduce_scatter = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ class ShardedAdamW(torch.optim.AdamW):
         masters = iter(self.masters)
         for bucket, buffer in zip(self.buckets, self.grad_buffers, strict=True):
             mine = torch.empty(bucket.slice_len, device=self.device)
-            dist.reduce_scatter_tensor(mine, buffer, group=self.dp_group)
+            _reduce_scatter(mine, buffer, group=self.dp_group)
             mine.div_(self.dp)
             first = self.dp_rank * bucket.slice_len
             for piece in bucket.mine:
@@ -173,7 +177,7 @@ class ShardedAdamW(torch.optim.AdamW):
             lo = piece.at - first
             mine[lo : lo + piece.stop - piece.start].copy_(next(slices))
         whole = torch.empty(bucket.slice_len * self.dp, dtype=dtype, device=self.device)
-        dist.all_gather_into_tensor(whole, mine, group=self.dp_group)
+        _all_gather(whole, mine, group=self.dp_group)
         return whole
 
     # --- checkpoints: ordinary AdamW state, whole per parameter ---------------------------------
