@@ -408,8 +408,8 @@ def _average_gradients(par: Parallel) -> None:
 
 
 def clip_gradients(par: Parallel, max_norm: float) -> torch.Tensor:
-    """clip_grad_norm_ over the whole model: the gradients on each mesh (TP leaves norms and
-    embeddings off its mesh) normed apart and combined, pipeline stages' norms included."""
+    """clip_grad_norm_ over the whole model: the gradients on each mesh (TP leaves norms and the
+    positions off its mesh) normed apart and combined, pipeline stages' norms included."""
     from torch.distributed.tensor import DTensor
 
     params = [p for p in par.model.parameters() if p.grad is not None]
@@ -419,7 +419,7 @@ def clip_gradients(par: Parallel, max_norm: float) -> torch.Tensor:
         assert grad is not None
         groups.setdefault(grad.device_mesh if isinstance(grad, DTensor) else None, []).append(grad)
     squares = torch.zeros((), dtype=torch.float32, device=par.ctx.device)
-    for grads in groups.values():  # one norm per mesh: TP+FSDP blocks, FSDP-only embeddings
+    for grads in groups.values():  # one norm per mesh: TP+FSDP blocks, FSDP-only positions
         norm = torch.nn.utils.get_total_norm(grads)
         norm = norm.full_tensor() if isinstance(norm, DTensor) else norm
         squares = squares + norm.float() ** 2
