@@ -82,10 +82,8 @@ def parallelize(
     if cfg.parallel == "ddp" and layout.is_data_parallel_only:
         return _plain_ddp(model, ctx, cfg, layout)
     mesh = build_mesh(ctx, layout)
-    zero1 = cfg.zero1 and layout.dp > 1  # one data-parallel rank: nothing to shard over
-    # ZeRO-1 under bf16 trains bf16 weights; the fp32 master of each rank's slice is the
-    # optimizer's (torch_zero1), as in Megatron's distributed optimizer
-    bf16_weights = zero1 and cfg.precision == "bf16"
+    zero1 = shards_optimizer(cfg, layout)
+    bf16_weights = weights_in_bf16(cfg, layout)
     model.to(ctx.device, torch.bfloat16 if bf16_weights else None)
     pipe = (
         torch_pipeline.split(model, cfg, int(mesh["pp"].get_local_rank()))
@@ -118,6 +116,17 @@ def parallelize(
     if pipe is not None:
         torch_pipeline.build_schedule(pipe, cfg, mesh["pp"].get_group(), ctx.device, loss_fn)
     return par
+
+
+def shards_optimizer(cfg: torch_config.TrainConfig, layout: torch_mesh.Layout) -> bool:
+    """--zero1 over more than one data-parallel rank (with one there is nothing to shard)."""
+    return cfg.zero1 and layout.dp > 1
+
+
+def weights_in_bf16(cfg: torch_config.TrainConfig, layout: torch_mesh.Layout) -> bool:
+    """ZeRO-1 beside TP or PP under bf16 trains bf16 weights; the fp32 master of each rank's
+    slice is the optimizer's (torch_zero1), as in Megatron's distributed optimizer."""
+    return shards_optimizer(cfg, layout) and cfg.precision == "bf16"
 
 
 def _plain_ddp(

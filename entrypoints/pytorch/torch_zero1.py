@@ -47,7 +47,7 @@ _reduce_scatter = getattr(dist, "reduce_scatter_single", None) or dist.reduce_sc
 @dataclass(frozen=True)
 class _Piece:
     """Part of one parameter inside this rank's slice: elements [start, stop) of it, flattened,
-    at ``at`` in its bucket's flat buffer."""
+    at ``at`` in the slice."""
 
     param: int  # index into ShardedAdamW.params
     start: int
@@ -131,10 +131,8 @@ class ShardedAdamW(torch.optim.AdamW):
             mine = torch.empty(bucket.slice_len, device=self.device)
             _reduce_scatter(mine, buffer, group=self.dp_group)
             mine.div_(self.dp)
-            first = self.dp_rank * bucket.slice_len
             for piece in bucket.mine:
-                lo = piece.at - first
-                next(masters).grad = mine[lo : lo + piece.stop - piece.start]
+                next(masters).grad = mine[piece.at : piece.at + piece.stop - piece.start]
 
     def clip_(self, max_norm: float) -> torch.Tensor:
         """Scale the slices' gradients as clip_grad_norm_ over the whole model would."""
@@ -172,10 +170,8 @@ class ShardedAdamW(torch.optim.AdamW):
         """The bucket's flat buffer, in ``dtype``, from every rank's slice (this rank's: the next
         of ``slices``, one per piece)."""
         mine = torch.zeros(bucket.slice_len, dtype=dtype, device=self.device)
-        first = self.dp_rank * bucket.slice_len
         for piece in bucket.mine:
-            lo = piece.at - first
-            mine[lo : lo + piece.stop - piece.start].copy_(next(slices))
+            mine[piece.at : piece.at + piece.stop - piece.start].copy_(next(slices))
         whole = torch.empty(bucket.slice_len * self.dp, dtype=dtype, device=self.device)
         _all_gather(whole, mine, group=self.dp_group)
         return whole
@@ -252,7 +248,7 @@ def _buckets(sizes: list[int], dp: int, rank: int) -> list[_Bucket]:
         for index in members:
             start, stop = max(lo, offset), min(hi, offset + sizes[index])
             if start < stop:
-                mine.append(_Piece(index, start - offset, stop - offset, start))
+                mine.append(_Piece(index, start - offset, stop - offset, start - lo))
             offset += sizes[index]
         member_sizes = tuple(sizes[i] for i in members)
         buckets.append(_Bucket(tuple(members), member_sizes, slice_len, tuple(mine)))

@@ -85,11 +85,6 @@ def train_config(cell: dict[str, Any], layout: Any) -> Any:
     )
 
 
-def bf16_weights(cfg: Any, layout: Any) -> bool:
-    """parallelize()'s rule: ZeRO-1 beside TP or PP under bf16 trains bf16 weights."""
-    return cfg.zero1 and layout.dp > 1 and cfg.precision == "bf16"
-
-
 def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str, Any]:
     cfg = train_config(cell, layout)
     if device is None:
@@ -102,7 +97,7 @@ def _measure(cell: dict[str, Any], layout: Any, device: str | None) -> dict[str,
         tensors = torch.device(ctx.device)  # build the model where it trains
     mesh = parallel.build_mesh(ctx, layout)
     _baseline(ctx.device)
-    with tensors, _default_dtype(torch.bfloat16 if bf16_weights(cfg, layout) else None):
+    with tensors, _default_dtype(torch.bfloat16 if parallel.weights_in_bf16(cfg, layout) else None):
         torch.manual_seed(0)
         model = models.build_model(train.model_config(cfg))
     total_params = models.num_params(model)
@@ -198,7 +193,7 @@ def _default_dtype(dtype: torch.dtype | None) -> Iterator[None]:
 
 def _optimizer(model: Any, mesh: Any, layout: Any, cfg: Any) -> Any:
     """make_optimizer()'s: ZeRO-1 beside TP/PP over the data-parallel group, else AdamW."""
-    if cfg.zero1 and layout.dp > 1:
+    if parallel.shards_optimizer(cfg, layout):
         tp = mesh["tp"].get_group() if layout.tp > 1 else None
         pp = mesh["pp"].get_group() if layout.pp > 1 else None
         group = mesh["dp_replicate"].get_group()
@@ -218,7 +213,7 @@ def _compute(ctx: Any, cfg: Any, layout: Any) -> Any:
     """torch_step.compute()'s contexts: autocast unless the weights are bf16, and the loss on
     vocabulary shards under --loss_parallel (forward and backward)."""
     stack = contextlib.ExitStack()
-    if not bf16_weights(cfg, layout):
+    if not parallel.weights_in_bf16(cfg, layout):
         stack.enter_context(parallel.autocast(ctx, cfg.precision))
     if cfg.loss_parallel:
         from torch.distributed.tensor.parallel import loss_parallel

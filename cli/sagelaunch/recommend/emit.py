@@ -11,6 +11,7 @@ import textwrap
 from sagelaunch.config import placeholders
 from sagelaunch.recommend.layouts import DEEPSPEED, FSDP, NATIVE_TP, SMP, Candidate
 from sagelaunch.recommend.planner import Recommendation
+from sagelaunch.recommend.steptime import microbatches
 from sagelaunch.recommend.workload import Workload, format_params
 from sagelaunch.strategies import smp, torchrun
 
@@ -128,9 +129,9 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     sharding = chosen.sharding
     sharded = sharding.weights_over > 1 and chosen.parallelism != DEEPSPEED
     fsdp = chosen.parallelism in {FSDP, SMP} or sharded
-    # a pipeline runs its micro-batches (as many as steptime counts) out of one batch per step
+    # a pipeline runs its micro-batches (as many as the step time counts) out of one batch
     pp = sharding.pipeline_parallel
-    micro = max(work.grad_accum, 2 * pp) if pp > 1 else 1
+    micro = microbatches(work, pp) if pp > 1 else 1
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),

@@ -73,12 +73,17 @@ def _workload(hp: dict) -> Workload:
         seq_len=seq_len,
         micro_batch=max(hp["batch_size"] // micro, 1),
         grad_accum=steps,
-        precision="fp32" if hp.get("precision") == "fp32" else "bf16",
+        precision=_precision(hp),
         activation_checkpointing=bool(hp.get("activation_checkpointing")),
         activation_offload=bool(hp.get("activation_offload")),
         vocab=vocab,
         kernels="compiled" if hp.get("compile") else "eager",
     )
+
+
+def _precision(hp: dict) -> str:
+    """The entry point's --precision as the model names it (fp8 is not one of its choices)."""
+    return "fp32" if hp.get("precision") == "fp32" else "bf16"
 
 
 def _sharding(hp: dict, world: int, per_host: int) -> Sharding:
@@ -100,8 +105,8 @@ def _sharding(hp: dict, world: int, per_host: int) -> Sharding:
     dp = max(world // (tp * pp), 1)
     if hp.get("parallel") != "fsdp":
         if hp.get("zero1") and (tp > 1 or pp > 1):  # torch_zero1, bf16 weights under bf16
-            precision = "fp32" if hp.get("precision") == "fp32" else "bf16"
-            return distributed_optimizer(Sharding(tp, pipeline_parallel=pp, **split), dp, precision)
+            zero1 = Sharding(tp, pipeline_parallel=pp, **split)
+            return distributed_optimizer(zero1, dp, _precision(hp))
         zero1 = dp if hp.get("zero1") else 1  # ZeroRedundancyOptimizer over fp32 weights
         return Sharding(tp, 1, 1, zero1, pp, **split)
     replicate = int(hp.get("dp_replicate") or 0)

@@ -274,13 +274,12 @@ def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_
     world = per_host * count
     degrees = [tp for tp in (2, 4, 8) if tp <= per_host and per_host % tp == 0]
     for tp in degrees:
-        split = Sharding(tensor_parallel=tp, **_tp_fields(workload, tp))
-        over = world // tp
+        split, over = _tp_split(workload, tp), world // tp
         fsdp = replace(split, weights_over=over, gradients_over=over, optimizer_over=over)
         yield _Rung(NATIVE_TP, f"tp{tp}", fsdp, _tp_text(split) + _over(over, "FSDP"))
     for tp in degrees:
         if world > tp:
-            split = Sharding(tensor_parallel=tp, **_tp_fields(workload, tp))
+            split = _tp_split(workload, tp)
             zero1 = distributed_optimizer(split, world // tp, workload.precision)
             text = _tp_text(split) + _over(world // tp, "ZeRO-1")
             yield _Rung(NATIVE_TP, f"zero1-tp{tp}", zero1, text)
@@ -295,8 +294,7 @@ def _pipelines(degrees: list[int], world: int, workload: Workload) -> Iterator[_
         while pp * tp <= world and pp <= workload.shape.layers:
             if world % (pp * tp) == 0:
                 dp = world // (pp * tp)
-                fields = _tp_fields(workload, tp)
-                split = Sharding(tensor_parallel=tp, pipeline_parallel=pp, **fields)
+                split = _tp_split(workload, tp, pp)
                 zero1 = distributed_optimizer(split, dp, workload.precision)
                 yield _Rung(NATIVE_TP, f"pp-tp{tp}", zero1, _tp_text(split) + _over(dp, "ZeRO-1"))
             pp *= 2
@@ -313,12 +311,18 @@ def _sequence_parallel(workload: Workload, tp: int) -> bool:
     return tp > 1 and workload.seq_len % tp == 0
 
 
-def _tp_fields(workload: Workload, tp: int) -> dict[str, bool]:
-    """The entry point's TP options where they apply: --sequence_parallel (the sequence splits
-    evenly) and --loss_parallel (the vocabulary does: the head and the logits 1/tp per rank)."""
+def _tp_split(workload: Workload, tp: int, pp: int = 1) -> Sharding:
+    """TP (and PP) with the entry point's TP options where they apply: --sequence_parallel (the
+    sequence splits evenly) and --loss_parallel (the vocabulary does: the head and the logits
+    1/tp per rank)."""
     sp = _sequence_parallel(workload, tp)
-    loss = workload.vocab % tp == 0
-    return {"sequence_parallel": sp, "sequence_parallel_gathers": sp, "loss_parallel": loss}
+    return Sharding(
+        tensor_parallel=tp,
+        pipeline_parallel=pp,
+        sequence_parallel=sp,
+        sequence_parallel_gathers=sp,
+        loss_parallel=workload.vocab % tp == 0,
+    )
 
 
 def _sp_text(sp: bool) -> str:

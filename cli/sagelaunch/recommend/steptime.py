@@ -265,14 +265,21 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     return MicroBatch(forward, backward, traffic / (hw.hbm_bytes_per_s * HBM_EFFICIENCY))
 
 
+def microbatches(workload: Workload, pipeline_parallel: int) -> int:
+    """Micro-batches per optimizer step: --grad-accum's, and a pipeline at least two per stage
+    (what --emit-config writes as the entry point's --microbatches)."""
+    if pipeline_parallel == 1:
+        return workload.grad_accum
+    return max(workload.grad_accum, 2 * pipeline_parallel)
+
+
 def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instances: int) -> StepTime:
     """One optimizer step: grad_accum micro-batches (a pipeline's micro-batches), then the
     optimizer once; exposed communication and the 1F1B bubble on top."""
     micro = micro_batch(workload, sharding, hw)
     world = hw.ranks_per_host * instances
     p = sharding.pipeline_parallel
-    # a pipeline runs at least two micro-batches per stage (what --emit-config writes)
-    n = workload.grad_accum if p == 1 else max(workload.grad_accum, 2 * p)
+    n = microbatches(workload, p)
     if n != workload.grad_accum:
         workload = replace(workload, grad_accum=n)
     comms = step_comms(workload, sharding, hw, world, micro.forward_s, micro.backward_s)
