@@ -99,7 +99,16 @@ def sharding(row: dict[str, Any]) -> Sharding:
             fp32_gradients=bool(lay.get("grad_reduce_in_fp32")),
         )
     over = lay["shard"]
-    return Sharding(lay["tp"], over, over, over, lay["pp"], interleave, sequence_parallel=sp)
+    return Sharding(
+        lay["tp"],
+        over,
+        over,
+        over,
+        lay["pp"],
+        interleave,
+        sequence_parallel=sp,
+        bf16_reduce=lay.get("reduce_dtype") == "bf16",
+    )
 
 
 def device(row: dict[str, Any]) -> hardware.Hardware:

@@ -45,9 +45,11 @@ PUBLISHED_IN_TOP3_AT_LEAST = 33
 # Transformer Engine facts: cuDNN's attention at its published speed, fp8 linears keeping fp8
 # inputs, the fused SwiGLU keeping its input, the interleaved schedule's in-flight activations,
 # fp32 gradient buffers. They brought it to 8.3%, and the one constant fitted on these rows
-# (NONMATMUL_BYTES["megatron"]) to 4.3%, 8 of 8 within ±25%, all within their devices.
+# (NONMATMUL_BYTES["megatron"]) to 4.3%, 8 of 8 within ±25%, all within their devices; 2.6% since
+# gradients reduce at the width they are kept in (bf16 without grad_reduce_in_fp32: the GPT-3 and
+# Llama 2 rows), a rule read from Megatron's code, the constant not refitted.
 MEGATRON_WITHIN_25_AT_LEAST = 8
-MEGATRON_MEDIAN_ERROR_AT_MOST = 0.045
+MEGATRON_MEDIAN_ERROR_AT_MOST = 0.027
 
 # the holdout (tests/recommend/data/holdout_throughput.json): published rows gathered after those
 # changes, never used to fit anything. 5 Megatron-Core rows (NeMo 24.07's Nemotron 8B/22B/340B,
@@ -72,10 +74,20 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.045
 # interleaving). All 29: 27 within ±25% (93%), median error 12.0%, top 3 for 20 (69%). Then,
 # after reading those 11, the entry point split the token embedding by vocabulary over TP (as
 # torchtitan and Megatron do): Megatron's Llama 3 70B and GPT-3 175B pipelines fit and rank
-# second or third, 27 of 29 (93%), not an out-of-sample figure.
-HOLDOUT_WITHIN_25_AT_LEAST = 27
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.121
-HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 27
+# second or third, 27 of 29 (93%), not an out-of-sample figure. Then 59 rows gathered by a rule
+# fixed before looking (every row of fms-fsdp's README tables, the pytorch.org float8-and-FSDP2
+# post, AWS Neuron's Trn1 decoder table and torchtitan's performance page and benchmarks that the
+# data did not hold) and evaluated once on 5a9ce0e unchanged: 46 of 59 within ±25% (78%), median
+# error 12.3%, top 3 for 44 (75%): the second out-of-sample figure, and all three goals missed.
+# After reading them, two rules from the frameworks' code (no constant fitted): HSDP all-reduces
+# each unit's shard under the backward still to come, and gradients cross the wire at the width
+# they reduce in (fms-fsdp's bf16 reduce_dtype; bf16 weights without an fp32 buffer): 54 of 59,
+# 7.7%; top 3 still 44 (the Neuron tutorials' TP 8-32 and pipelines rank 4th or lower, torchtitan's
+# pipelines over FSDP are no candidate). All 88: 81 within ±25% (92%), median error 9.7%, top 3
+# for 71 (81%, below the goal).
+HOLDOUT_WITHIN_25_AT_LEAST = 81
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.098
+HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 71
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 
@@ -123,14 +135,17 @@ def test_holdout_published_layout_among_the_top_three():
 # 9 of 10 since the token embedding is split by vocabulary over TP, as torchtitan splits it (and
 # the oracle's TP cells measure): the 405B stage fell from 0.84 to 0.67, so what else its first
 # stage holds is not modelled; its 0.84 had come from keeping a whole 2.1B-parameter table.
-MEMORY_WITHIN_25_AT_LEAST = 9
+# 12 of 13 with the holdout's three torchtitan rows of 2026-11-26, out of sample (8B at 32K
+# tokens 1.00, 405B interleaved 0.79, 405B at 32K tokens 0.94).
+MEMORY_ROWS = 13
+MEMORY_WITHIN_25_AT_LEAST = 12
 
 
 def test_modelled_memory_agrees_with_what_the_sources_report(checks):
     held = [check(row) for row in holdout_rows()]
     pairs = memory_checks(checks + held)
     within = sum(abs(c.memory_gb / reported - 1) <= 0.25 for c, reported in pairs)
-    assert len(pairs) == 10 and within >= MEMORY_WITHIN_25_AT_LEAST, [
+    assert len(pairs) == MEMORY_ROWS and within >= MEMORY_WITHIN_25_AT_LEAST, [
         (c.row["id"], round(c.memory_gb / reported, 2)) for c, reported in pairs
     ]
 

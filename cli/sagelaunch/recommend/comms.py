@@ -89,7 +89,7 @@ def step_comms(
     dp = max(1, world // (tp * pp))
     params = local_params(workload, sharding)
     width = 4 if workload.precision == "fp32" else 2
-    grad_bytes = 4  # gradients reduce in fp32 (autocast over fp32 weights; FSDP reduce_dtype)
+    grad_bytes = sharding.gradient_reduce_bytes
     shard = sharding.weights_over
     dp_total = dp_exposed = 0.0
     link = "none"
@@ -101,21 +101,34 @@ def step_comms(
             scatter = ring(
                 "reduce_scatter", params * grad_bytes, shard, s_bw, s_lat * workload.shape.layers
             )
-            first_unit = gather / max(1, workload.shape.layers)
-            exposed_micro = (
-                max(0.0, gather - forward_s) + max(0.0, gather + scatter - backward_s) + first_unit
-            )
+            units = max(1, workload.shape.layers)
+            first_unit = gather / units
             replicas = dp // shard
             r_bw, r_lat, _ = group_link(hw, replicas, tp * shard)
             replicate = ring("all_reduce", params * grad_bytes / shard, replicas, r_bw, r_lat)
+
+            def backward_exposed(reduce: float) -> float:
+                """What a backward that gathers, reduce-scatters and then all-reduces `reduce`
+                seconds over the replicas cannot hide: HSDP all-reduces each unit's shard as
+                soon as its reduce-scatter ends (FSDP's post-backward hook, FSDP1 and FSDP2),
+                so all but the last unit's all-reduce runs under the backward still to come."""
+                hidden = max(0.0, gather + scatter + reduce - backward_s)
+                return hidden + first_unit + reduce / units
+
             if pp > 1:
                 # with a pipeline the weights stay gathered over the step's micro-batches
                 # (torchtitan: no reshard after forward) and gradients reduce once
                 dp_total = gather + scatter + replicate
-                dp_exposed = max(0.0, gather + scatter - backward_s) + first_unit + replicate
+                dp_exposed = backward_exposed(replicate)
             else:
+                # the replicas all-reduce once per step, in the last micro-batch's backward
                 dp_total = micro * (2 * gather + scatter) + replicate
-                dp_exposed = micro * exposed_micro + replicate
+                forward_exposed = max(0.0, gather - forward_s)
+                dp_exposed = (
+                    micro * forward_exposed
+                    + (micro - 1) * backward_exposed(0.0)
+                    + backward_exposed(replicate)
+                )
         elif sharding.optimizer_over > 1:  # ZeRO-1: reduce-scatter, step, all-gather
             scatter = ring("reduce_scatter", params * grad_bytes, dp, bandwidth, latency)
             # the weights as they are kept: bf16 beside an fp32 master, else fp32

@@ -152,6 +152,19 @@ class Sharding:
     # The head split by vocabulary across TP and the loss computed on those shards, with the
     # rest of train_pytorch.py's TP plan as it is (`--loss_parallel`: torch's loss_parallel)
     loss_parallel: bool = False
+    # FSDP's MixedPrecision(reduce_dtype=torch.bfloat16): gradients reduce over the network in
+    # bf16 (IBM's fms-fsdp bfSixteen policy, FSDP's PURE mixed precision in llm-foundry) rather
+    # than fp32 (the entry point's and torchtitan's reduce_dtype). Communication only: FSDP casts
+    # each reduced shard back to the fp32 of its sharded weights.
+    bf16_reduce: bool = False
+
+    @property
+    def gradient_reduce_bytes(self) -> int:
+        """Bytes per gradient element on the wire: fp32, unless the gradients are bf16 and reduce
+        as they are (bf16 weights without an fp32 gradient buffer: neuronx-distributed, Megatron
+        without grad_reduce_in_fp32; or FSDP with a bf16 reduce_dtype)."""
+        bf16 = self.bf16_reduce or (self.bf16_states and not self.fp32_gradients)
+        return 2 if bf16 else 4
 
     @property
     def gathers_layers(self) -> bool:
