@@ -3,7 +3,7 @@ as one process on the same global batch, resumes bit-identically after a SIGKILL
 
 All layouts run in ONE torchrun job of 4 gloo ranks (tests/entrypoints/layout_driver.py), which
 shares its process group across runs; the single-process references run in this process. Each
-layout (but two whose checkpoints are another's: RESUMED_AS) is also run with a checkpoint every
+layout (but those whose checkpoints are another's: RESUMED_AS) is also run with a checkpoint every
 step and SIGKILLed after step KILL_AT (a forked copy of the job's ranks, killed all at once), then
 restarted from what it left on disk: its final weights must equal the uninterrupted run's bit for
 bit.
@@ -118,14 +118,18 @@ BF16_LOSS, BF16_WEIGHTS = 1e-3, 1e-2
 KILL_AT = 2
 KILLED = ["--checkpoint_every", "1"]  # after MODEL's own, so it wins
 NO_SAVES = ["--checkpoint_every", "0"]
-# Killed and restarted: every layout but three whose checkpoint and resume are another's. GPipe
+# Killed and restarted: every layout but five whose checkpoint and resume are another's. GPipe
 # saves what 1F1B saves (the schedule orders micro-batches within a step, nothing it saves),
 # pp2_tp2_sp's state is its dropout twin's minus the random streams that twin restores too, and
-# ZeRO-1 saves and loads its slices by the same code beside TP as beside PP under bf16 (there
-# with the fp32 master too).
+# so is tp4_sp's (the same TP plan, SP and loss on vocabulary shards, on a 4-rank TP mesh: the
+# same DTensor state through the same checkpoint code); FSDP over 4 saves what HSDP 2 × 2 saves
+# on its (replicate, shard) mesh, by the same code; ZeRO-1 saves and loads its slices by the
+# same code beside TP as beside PP under bf16 (there with the fp32 master too).
 RESUMED_AS = {
     "pp2_dp2_gpipe": "pp2_dp2_1f1b",
     "pp2_tp2_sp": "pp2_tp2_sp.dropout",
+    "tp4_sp": "pp2_tp2_sp.dropout",
+    "fsdp4": "hsdp2x2",
     "tp2_zero1x2": "pp2_zero1x2.bf16",
 }
 # The layouts whose SAVE_AT checkpoint a test resumes.
