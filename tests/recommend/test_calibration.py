@@ -82,8 +82,8 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.027
 # After reading them, two rules from the frameworks' code (no constant fitted): HSDP all-reduces
 # each unit's shard under the backward still to come, and gradients cross the wire at the width
 # they reduce in (fms-fsdp's bf16 reduce_dtype; bf16 weights without an fp32 buffer): 54 of 59,
-# 7.7%; top 3 still 44 (the Neuron tutorials' TP 8-32 and pipelines rank 4th or lower, torchtitan's
-# pipelines over FSDP are no candidate). All 88: 81 within ±25% (92%), median error 9.7%, top 3
+# 7.7%; top 3 still 44 (neuronx-distributed's 13 TP × PP layouts and torchtitan's 2 pipelines over
+# FSDP are no candidate of the planner). All 88: 81 within ±25% (92%), median error 9.7%, top 3
 # for 71 (81%, below the goal).
 HOLDOUT_WITHIN_25_AT_LEAST = 81
 HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.098
