@@ -12,8 +12,9 @@ What overlaps (Narayanan et al. 2021; the FSDP2 and DDP designs):
   micro-batch cannot hide is exposed, plus the last bucket.
 * FSDP / ZeRO-3 all-gather each unit's weights ahead of use (prefetch) in forward and again in
   backward, and reduce-scatter gradients during backward: exposed is what outlasts the compute of
-  its phase, plus the first unit's all-gather. HSDP adds an all-reduce of the shard across
-  replicas once per step.
+  its phase, plus the first unit's all-gather. HSDP adds an all-reduce of each unit's shard
+  across replicas right after its reduce-scatter, once per step (in the last micro-batch's
+  backward), hidden by the backward still to come but for the last unit's.
 * ZeRO-1 reduce-scatters gradients (as DDP, hidden by backward) and all-gathers the updated
   weights after the optimizer step (exposed).
 * Tensor parallelism all-reduces the activations twice per block in forward and twice in
@@ -110,8 +111,10 @@ def step_comms(
             def backward_exposed(reduce: float) -> float:
                 """What a backward that gathers, reduce-scatters and then all-reduces `reduce`
                 seconds over the replicas cannot hide: HSDP all-reduces each unit's shard as
-                soon as its reduce-scatter ends (FSDP's post-backward hook, FSDP1 and FSDP2),
-                so all but the last unit's all-reduce runs under the backward still to come."""
+                soon as its reduce-scatter ends (FSDP2's foreach_reduce on its all-reduce stream,
+                torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py; FSDP1's post-backward
+                hook, fsdp/_runtime_utils.py), so all but the last unit's all-reduce runs under
+                the backward still to come."""
                 hidden = max(0.0, gather + scatter + reduce - backward_s)
                 return hidden + first_unit + reduce / units
 
