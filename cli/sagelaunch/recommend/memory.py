@@ -153,9 +153,9 @@ class Sharding:
     # rest of train_pytorch.py's TP plan as it is (`--loss_parallel`: torch's loss_parallel)
     loss_parallel: bool = False
     # FSDP's MixedPrecision(reduce_dtype=torch.bfloat16): gradients reduce over the network in
-    # bf16 (IBM's fms-fsdp bfSixteen policy, FSDP's PURE mixed precision in llm-foundry) rather
-    # than fp32 (the entry point's and torchtitan's reduce_dtype). Communication only: FSDP casts
-    # each reduced shard back to the fp32 of its sharded weights.
+    # bf16 (IBM's fms-fsdp bfSixteen policy) rather than fp32 (the entry point's and torchtitan's
+    # reduce_dtype). Communication only: FSDP casts each reduced shard back to the fp32 of its
+    # sharded weights.
     bf16_reduce: bool = False
 
     @property
