@@ -88,15 +88,18 @@ def sharding(row: dict[str, Any]) -> Sharding:
     lay = row["layout"]
     sp = bool(lay.get("sequence_parallel"))
     interleave = lay.get("virtual_pipeline", 1)  # as published; 1: plain 1F1B
-    if lay["parallelism"] == "zero1":  # bf16 weights, ZeRO-1 (neuronx-distributed, Megatron)
+    # bf16 weights, with ZeRO-1 (neuronx-distributed, Megatron's distributed optimizer) or, "dp",
+    # plain data parallelism (NeMo and Megatron-LM on Neuron without ZeRO)
+    if lay["parallelism"] in ("zero1", "dp"):
         return Sharding(
             tensor_parallel=lay["tp"],
-            optimizer_over=lay["replicate"],
+            optimizer_over=lay["replicate"] if lay["parallelism"] == "zero1" else 1,
             pipeline_parallel=lay["pp"],
             pipeline_interleave=interleave,
             eager_autocast=False,
             sequence_parallel=sp,
             fp32_gradients=bool(lay.get("grad_reduce_in_fp32")),
+            stochastic_rounding=bool(lay.get("stochastic_rounding")),
         )
     over = lay["shard"]
     return Sharding(
@@ -242,12 +245,15 @@ def memory_table(checks: list[Check]) -> str:
 def published(candidate: Candidate, row: dict[str, Any]) -> bool:
     """The candidate is the row's published layout: its TP and PP degrees, and its shard group
     (FSDP, by any launcher: FSDP, SMP v2 or the entry point's own) or ZeRO-1 group (Megatron's
-    distributed optimizer, neuronx-distributed's ZeRO-1)."""
+    distributed optimizer, neuronx-distributed's ZeRO-1; plain data parallelism over bf16 weights
+    matches either, the planner offering ZeRO-1 wherever it offers TP on Trainium)."""
     lay, shard = row["layout"], candidate.sharding
     if (shard.tensor_parallel, shard.pipeline_parallel) != (lay["tp"], lay["pp"]):
         return False
     if lay["parallelism"] == "zero1":
         return shard.weights_over == 1 and shard.optimizer_over == lay["replicate"]
+    if lay["parallelism"] == "dp":  # the same TP × PP × data parallel, optimizer sharded or not
+        return shard.weights_over == 1
     return candidate.parallelism != "ddp" and shard.weights_over == lay["shard"]
 
 

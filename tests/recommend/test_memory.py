@@ -129,6 +129,15 @@ def test_neuron_keeps_bf16_weights_and_splits_everything_by_tensor_parallelism()
     assert neuron.optimizer == pytest.approx(84.0 / 32)
 
 
+def test_full_bf16_with_stochastic_rounding_keeps_no_fp32_master():
+    """Neuron's XLA_USE_BF16 (the Trn1 tables' "BF16+SR"): the moments bf16, no master copy."""
+    full = Sharding(tensor_parallel=8, eager_autocast=False, stochastic_rounding=True)
+    neuron = per_device(workload(), full)
+    assert (neuron.weights, neuron.gradients) == pytest.approx((14.0 / 8, 14.0 / 8))
+    assert neuron.optimizer == pytest.approx(28.0 / 8)  # two bf16 moments: 4 of the master's 12
+    assert full.gradient_reduce_bytes == 2
+
+
 def test_tensor_parallel_divides_the_blocks_and_the_token_table_not_the_rest():
     work = workload()
     one, eight = per_device(work, Sharding()), per_device(work, Sharding(tensor_parallel=8))

@@ -13,7 +13,8 @@ DeepSpeed's own accounting (zero.py).
   (neuronx-distributed) the split is the paper's: bf16 weights and gradients (2 + 2), the fp32
   master with the optimizer state (12, or 8 with SGD). So is the entry point's ``--zero1``
   beside TP or PP under bf16 (Megatron's distributed optimizer, ``distributed_optimizer``), whose
-  gradients accumulate in an fp32 buffer (2 + 4 + 12/dp).
+  gradients accumulate in an fp32 buffer (2 + 4 + 12/dp). Neuron's full BF16 with stochastic
+  rounding (``Sharding.stochastic_rounding``) keeps no master and bf16 moments (2 + 2 + 4).
 
   ========  =========  =======  ========  ===============
   precision optimizer  weights  grads     optimizer state
@@ -92,12 +93,18 @@ LOSS_PARALLEL_BACKWARD = 4.5
 # neuronx-distributed's mixed precision (ZeRO paper, §3.1): bf16 weights and gradients, the
 # fp32 master copy with the optimizer state that ZeRO-1 shards
 _BF16_STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (2, 2, 12), "sgd": (2, 2, 8)}
+# full BF16 with stochastic rounding (Sharding.stochastic_rounding): bf16 moments, no master
+_SR_STATE_BYTES: dict[str, tuple[int, int, int]] = {"adam": (2, 2, 4), "sgd": (2, 2, 2)}
+
+
+def _optimizer(workload: Workload) -> str:
+    return "sgd" if workload.optimizer == "sgd" else "adam"
 
 
 def state_bytes(workload: Workload, fp32_weights: bool = True) -> tuple[int, int, int]:
     """Bytes per parameter of weights, gradients and optimizer state, before sharding; with
     bf16 weights the fp32 master is in the optimizer state."""
-    optimizer = "sgd" if workload.optimizer == "sgd" else "adam"
+    optimizer = _optimizer(workload)
     if fp32_weights or workload.precision == "fp32":
         return _STATE_BYTES[optimizer]
     return _BF16_STATE_BYTES[optimizer]
@@ -157,6 +164,11 @@ class Sharding:
     # reduce_dtype). Communication only: FSDP casts each reduced shard back to the fp32 of its
     # sharded weights.
     bf16_reduce: bool = False
+    # Neuron's full BF16 with stochastic rounding (XLA_USE_BF16=1, on by default with it: the
+    # Trn1 tables' "Autocast:BF16+SR", against "BF16+FP32Optimizer"): every floating-point tensor
+    # bf16, the optimizer state too, no fp32 master (aws-neuron-sdk: archive/appnotes/
+    # torch-neuronx/migration-from-xla-downcast-bf16.rst, "Full BF16 with stochastic rounding")
+    stochastic_rounding: bool = False
 
     @property
     def gradient_reduce_bytes(self) -> int:
@@ -214,6 +226,8 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     weight_b, grad_b, optim_b = state_bytes(workload, fp32_weights=not sharding.bf16_states)
     if sharding.fp32_gradients:
         grad_b = 4
+    if sharding.stochastic_rounding:
+        weight_b, grad_b, optim_b = _SR_STATE_BYTES[_optimizer(workload)]
     local = local_params(workload, sharding)
     weights = local * weight_b / sharding.weights_over
     gradients = local * grad_b / sharding.gradients_over

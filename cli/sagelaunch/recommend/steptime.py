@@ -286,8 +286,11 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
     compute = n * (micro.forward_s + micro.backward_s)
     kind = workload.kernels
     optimizer_over = max(sharding.optimizer_over, 1)
+    # full BF16 (stochastic rounding) reads and writes bf16 states: half the fp32 traffic
+    states = 0.5 if sharding.stochastic_rounding else 1.0
     optimizer = (
-        OPTIMIZER_BYTES[kind]
+        states
+        * OPTIMIZER_BYTES[kind]
         * local_params(workload, sharding)
         / optimizer_over
         / (hw.hbm_bytes_per_s * HBM_EFFICIENCY)
