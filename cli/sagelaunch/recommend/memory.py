@@ -110,6 +110,15 @@ def state_bytes(workload: Workload, fp32_weights: bool = True) -> tuple[int, int
     return _BF16_STATE_BYTES[optimizer]
 
 
+def _kept_bytes(workload: Workload, sharding: Sharding) -> tuple[int, int, int]:
+    """`state_bytes` as `sharding` keeps the states: bf16 weights beside their fp32 master, an
+    fp32 gradient buffer, or full BF16 with no master at all."""
+    if sharding.stochastic_rounding:
+        return _SR_STATE_BYTES[_optimizer(workload)]
+    weight_b, grad_b, optim_b = state_bytes(workload, fp32_weights=not sharding.bf16_states)
+    return weight_b, 4 if sharding.fp32_gradients else grad_b, optim_b
+
+
 def compute_bytes(workload: Workload) -> int:
     """Bytes per element of the weights and activations the kernels see."""
     return 4 if workload.precision == "fp32" else COMPUTE_BYTES
@@ -174,8 +183,9 @@ class Sharding:
     def gradient_reduce_bytes(self) -> int:
         """Bytes per gradient element on the wire: fp32, unless the gradients are bf16 and reduce
         as they are (bf16 weights without an fp32 gradient buffer: neuronx-distributed, Megatron
-        without grad_reduce_in_fp32; or FSDP with a bf16 reduce_dtype)."""
-        bf16 = self.bf16_reduce or (self.bf16_states and not self.fp32_gradients)
+        without grad_reduce_in_fp32; full BF16; or FSDP with a bf16 reduce_dtype)."""
+        bf16_buffers = self.bf16_states and not self.fp32_gradients
+        bf16 = self.bf16_reduce or self.stochastic_rounding or bf16_buffers
         return 2 if bf16 else 4
 
     @property
@@ -223,11 +233,7 @@ class Breakdown:
 
 def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
     """What one rank holds at peak for this workload under this sharding."""
-    weight_b, grad_b, optim_b = state_bytes(workload, fp32_weights=not sharding.bf16_states)
-    if sharding.fp32_gradients:
-        grad_b = 4
-    if sharding.stochastic_rounding:
-        weight_b, grad_b, optim_b = _SR_STATE_BYTES[_optimizer(workload)]
+    weight_b, grad_b, optim_b = _kept_bytes(workload, sharding)
     local = local_params(workload, sharding)
     weights = local * weight_b / sharding.weights_over
     gradients = local * grad_b / sharding.gradients_over
