@@ -79,6 +79,7 @@ def workload(row: dict[str, Any]) -> Workload:
         grad_accum=micro,
         kernels=row["kernels"],
         attention=row.get("attention", "flash"),
+        attention_dropout=bool(row.get("attention_dropout")),
         fused_loss=row.get("loss") == "fused_crossentropy",
         eager_loss=row.get("loss") == "eager_crossentropy",
     )

@@ -151,8 +151,12 @@ def test_activations_of_the_entry_point_block():
     # bf16 weights (FSDP, DeepSpeed): 2 norm inputs x 2 + 4 of casts + 26 split = 34 bytes * h
     fused = activation_bytes(workload())
     assert fused == pytest.approx(layers * (s * h * 34 + 4 * a * s) + 4 * s * vocab)
-    eager = activation_bytes(workload(fused_attention=False))
+    # unfused attention keeps its probabilities (2 bytes), and under dropout its mask and output
+    # too: Korthikanti et al.'s 5as^2b
+    eager = activation_bytes(workload(attention="unfused", attention_dropout=True))
     assert eager == pytest.approx(layers * s * h * (34 + 5 * a * s / h) + 4 * s * vocab)
+    no_dropout = activation_bytes(workload(attention="unfused"))
+    assert no_dropout == pytest.approx(layers * s * h * (34 + 2 * a * s / h) + 4 * s * vocab)
     assert fused < eager / 3  # the a*s^2 scores dominate at s=2048
     autocast = activation_bytes(workload(), bf16_weights=False)  # fp32 residual, 3 casts
     assert autocast == pytest.approx(layers * (s * h * 42 + 4 * a * s) + 4 * s * vocab)

@@ -286,7 +286,57 @@ def test_cudnn_attention_is_faster_on_hopper_and_nowhere_else():
         saved = attention_flops / rate * (1 - 1 / speedup)
         spent = slow.forward_s + slow.backward_s - fast.forward_s - fast.backward_s
         assert spent == pytest.approx(saved, abs=1e-12)
-        assert fast.memory_s == slow.memory_s
+
+
+def test_unfused_attention_computes_every_score_and_moves_them_through_memory():
+    """Megatron's CoreAttention without a flash kernel (Neuron before 2.19, --eager-attention):
+    both halves of the s x s scores at the block's matmul rate (twice the causal FLOPs, plus the
+    backward's two matmuls per forward one), and each score element of each head through HBM,
+    8 bytes forward and 14 backward, 3 and 1 more under dropout. Megatron's selective
+    checkpointing recomputes exactly that region: its forward again, its traffic too, and its
+    scores are never stored."""
+    from dataclasses import replace
+
+    from sagelaunch.recommend import hardware, steptime
+    from sagelaunch.recommend.memory import Sharding, activation_bytes
+
+    hw = hardware.for_instance("ml.trn1.32xlarge")
+    tp = Sharding(tensor_parallel=8, sequence_parallel=True, eager_autocast=False)
+    flash = Workload(params=int(7e9), shape=estimate_shape(7e9), seq_len=4096, kernels="compiled")
+    unfused = replace(flash, attention="unfused")
+    assert flash.fused_attention and not unfused.fused_attention
+    shape, s = flash.shape, flash.seq_len
+    per_block = shape.layers * shape.hidden * s / 8 * s  # this rank's share, one micro-batch
+    rate = hw.bf16_flops * steptime.matmul_efficiency(hw.accelerator, shape.hidden / 8)
+    scores = per_block / shape.hidden * shape.heads
+    hbm = hw.hbm_bytes_per_s * steptime.HBM_EFFICIENCY
+
+    fast, slow = (steptime.micro_batch(w, tp, hw) for w in (flash, unfused))
+    unfused_flops_s = slow.forward_s + slow.backward_s - fast.forward_s - fast.backward_s
+    flash_rate = hw.bf16_flops * steptime.attention_efficiency(hw.accelerator)
+    assert unfused_flops_s == pytest.approx(12 * per_block / rate - 7 * per_block / flash_rate)
+    assert unfused_flops_s > 0
+    assert slow.memory_s - fast.memory_s == pytest.approx((8 + 14) * scores / hbm)
+    dropped = steptime.micro_batch(replace(unfused, attention_dropout=True), tp, hw)
+    assert dropped.memory_s - slow.memory_s == pytest.approx((3 + 1) * scores / hbm)
+    # a fused kernel has no dropout traffic to add
+    assert steptime.micro_batch(replace(flash, attention_dropout=True), tp, hw) == fast
+
+    def selective(w: Workload) -> Workload:
+        return replace(w, activation_checkpointing=True, selective_checkpointing=True)
+
+    kept = steptime.micro_batch(selective(unfused), tp, hw)
+    assert kept.backward_s == pytest.approx(slow.backward_s + 4 * per_block / rate)
+    assert kept.memory_s - slow.memory_s == pytest.approx(8 * scores / hbm)
+
+    # stored: the probabilities (2 bytes an element) in place of the fused kernel's fp32
+    # log-sum-exp; under selective checkpointing neither
+    def stored(w: Workload) -> float:
+        return activation_bytes(w, tensor_parallel=8)
+
+    log_sum_exp = 4 * shape.heads * s / 8 * shape.layers
+    assert stored(unfused) - stored(flash) == pytest.approx(2 * scores - log_sum_exp)
+    assert stored(selective(unfused)) == pytest.approx(stored(selective(flash)) - log_sum_exp)
 
 
 def test_zero1_beside_tp_and_pipelines_are_offered_as_the_entry_point_runs_them():

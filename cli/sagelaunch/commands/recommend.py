@@ -103,7 +103,10 @@ def recommend(
     ] = False,
     eager_attention: Annotated[
         bool,
-        typer.Option("--eager-attention", help="Attention stores its scores (no SDPA/flash)."),
+        typer.Option(
+            "--eager-attention",
+            help="Attention without SDPA/flash: every score stored, and timed through memory.",
+        ),
     ] = False,
     selective_checkpointing: Annotated[
         bool,
@@ -195,7 +198,7 @@ def recommend(
         optimizer=cast("OptimizerChoice", optimizer.value),
         activation_checkpointing=activation_checkpointing,
         activation_offload=activation_offload,
-        fused_attention=not eager_attention,
+        attention="unfused" if eager_attention else "flash",
         zero_stage=_zero_stage(zero_stage, offload, emit_deepspeed_config),
         zero_offload=offload.value,
     )

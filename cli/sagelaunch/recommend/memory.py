@@ -432,8 +432,10 @@ def activation_bytes(
     per_layer = tokens * h * (replicated + split / t)
     if workload.fused_attention:
         per_layer += 4 * a * tokens / t  # log-sum-exp, fp32
-    else:
-        per_layer += 5 * a * s * tokens / t  # scores, softmax, dropout mask
+    elif not workload.checkpoints_selectively:
+        # the probabilities, and under dropout its mask and output (Korthikanti et al. 2022's
+        # 5as^2b); selective checkpointing recomputes exactly these (its section 4.3)
+        per_layer += (5 if workload.attention_dropout else 2) * a * s * tokens / t
     if workload.activation_offload:
         stored = per_layer  # the rest waits in host memory
     elif workload.op_checkpointing:

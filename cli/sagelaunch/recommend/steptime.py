@@ -3,9 +3,10 @@
 Two models live here. `rank_step` is the eager roofline held against torch's RuntimeEstimator on
 fake tensors (below). `step` is the step as it runs on a cluster, held against published
 measured throughputs (tests/recommend/test_calibration.py, docs/recommend.md): matmuls at an
-achieved-efficiency curve (fp8 ones at the fp8 peak), FlashAttention at its own, every other
-kernel by its HBM traffic (eager, fused or compiled), the optimizer once per step, exposed
-communication (comms.py) and the 1F1B bubble.
+achieved-efficiency curve (fp8 ones at the fp8 peak), FlashAttention at its own (unfused
+attention: every score at the matmuls' rate, and through HBM), every other kernel by its HBM
+traffic (eager, fused or compiled), the optimizer once per step, exposed communication
+(comms.py) and the 1F1B bubble.
 
 The roofline:
 
@@ -26,6 +27,7 @@ does not.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from sagelaunch.catalog import facts
 from sagelaunch.recommend import hardware
@@ -181,6 +183,20 @@ DEFAULT_ATTENTION_EFFICIENCY = 0.45
 # preference on Hopper+", since TE 1.7).
 CUDNN_ATTENTION_SPEEDUP: dict[str, float] = {"H100": 1.6, "H200": 1.6}
 HBM_EFFICIENCY = 0.85  # what streaming kernels reach of the published HBM bandwidth
+# Unfused attention (Megatron's CoreAttention: baddbmm, scale-mask-softmax, dropout, bmm) moves
+# each score element of each head through HBM, each tensor autograd keeps written once and read
+# once per use, bf16: forward, the scores written and read by the softmax (2 + 2), the
+# probabilities written and read by the bmm (2 + 2); backward, their gradient written and read by
+# the softmax's backward (2 + 2), the probabilities read by it and by the bmm's weight gradient
+# (2 + 2), the scores' gradient written and read by both of the baddbmm's gradients (2 + 4).
+# Dropout on the probabilities adds its mask (1) and its output (2), read by the bmm instead,
+# forward, and the mask read again backward (1). Counted from CoreAttention in
+# megatron/model/transformer.py (aws-neuron-reference-for-megatron-lm at 868d46c;
+# neuronx-nemo-megatron's copy before its 2.19 flash kernel, 200cf63).
+UNFUSED_SCORE_BYTES_FORWARD = 8
+UNFUSED_SCORE_BYTES_BACKWARD = 14
+DROPOUT_SCORE_BYTES_FORWARD = 3
+DROPOUT_SCORE_BYTES_BACKWARD = 1
 # Every non-matmul kernel's traffic per block activation element (layer x token x h): eager
 # PyTorch as fitted to RuntimeEstimator (BYTES_PER_ACTIVATION less the matmuls' own 2 x 54);
 # a framework's fused kernels (llm-foundry: fitted on its MPT rows), torch.compile and XLA on
@@ -231,8 +247,8 @@ def recomputed_matmul_share(shape: Shape) -> float:
 
 
 def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -> MicroBatch:
-    """Matmuls at the efficiency curve (fp8 ones at the fp8 peak), attention at FlashAttention's,
-    every other kernel by its traffic."""
+    """Matmuls at the efficiency curve (fp8 ones at the fp8 peak), attention by its kernel
+    (`_attention`), every other kernel by its traffic."""
     shape, tokens = workload.shape, _tokens(workload)
     tp, pp = sharding.tensor_parallel, sharding.pipeline_parallel
     head_split = tp if sharding.vocab_parallel else 1
@@ -245,16 +261,20 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     head_rate = hw.bf16_flops * eff
     if workload.precision == "fp32":
         block_rate = head_rate = hw.bf16_flops * eff / 2  # TF32 tensor cores at half bf16 rate
-    attention_rate = hw.bf16_flops * attention_efficiency(hw.accelerator, workload.attention)
-    # causal attention per token and block: 2·s·h FLOPs forward, 2.5 times that backward (FA2)
-    attention = 2 * shape.layers * shape.hidden * workload.seq_len / (tp * pp) * tokens
+    attention = _attention(workload, sharding, hw)
+    attention_traffic = attention.forward_traffic_s + attention.backward_traffic_s
     matmul = 2 * blocks * tokens / block_rate
-    forward = matmul + attention / attention_rate + 2 * head * tokens / head_rate
-    backward = 2 * matmul + 2.5 * attention / attention_rate + 4 * head * tokens / head_rate
+    forward = matmul + attention.forward_s + 2 * head * tokens / head_rate
+    backward = 2 * matmul + attention.backward_s + 4 * head * tokens / head_rate
     if workload.full_checkpointing:
-        backward += matmul + attention / attention_rate
+        backward += matmul + attention.forward_s
+        attention_traffic += attention.forward_traffic_s
     elif workload.op_checkpointing:
         backward += recomputed_matmul_share(shape) * matmul
+    elif workload.checkpoints_selectively and not workload.fused_attention:
+        # Megatron's selective recompute: the core attention, the scores' traffic with it
+        backward += attention.forward_s
+        attention_traffic += attention.forward_traffic_s
     kind = workload.kernels
     replicated = tp if sharding.sequence_parallel or not sharding.eager_autocast else 1
     elements = shape.layers / pp * tokens * shape.hidden / replicated
@@ -262,7 +282,45 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
         elements *= RECOMPUTE  # the per-op policy recomputes every elementwise op too
     logits = tokens * workload.vocab / head_split  # the last stage computes them
     traffic = NONMATMUL_BYTES[kind] * elements + BYTES_PER_LOGIT * logits
-    return MicroBatch(forward, backward, traffic / (hw.hbm_bytes_per_s * HBM_EFFICIENCY))
+    memory = traffic / (hw.hbm_bytes_per_s * HBM_EFFICIENCY) + attention_traffic
+    return MicroBatch(forward, backward, memory)
+
+
+class _Attention(NamedTuple):
+    """One micro-batch's attention on one rank: its kernels' seconds, and the seconds of score
+    traffic an unfused attention adds (memory time), forward and backward."""
+
+    forward_s: float
+    backward_s: float
+    forward_traffic_s: float = 0.0
+    backward_traffic_s: float = 0.0
+
+
+def _attention(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -> _Attention:
+    """A fused kernel computes the causal half, 2·s·h FLOPs per token and block forward and 2.5
+    times that backward (FA2), at its measured rate. Unfused attention computes every score
+    (4·s·h forward, twice that backward) in batched matmuls at the block's matmul rate, and moves
+    the scores through memory (UNFUSED_SCORE_BYTES_*)."""
+    shape, tokens = workload.shape, _tokens(workload)
+    split = sharding.tensor_parallel * sharding.pipeline_parallel
+    per_block = shape.layers * shape.hidden * workload.seq_len / split * tokens
+    if workload.fused_attention:
+        rate = hw.bf16_flops * attention_efficiency(hw.accelerator, workload.attention)
+        return _Attention(2 * per_block / rate, 2.5 * 2 * per_block / rate)
+    # the block's matmul rate: these matmuls are as long as the sequence in two of their three
+    # dimensions, not narrow linears (the curve at one head's width was the other reading)
+    rate = hw.bf16_flops * matmul_efficiency(
+        hw.accelerator, shape.hidden / sharding.tensor_parallel
+    )
+    scores = per_block / shape.hidden * shape.heads  # layers x heads x s x tokens, this rank's
+    forward, backward = UNFUSED_SCORE_BYTES_FORWARD, UNFUSED_SCORE_BYTES_BACKWARD
+    if workload.attention_dropout:
+        forward += DROPOUT_SCORE_BYTES_FORWARD
+        backward += DROPOUT_SCORE_BYTES_BACKWARD
+    hbm = hw.hbm_bytes_per_s * HBM_EFFICIENCY
+    return _Attention(
+        4 * per_block / rate, 8 * per_block / rate, forward * scores / hbm, backward * scores / hbm
+    )
 
 
 def microbatches(workload: Workload, pipeline_parallel: int) -> int:

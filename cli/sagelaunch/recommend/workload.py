@@ -144,7 +144,6 @@ class Workload:
     optimizer: Optimizer = "adamw"
     activation_checkpointing: bool = False
     activation_offload: bool = False  # saved activations in host memory (save_on_cpu)
-    fused_attention: bool = True  # SDPA / FlashAttention: attention scores never stored
     # the loss keeps the bf16 logits and a log-sum-exp per token (flash-attn's cross-entropy,
     # llm-foundry's default) rather than the fp32 log-softmax of PyTorch's cross_entropy
     fused_loss: bool = False
@@ -168,9 +167,14 @@ class Workload:
     # Engine's linears under fp8: llm-foundry), "megatron" (Megatron-Core with Transformer
     # Engine: NeMo, Megatron-Bridge) or "compiled" (torch.compile, XLA on Neuron)
     kernels: str = "eager"
-    # the attention kernel: "flash" (FlashAttention-2, what SDPA and flash-attn run) or "cudnn"
-    # (cuDNN's fused attention, which Transformer Engine prefers on Hopper: steptime)
+    # the attention kernel: "flash" (FlashAttention-2, what SDPA and flash-attn run), "cudnn"
+    # (cuDNN's fused attention, which Transformer Engine prefers on Hopper: steptime) or
+    # "unfused" (Megatron's CoreAttention without a flash kernel: a baddbmm over the whole s x s,
+    # scale-mask-softmax, dropout and a bmm, the scores through memory; --eager-attention)
     attention: str = "flash"
+    # unfused attention with dropout on its probabilities (GPT's attention_dropout > 0): the
+    # dropout's mask and output through memory, and stored, besides the probabilities
+    attention_dropout: bool = False
 
     @property
     def layer_params(self) -> int:
@@ -193,6 +197,11 @@ class Workload:
         the blocks."""
         positions = self.seq_len if self.shape.learned_positions else 0
         return (self.vocab + positions) * self.shape.hidden + self.head_params
+
+    @property
+    def fused_attention(self) -> bool:
+        """The attention scores never reach memory (SDPA, FlashAttention, cuDNN)."""
+        return self.attention != "unfused"
 
     @property
     def full_checkpointing(self) -> bool:
