@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -193,6 +194,19 @@ def test_emit_trainium_config_validates(cli, tmp_path):
     assert config["framework_version"] == "2.1.2"
     assert config["distribution"] == {"strategy": "torchrun"}
     assert config["compute"]["instance_type"] == "ml.trn1.32xlarge"
+
+
+def test_emit_trainium_pipeline_names_its_stages(cli, tmp_path):
+    """A model no TP degree fits on Trainium: the emitted config's comment gives the NxD layout
+    to set in the user's script, pipeline_parallel_size included."""
+    args = ("--params", "70B", "--instance-type", "ml.trn1.32xlarge", "--instance-count", "32")
+    path, _ = emit(cli, tmp_path, *args, "--seq-len", "8192")
+    assert_valid(path)
+    comment = " ".join(line.lstrip("# ") for line in path.read_text().splitlines() if "#" in line)
+    chosen = re.search(r"pipeline (\d+) stages × tensor parallel (\d+)", comment)
+    assert chosen, comment
+    pp, tp = chosen.groups()
+    assert f"tensor_parallel_size={tp}, pipeline_parallel_size={pp}," in comment, comment
 
 
 def test_emit_refuses_to_overwrite_without_force(cli, tmp_path):

@@ -133,6 +133,20 @@ def test_trainium_7b_adds_tensor_parallelism():
     assert rec.chosen.fits and rec.chosen.tensor_parallel > 1
 
 
+def test_trainium_pipelines_only_where_no_tensor_parallel_degree_fits():
+    """neuronx-distributed's answer for a model that no TP degree of one node fits (its Llama
+    70B tutorial: pipeline stages, with TP 32 to keep them few): offered then, and only then."""
+    seven = plan(7e9, TRN1)
+    assert all(c.sharding.pipeline_parallel == 1 for c in (seven.chosen, *seven.alternatives))
+    big = plan(70e9, TRN1, count=32, seq_len=8192)
+    every = (big.chosen, *big.alternatives)
+    flat = [c for c in every if c.sharding.pipeline_parallel == 1]
+    assert flat and not any(c.fits for c in flat)
+    assert big.chosen.fits and big.chosen.sharding.pipeline_parallel > 1
+    assert big.chosen.tensor_parallel * big.chosen.sharding.pipeline_parallel <= 32 * 32
+    assert "pipeline" in big.chosen.layout and "pipeline stages" in big.reason
+
+
 def test_one_candidate_per_tensor_parallel_layout():
     """SMP v2's TP and the entry point's would be the same TP × shard layout twice (and SMP's
     does not split train_pytorch.py's GPT): each TP degree is offered once, by torchrun."""

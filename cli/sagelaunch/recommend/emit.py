@@ -117,6 +117,11 @@ def _neuron_layout(chosen: Candidate) -> str:
     sp = chosen.sharding.sequence_parallel and chosen.tensor_parallel > 1
     return (
         f"neuronx-distributed layout: tensor_parallel_size={chosen.tensor_parallel}, "
+        + (
+            f"pipeline_parallel_size={pp}, "
+            if (pp := chosen.sharding.pipeline_parallel) > 1
+            else ""
+        )
         + ("sequence_parallel_enabled=True, " if sp else "")
         + f"ZeRO-1 {'on' if chosen.sharding.optimizer_over > 1 else 'off'} "
         "(set these in your NxD training script; train_pytorch.py runs plain data parallel)"

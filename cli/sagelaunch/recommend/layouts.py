@@ -9,7 +9,8 @@ replica fits; shard when it does not; split layers only when sharding is not eno
   stages across instances x tensor parallel. SMP layouts only where SMP v2 runs (instances.json
   `smp_v2_supported`); SMP v2's own tensor parallelism is not offered (see `_gpu_layouts`).
 * Trainium: torchrun with neuronx-distributed: data parallel -> ZeRO-1 (optimizer state sharded)
-  -> tensor parallel + ZeRO-1. Neuron has no FSDP; its sharding is TP and ZeRO-1.
+  -> tensor parallel + ZeRO-1 -> pipeline stages x tensor parallel + ZeRO-1, only where no
+  tensor parallel degree fits. Neuron has no FSDP; its sharding is TP and ZeRO-1.
 
 A layout fits when its peak per-rank memory (the allocator's share included) is within the
 device's memory (HEADROOM), in GB of 10^9 bytes as CUDA reports it (an "80 GB" H100: 84.9 GB;
@@ -338,18 +339,44 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
     if world > 1:
         zero1 = Sharding(optimizer_over=world, eager_autocast=False)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
-    for tp in (2, 4, 8, 16, 32):
-        if tp <= per_host and per_host % tp == 0:
-            # neuronx-distributed's sequence parallelism is Megatron's (sequence_parallel_enabled)
-            sp = _sequence_parallel(workload, tp)
-            sharding = Sharding(
-                tensor_parallel=tp,
-                optimizer_over=world // tp,
-                eager_autocast=False,
-                sequence_parallel=sp,
-            )
-            text = f"tensor parallel {tp}{_sp_text(sp)}" + _over(world // tp, "ZeRO-1")
-            yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
+    degrees = [tp for tp in (2, 4, 8, 16, 32) if tp <= per_host and per_host % tp == 0]
+    fits = False
+    for tp in degrees:
+        sharding = _neuron_split(workload, tp, 1, world)
+        fits = fits or per_device(workload, sharding).total <= dev.usable_gb
+        text = _neuron_text(sharding) + _over(world // tp, "ZeRO-1")
+        yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
+    if fits:
+        return
+    # Pipelines where tensor parallelism alone cannot fit: neuronx-distributed's answer for a
+    # model too big for a node ("to fit a 70B model, we would have to use a higher
+    # pipeline-parallel degree", aws-neuron-sdk's training_llama_tp_pp tutorial), PP outermost
+    for tp in degrees:
+        pp = 2
+        while pp * tp <= world and pp <= workload.shape.layers:
+            if world % (pp * tp) == 0:
+                sharding = _neuron_split(workload, tp, pp, world)
+                text = _neuron_text(sharding) + _over(world // (pp * tp), "ZeRO-1")
+                yield _Rung(neuron, f"pp-tp{tp}", sharding, text)
+            pp *= 2
+
+
+def _neuron_split(workload: Workload, tp: int, pp: int, world: int) -> Sharding:
+    """neuronx-distributed's TP (its sequence parallelism is Megatron's,
+    sequence_parallel_enabled) and pipeline stages, ZeRO-1 over the data-parallel ranks left."""
+    return Sharding(
+        tensor_parallel=tp,
+        pipeline_parallel=pp,
+        optimizer_over=world // (tp * pp),
+        eager_autocast=False,
+        sequence_parallel=_sequence_parallel(workload, tp),
+    )
+
+
+def _neuron_text(split: Sharding) -> str:
+    text = f"tensor parallel {split.tensor_parallel}{_sp_text(split.sequence_parallel)}"
+    pp = split.pipeline_parallel
+    return f"pipeline {pp} stages × {text}" if pp > 1 else text
 
 
 def _over(ranks: int, how: str) -> str:

@@ -288,7 +288,8 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
     if dev.kind == "trainium":
         return (
             f"Trainium trains with torchrun and neuronx-distributed, whose sharding is tensor "
-            f"parallelism and ZeRO-1 (no FSDP on Neuron): {chosen.layout} on "
+            f"parallelism and ZeRO-1 (no FSDP on Neuron; pipeline stages where no tensor "
+            f"parallel degree fits): {chosen.layout} on "
             f"{_instances(chosen)} needs {total}, within the {usable}."
         )
     if chosen.parallelism == DEEPSPEED:
