@@ -291,14 +291,21 @@ def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_
 def _pipelines(degrees: list[int], world: int, workload: Workload) -> Iterator[_Rung]:
     """Pipeline stages × TP × ZeRO-1: every power-of-two depth the layers and the job allow."""
     for tp in degrees:
-        pp = 2
-        while pp * tp <= world and pp <= workload.shape.layers:
-            if world % (pp * tp) == 0:
-                dp = world // (pp * tp)
-                split = _tp_split(workload, tp, pp)
-                zero1 = distributed_optimizer(split, dp, workload.precision)
-                yield _Rung(NATIVE_TP, f"pp-tp{tp}", zero1, _tp_text(split) + _over(dp, "ZeRO-1"))
-            pp *= 2
+        for pp in _pipeline_depths(tp, world, workload):
+            dp = world // (pp * tp)
+            split = _tp_split(workload, tp, pp)
+            zero1 = distributed_optimizer(split, dp, workload.precision)
+            yield _Rung(NATIVE_TP, f"pp-tp{tp}", zero1, _tp_text(split) + _over(dp, "ZeRO-1"))
+
+
+def _pipeline_depths(tp: int, world: int, workload: Workload) -> Iterator[int]:
+    """Every power-of-two number of stages, from 2, that divides the job with `tp` and has a
+    layer for each stage."""
+    pp = 2
+    while pp * tp <= world and pp <= workload.shape.layers:
+        if world % (pp * tp) == 0:
+            yield pp
+        pp *= 2
 
 
 def _tp_text(split: Sharding) -> str:
@@ -352,13 +359,10 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
     # model too big for a node ("to fit a 70B model, we would have to use a higher
     # pipeline-parallel degree", aws-neuron-sdk's training_llama_tp_pp tutorial), PP outermost
     for tp in degrees:
-        pp = 2
-        while pp * tp <= world and pp <= workload.shape.layers:
-            if world % (pp * tp) == 0:
-                sharding = _neuron_split(workload, tp, pp, world)
-                text = _neuron_text(sharding) + _over(world // (pp * tp), "ZeRO-1")
-                yield _Rung(neuron, f"pp-tp{tp}", sharding, text)
-            pp *= 2
+        for pp in _pipeline_depths(tp, world, workload):
+            sharding = _neuron_split(workload, tp, pp, world)
+            text = _neuron_text(sharding) + _over(world // (pp * tp), "ZeRO-1")
+            yield _Rung(neuron, f"pp-tp{tp}", sharding, text)
 
 
 def _neuron_split(workload: Workload, tp: int, pp: int, world: int) -> Sharding:
