@@ -100,9 +100,10 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.027
 # for one head's width, 103 of 116; the byte count took three tries, docs/recommend.md lists
 # them). All 116: 106 within ±25% (91%), median error 10.3%, none too big, top 3 for 83 (72%,
 # below the goal: Neuron's TP × PP layouts are Trainium candidates only where no TP degree fits,
-# and there its TP 32 pipelines rank 5th to 7th, behind TP 16 ones).
+# and there its TP 32 pipelines rank 5th to 7th, behind TP 16 ones). Then a Trainium TP group
+# rings over its chips on the torus links its cycles use (Neuron's collectives page): 106, 9.7%.
 HOLDOUT_WITHIN_25_AT_LEAST = 106
-HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.103
+HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.097
 HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 83
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 

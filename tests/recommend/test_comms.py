@@ -43,3 +43,29 @@ def test_gradients_go_over_the_wire_as_they_reduce():
     # ZeRO-1: the reduce-scatter halves in bf16, the all-gather of bf16 weights is the same
     gather = comms.ring("all_gather", WORK.params * 2, 64, *comms.group_link(P4DE, 64, 1)[:2])
     assert scatter_s(neuron) - gather == pytest.approx((scatter_s(megatron) - gather) / 2, 1e-3)
+
+
+def test_trainium_tensor_parallel_rings_over_the_chips_of_its_torus_cycles():
+    """A TP group on trn1 holds both NeuronCores of each of its chips: Neuron reduces them on the
+    chip and rings over the chips (KangaRing) on cycles of links no two share. All 16 chips: two
+    Hamiltonian cycles, all 4 links; 8 or 4 chips: one cycle, 2 links; 2 chips: their 1 link; one
+    chip: no NeuronLink at all, the per-rank figure as before."""
+    trn1 = hardware.for_instance("ml.trn1.32xlarge")
+    assert (trn1.ranks_per_accelerator, trn1.torus_links, trn1.ranks_per_host) == (2, 4, 32)
+    link = trn1.intra_bytes_per_s * 2 / 4  # one NeuronLink of a chip, at the link efficiency
+    nbytes = 1e9
+
+    def all_reduce_s(tp: int) -> float:
+        bandwidth, latency, _ = comms.group_link(trn1, tp, 1)
+        return comms.ring("all_reduce", nbytes, tp, bandwidth, latency) - latency
+
+    for tp, chips, links in ((32, 16, 4), (16, 8, 2), (8, 4, 2), (4, 2, 1)):
+        ring_over_chips = 2 * (chips - 1) / chips * nbytes / (links * link)
+        assert all_reduce_s(tp) == pytest.approx(ring_over_chips), tp
+    assert all_reduce_s(2) == pytest.approx(nbytes / trn1.intra_bytes_per_s)
+    # TP 32 moves a TP 8's bytes in less time: the whole torus against one of its rings
+    assert all_reduce_s(32) < all_reduce_s(8) < all_reduce_s(4)
+    # data-parallel groups strided by TP, and GPUs behind a switch, are as they were
+    assert comms.group_link(trn1, 4, 8)[0] == trn1.intra_bytes_per_s
+    p5 = hardware.for_instance("ml.p5.48xlarge")
+    assert p5.torus_links == 0 and comms.group_link(p5, 8, 1)[0] == p5.intra_bytes_per_s

@@ -5,7 +5,9 @@ Ring collectives (NCCL's and Neuron's): an all-reduce moves 2(n-1)/n of the buff
 rank, an all-gather or reduce-scatter (n-1)/n. A group inside one instance runs at the
 instance's link (NVSwitch, PCIe, NeuronLink; interconnect.json); a group across instances at
 the instance's network, which every group with ranks on that instance shares: a data-parallel
-group strided by TP gets 1/TP of it. Each collective adds a launch latency.
+group strided by TP gets 1/TP of it. On a 2D torus of chips (Trainium) a TP group's rings run
+over its chips on as many links as its cycles use (`torus_bandwidth`). Each collective adds a
+launch latency.
 
 What overlaps (Narayanan et al. 2021; the FSDP2 and DDP designs):
 * DDP all-reduces gradients in 25 MB buckets while backward runs: only what backward of the last
@@ -68,11 +70,27 @@ def ring(kind: str, nbytes: float, ranks: int, bandwidth: float, latency: float)
 def group_link(hw: Hardware, ranks: int, stride: int) -> tuple[float, float, str]:
     """(bytes/s, latency, name) of a group of `ranks` spaced `stride` apart in rank order."""
     if ranks * stride <= hw.ranks_per_host:
+        if hw.torus_links and stride == 1 and ranks > hw.ranks_per_accelerator:
+            return torus_bandwidth(hw, ranks), LATENCY_INTRA_S, hw.intra_link
         return hw.intra_bytes_per_s or hw.inter_bytes_per_s, LATENCY_INTRA_S, hw.intra_link
     network = hw.inter_bytes_per_s / max(1, min(stride, hw.ranks_per_host))
     inside = hw.intra_bytes_per_s or network
     name = "EFA" if hw.efa else "TCP network"
     return min(inside, network), LATENCY_INTER_S, name
+
+
+def torus_bandwidth(hw: Hardware, ranks: int) -> float:
+    """What `ring` should see for a group of consecutive ranks holding whole accelerators of a 2D
+    torus (a Trainium TP group). Neuron reduces a chip's ranks on the chip and rings over the
+    chips (KangaRing), on cycles of links no two share: two Hamiltonian cycles, every link, when
+    the group holds all of the instance's chips; one cycle, two links, on fewer; the one link
+    between a pair of chips (interconnect.json's torus source). So a ring over `chips` at that
+    many links, given as the per-rank bandwidth that moves the same bytes over `ranks`."""
+    chips = ranks // hw.ranks_per_accelerator
+    every = hw.ranks_per_host // hw.ranks_per_accelerator
+    links = hw.torus_links if chips == every else 2 if chips > 2 else 1
+    chip = hw.intra_bytes_per_s * hw.ranks_per_accelerator * links / hw.torus_links
+    return chip * (ranks - 1) / ranks * chips / (chips - 1)
 
 
 def step_comms(

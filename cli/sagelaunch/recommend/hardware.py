@@ -37,6 +37,8 @@ class Hardware:
     inter_bytes_per_s: float  # the instance's network, all of it (what a ring across hosts gets)
     intra_link: str
     efa: bool
+    ranks_per_accelerator: int = 1  # NeuronCores on one Trainium chip
+    torus_links: int = 0  # each accelerator's links into a 2D torus (0: a switch or PCIe)
 
     @property
     def neuron(self) -> bool:
@@ -71,4 +73,6 @@ def for_instance(
         inter_bytes_per_s=float(gbps) / 8 * 1e9 * LINK_EFFICIENCY,
         intra_link=str(link.get("intra_link", "none")),
         efa=bool(known.get("efa")),
+        ranks_per_accelerator=max(1, ranks // max(1, known.get("accelerators", 1))),
+        torus_links=int(link.get("torus_links", 0)),
     )
