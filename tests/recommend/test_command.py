@@ -299,6 +299,22 @@ def test_model_config_reads_a_hugging_face_config(cli, tmp_path):
     assert body["model"]["params"] == named["model"]["params"] == 8_030_261_248
 
 
+def test_model_config_attention_dropout_counts_under_eager_attention(cli, tmp_path):
+    """GPT-2's attn_pdrop: unfused attention keeps its dropout's mask and output besides the
+    probabilities (5 bytes a score, not 2); a fused kernel keeps neither, whatever the config."""
+    gpt2 = {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257}
+    plain, dropped = tmp_path / "plain.json", tmp_path / "dropped.json"
+    plain.write_text(json.dumps({**gpt2, "attn_pdrop": 0.0}))
+    dropped.write_text(json.dumps({**gpt2, "attn_pdrop": 0.1}))
+
+    def activations(config: Path, *more: str) -> float:
+        run = ("--model-config", str(config), "--instance-type", "ml.g5.2xlarge", *more)
+        return recommend_json(cli, *run)["per_device_gb"]["activations"]
+
+    assert activations(dropped) == activations(plain)
+    assert activations(dropped, "--eager-attention") > activations(plain, "--eager-attention")
+
+
 def test_one_of_params_model_and_model_config(cli):
     result = cli("recommend", "--params", "7B", "--model", "llama3-8b")
     assert result.exit_code != 0 and "one of --params" in result.output

@@ -199,6 +199,7 @@ def recommend(
         activation_checkpointing=activation_checkpointing,
         activation_offload=activation_offload,
         attention="unfused" if eager_attention else "flash",
+        attention_dropout=bool(known and known.attention_dropout),
         zero_stage=_zero_stage(zero_stage, offload, emit_deepspeed_config),
         zero_offload=offload.value,
     )

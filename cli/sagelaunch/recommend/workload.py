@@ -236,6 +236,9 @@ class Model:
     name: str
     shape: Shape
     vocab: int
+    # dropout on the attention's probabilities (a config's attention_dropout or attn_pdrop > 0):
+    # what unfused attention then keeps and moves besides them
+    attention_dropout: bool = False
 
     @property
     def params(self) -> int:
@@ -276,7 +279,7 @@ def _model(name: str, m: dict) -> Model:
         tied_embeddings=m["tied"],
         learned_positions=m.get("learned_positions", False),
     )
-    return Model(name, shape, m["vocab"])
+    return Model(name, shape, m["vocab"], bool(m.get("attention_dropout")))
 
 
 _GATED_ACTIVATIONS = {"silu", "swiglu", "swish", "geglu"}
@@ -285,7 +288,8 @@ _GATED_ACTIVATIONS = {"silu", "swiglu", "swish", "geglu"}
 def config_model(config: dict, name: str = "config.json") -> Model:
     """A Hugging Face config.json read as data: Llama/Mistral keys (num_hidden_layers,
     hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
-    tie_word_embeddings, hidden_act) or GPT-2's (n_layer, n_embd, n_head, n_inner)."""
+    tie_word_embeddings, hidden_act, attention_dropout) or GPT-2's (n_layer, n_embd, n_head,
+    n_inner, attn_pdrop)."""
 
     def pick(*keys: str) -> object:
         for key in keys:
@@ -307,6 +311,7 @@ def config_model(config: dict, name: str = "config.json") -> Model:
     gpt2 = config.get("model_type") == "gpt2" or "n_embd" in config
     kv = pick("num_key_value_heads")
     ffn = pick("intermediate_size", "n_inner")
+    dropout = pick("attention_dropout", "attn_pdrop")
     entry = {
         "layers": layers,
         "hidden": hidden,
@@ -317,5 +322,6 @@ def config_model(config: dict, name: str = "config.json") -> Model:
         "gated_mlp": act in _GATED_ACTIVATIONS,
         "tied": bool(pick("tie_word_embeddings") if "tie_word_embeddings" in config else gpt2),
         "learned_positions": gpt2,
+        "attention_dropout": isinstance(dropout, int | float) and dropout > 0,
     }
     return _model(str(config.get("_name_or_path") or name), entry)
