@@ -312,6 +312,8 @@ def _attention(workload: Workload, sharding: Sharding, hw: hardware.Hardware) ->
     rate = hw.bf16_flops * matmul_efficiency(
         hw.accelerator, shape.hidden / sharding.tensor_parallel
     )
+    if workload.precision == "fp32":
+        rate /= 2  # TF32, as the blocks' matmuls
     scores = per_block / shape.hidden * shape.heads  # layers x heads x s x tokens, this rank's
     forward, backward = UNFUSED_SCORE_BYTES_FORWARD, UNFUSED_SCORE_BYTES_BACKWARD
     if workload.attention_dropout:
