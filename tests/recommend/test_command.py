@@ -414,3 +414,28 @@ def test_pick_takes_another_layout_of_the_tables_as_the_plan(cli, tmp_path):
     assert_valid(path)
     refused = cli("recommend", *args, "--pick", "99")
     assert refused.exit_code == 2 and f"the tables show {len(shown)} layouts" in refused.output
+
+
+def test_global_batch_holds_the_sequences_per_step_whatever_the_layout(cli, tmp_path):
+    """--global-batch N: every layout runs N sequences a step, each data-parallel rank its share
+    as accumulated micro-batches (a pipeline's as its micro-batches), rounded up; the emitted
+    config accumulates what the chosen layout needs; with --grad-accum it is refused."""
+    args = ("--model", "llama3-70b", "--instance-type", "ml.p5.48xlarge", "--instance-count", "16")
+    body = recommend_json(cli, *args, "--global-batch", "1024")
+    assert body["model"]["global_batch"] == 1024
+    world = 16 * 8
+    for layout in [body, *body["alternatives"]]:
+        if not layout["fits"]:
+            continue
+        dp = world // (layout["tensor_parallel_degree"] * layout["pipeline_parallel_degree"])
+        step = layout["step_time"]
+        assert step["micro_batches"] == -(-1024 // dp), layout["layout"]
+        assert step["global_batch"] == dp * step["micro_batches"] >= 1024
+    # without it each rank runs one micro-batch (a pipeline two a stage): fewer sequences a step
+    plain = recommend_json(cli, *args)
+    assert plain["step_time"]["global_batch"] < body["step_time"]["global_batch"]
+    _, config = emit(cli, tmp_path, *args, "--global-batch", "1024")
+    dp = world // (body["tensor_parallel_degree"] * body["pipeline_parallel_degree"])
+    assert config["hyperparameters"]["grad_accum"] == 1024 // dp
+    refused = cli("recommend", *args, "--global-batch", "1024", "--grad-accum", "2")
+    assert refused.exit_code == 2 and "--global-batch" in refused.output

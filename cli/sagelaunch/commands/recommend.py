@@ -133,6 +133,15 @@ def recommend(
             help="Micro-batches per optimizer step (a pipeline's micro-batches).",
         ),
     ] = 1,
+    global_batch: Annotated[
+        int | None,
+        typer.Option(
+            "--global-batch",
+            min=1,
+            help="Sequences per optimizer step over every data-parallel rank, the same for "
+            "each layout: each accumulates its share (instead of --grad-accum).",
+        ),
+    ] = None,
     compile_: Annotated[
         bool,
         typer.Option("--compile", help="torch.compile: fused kernels, less memory traffic."),
@@ -181,6 +190,11 @@ def recommend(
     if emit_config is not None and emit_config.exists() and not force:
         raise UsageError(f"{emit_config} exists", hint="pass --force to overwrite it")
     _check_checkpointing(activation_checkpointing, selective_checkpointing, selective_policy)
+    if global_batch is not None and grad_accum > 1:
+        raise UsageError(
+            "--global-batch and --grad-accum both set the micro-batches of a step",
+            hint="give --global-batch (each layout accumulates its share) or --grad-accum",
+        )
     known = _model(params, model, model_config)
     count = known.params if known else parse_params(params or "")
     shape = known.shape if known else estimate_shape(count, layers, hidden)
@@ -191,6 +205,7 @@ def recommend(
         selective_checkpointing=selective_checkpointing,
         selective_policy=selective_policy.value,
         grad_accum=grad_accum,
+        global_batch=global_batch,
         kernels="compiled" if compile_ else "eager",
         seq_len=seq_len,
         micro_batch=micro_batch,

@@ -134,9 +134,12 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     sharding = chosen.sharding
     sharded = sharding.weights_over > 1 and chosen.parallelism != DEEPSPEED
     fsdp = chosen.parallelism in {FSDP, SMP} or sharded
-    # a pipeline runs its micro-batches (as many as the step time counts) out of one batch
+    # as many micro-batches as the step time counts: a pipeline's out of one batch, else
+    # accumulated (--global-batch's share of each data-parallel rank, or --grad-accum's)
     pp = sharding.pipeline_parallel
-    micro = microbatches(work, pp) if pp > 1 else 1
+    replicas = chosen.device.ranks_per_host * chosen.instance_count // (chosen.tensor_parallel * pp)
+    steps = microbatches(work, pp, replicas)
+    micro = steps if pp > 1 else 1
     params: list[tuple[str, object]] = [
         ("model", "gpt"),
         ("n_layer", work.shape.layers),
@@ -147,8 +150,8 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
         ("batch_size", work.micro_batch * micro),
         ("parallel", "fsdp" if fsdp else "ddp"),
     ]
-    if pp == 1 and work.grad_accum > 1:
-        params.append(("grad_accum", work.grad_accum))
+    if pp == 1 and steps > 1:
+        params.append(("grad_accum", steps))
     if chosen.parallelism == FSDP:
         params.append(("sharding", "hybrid" if chosen.hybrid else "full"))
     elif chosen.parallelism == SMP and chosen.hybrid:

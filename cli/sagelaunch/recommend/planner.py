@@ -20,6 +20,7 @@ from sagelaunch.recommend.layouts import (
     zero_candidate,
 )
 from sagelaunch.recommend.memory import state_bytes
+from sagelaunch.recommend.steptime import microbatches
 from sagelaunch.recommend.workload import Workload, format_params
 
 MAX_INSTANCES = 256  # the launch config's compute.instance_count limit
@@ -141,6 +142,7 @@ def model_json(workload: Workload) -> dict[str, object]:
         "shape_estimated": workload.shape.estimated,
         "seq_len": workload.seq_len,
         "micro_batch": workload.micro_batch,
+        "global_batch": workload.global_batch,
         "precision": workload.precision,
         "optimizer": workload.optimizer,
         "activation_checkpointing": workload.activation_checkpointing,
@@ -224,7 +226,8 @@ def cpu_offload(workload: Workload, cand: Candidate, plan: zero.Zero) -> CpuOffl
     per_host, nodes = cand.device.ranks_per_host, cand.instance_count
     largest = zero.largest_layer_params(workload)
     host = zero.host_bytes(workload.params, largest, plan, per_host, nodes) / 1e9
-    moved = zero.pcie_bytes_per_gpu(workload.params, plan, per_host * nodes, workload.grad_accum)
+    accumulated = microbatches(workload, 1, per_host * nodes)
+    moved = zero.pcie_bytes_per_gpu(workload.params, plan, per_host * nodes, accumulated)
     seconds = moved / zero.pcie_bytes_per_s(cand.device.accelerator)
     return CpuOffload(cand, plan, host, moved / 1e9, seconds)
 
@@ -390,13 +393,15 @@ def _cheaper_per_token(
 def _dominant(workload: Workload, chosen: Candidate) -> str:
     """Which term of the chosen layout's step dominates, and what would shrink it."""
     speed = chosen.speed(workload)
+    # more micro-batches a step: a larger --global-batch where the user holds it, else --grad-accum
+    more = "--global-batch" if workload.global_batch else "--grad-accum"
     what = {
         "compute": "matmuls and attention at the achieved efficiency; fp8 or a larger "
         "micro-batch raise it",
         "communication": f"collectives compute does not hide ({speed.link} for data parallel); "
-        "a larger micro-batch or --grad-accum hides more of them",
+        f"a larger micro-batch or {more} hides more of them",
         "memory": "the traffic of the non-matmul kernels and the optimizer; --compile fuses it",
-        "bubble": "the pipeline's fill and drain; more micro-batches (--grad-accum) shrink it",
+        "bubble": f"the pipeline's fill and drain; more micro-batches ({more}) shrink it",
     }[speed.dominant]
     parts = (
         f"compute {speed.compute_s:.2f} s, communication {speed.communication_s:.2f} s exposed "

@@ -58,6 +58,8 @@ class StepTime:
     communication_total_s: float = 0.0  # every collective, hidden or not
     bubble_s: float = 0.0  # pipeline fill and drain
     link: str = "none"  # where the data-parallel collectives run
+    micro_batches: int = 1  # per optimizer step on each data-parallel rank
+    global_batch: int = 0  # sequences per optimizer step over every data-parallel rank
 
     @property
     def dominant(self) -> str:
@@ -81,6 +83,8 @@ class StepTime:
             "bubble_s": round(self.bubble_s, 4),
             "dominant": self.dominant,
             "data_parallel_link": self.link,
+            "micro_batches": self.micro_batches,
+            "global_batch": self.global_batch,
             "tokens_per_s": round(self.tokens_per_s),
             "tokens_per_dollar": round(per_dollar) if per_dollar is not None else None,
         }
@@ -325,9 +329,12 @@ def _attention(workload: Workload, sharding: Sharding, hw: hardware.Hardware) ->
     )
 
 
-def microbatches(workload: Workload, pipeline_parallel: int) -> int:
-    """Micro-batches per optimizer step: --grad-accum's, and a pipeline at least two per stage
-    (what --emit-config writes as the entry point's --microbatches)."""
+def microbatches(workload: Workload, pipeline_parallel: int, replicas: int) -> int:
+    """Micro-batches per optimizer step on each of `replicas` data-parallel ranks: what
+    --global-batch leaves each (rounded up), else --grad-accum's and a pipeline at least two per
+    stage (what --emit-config writes as the entry point's --grad_accum or --microbatches)."""
+    if workload.global_batch:
+        return max(1, -(-workload.global_batch // (workload.micro_batch * replicas)))
     if pipeline_parallel == 1:
         return workload.grad_accum
     return max(workload.grad_accum, 2 * pipeline_parallel)
@@ -339,7 +346,8 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
     micro = micro_batch(workload, sharding, hw)
     world = hw.ranks_per_host * instances
     p = sharding.pipeline_parallel
-    n = microbatches(workload, p)
+    replicas = world // (sharding.tensor_parallel * p)
+    n = microbatches(workload, p, replicas)
     if n != workload.grad_accum:
         workload = replace(workload, grad_accum=n)
     comms = step_comms(workload, sharding, hw, world, micro.forward_s, micro.backward_s)
@@ -360,7 +368,6 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
     # the 1F1B bubble: p - 1 micro-batches of fill and drain, each a chunk of 1/v under interleaving
     bubble = (p - 1) * per_micro / max(sharding.pipeline_interleave, 1) if p > 1 else 0.0
     seconds = compute + memory + comms.exposed_s + bubble
-    replicas = world / (sharding.tensor_parallel * p)
     tokens_per_s = replicas * n * _tokens(workload) / seconds
     return StepTime(
         seconds,
@@ -372,6 +379,8 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
         communication_total_s=comms.total_s,
         bubble_s=bubble,
         link=comms.link,
+        micro_batches=n,
+        global_batch=replicas * n * workload.micro_batch,
     )
 
 

@@ -156,6 +156,10 @@ class Workload:
     zero_offload: str = "none"  # none | optimizer | all
     # what the step time needs beyond memory
     grad_accum: int = 1  # micro-batches per optimizer step (gradient accumulation)
+    # sequences per optimizer step over every data-parallel rank, held whatever the layout
+    # (--global-batch): each layout then runs global_batch / (micro_batch x its data-parallel
+    # ranks) micro-batches, rounded up, in place of grad_accum
+    global_batch: int | None = None
     selective_checkpointing: bool = False  # recompute the cheap ops only (with checkpointing)
     # which ops selective checkpointing keeps: "activations" (every matmul's output, the
     # activation functions recomputed) or "ops" (torchtitan's per-op policy, selective_ac_option
