@@ -11,7 +11,6 @@ import textwrap
 from sagelaunch.config import placeholders
 from sagelaunch.recommend.layouts import DEEPSPEED, FSDP, NATIVE_TP, SMP, Candidate
 from sagelaunch.recommend.planner import Recommendation
-from sagelaunch.recommend.steptime import microbatches
 from sagelaunch.recommend.workload import Workload, format_params
 from sagelaunch.strategies import smp, torchrun
 
@@ -137,8 +136,7 @@ def _hyperparameters(rec: Recommendation) -> list[tuple[str, object]]:
     # as many micro-batches as the step time counts: a pipeline's out of one batch, else
     # accumulated (--global-batch's share of each data-parallel rank, or --grad-accum's)
     pp = sharding.pipeline_parallel
-    replicas = chosen.device.ranks_per_host * chosen.instance_count // (chosen.tensor_parallel * pp)
-    steps = microbatches(work, pp, replicas)
+    steps = chosen.speed(work).micro_batches
     micro = steps if pp > 1 else 1
     params: list[tuple[str, object]] = [
         ("model", "gpt"),

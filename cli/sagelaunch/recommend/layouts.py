@@ -193,19 +193,26 @@ def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
     if workload.zero_stage and dev.kind == "gpu":
         return [zero_candidate(workload, dev, count)]
     make = _gpu_layouts if dev.kind == "gpu" else _neuron_layouts
-    return [
-        Candidate(
-            parallelism=rung.parallelism,
-            instance_count=count,
-            sharding=rung.sharding,
-            memory=per_device(workload, rung.sharding),
-            device=dev,
-            layout=rung.text,
-            family=rung.family,
-            hybrid=rung.hybrid,
-        )
-        for rung in make(dev, count, workload)
-    ]
+    found = [_candidate(workload, dev, count, rung) for rung in make(dev, count, workload)]
+    if dev.kind == "trainium" and not any(cand.fits for cand in found):
+        found += [
+            _candidate(workload, dev, count, rung)
+            for rung in _neuron_pipelines(dev, count, workload)
+        ]
+    return found
+
+
+def _candidate(workload: Workload, dev: Device, count: int, rung: _Rung) -> Candidate:
+    return Candidate(
+        parallelism=rung.parallelism,
+        instance_count=count,
+        sharding=rung.sharding,
+        memory=per_device(workload, rung.sharding),
+        device=dev,
+        layout=rung.text,
+        family=rung.family,
+        hybrid=rung.hybrid,
+    )
 
 
 def zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
@@ -346,23 +353,27 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
     if world > 1:
         zero1 = Sharding(optimizer_over=world, eager_autocast=False)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
-    degrees = [tp for tp in (2, 4, 8, 16, 32) if tp <= per_host and per_host % tp == 0]
-    fits = False
-    for tp in degrees:
+    for tp in _neuron_degrees(per_host):
         sharding = _neuron_split(workload, tp, 1, world)
-        fits = fits or per_device(workload, sharding).total <= dev.usable_gb
         text = _neuron_text(sharding) + _over(world // tp, "ZeRO-1")
         yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
-    if fits:
-        return
-    # Pipelines where tensor parallelism alone cannot fit: neuronx-distributed's answer for a
-    # model too big for a node ("to fit a 70B model, we would have to use a higher
-    # pipeline-parallel degree", aws-neuron-sdk's training_llama_tp_pp tutorial), PP outermost
-    for tp in degrees:
+
+
+def _neuron_pipelines(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
+    """Pipeline stages x TP + ZeRO-1, offered (by `layouts`) where no TP degree alone fits:
+    neuronx-distributed's answer for a model too big for a node ("to fit a 70B model, we would
+    have to use a higher pipeline-parallel degree", aws-neuron-sdk's training_llama_tp_pp
+    tutorial), PP outermost."""
+    world = dev.ranks_per_host * count
+    for tp in _neuron_degrees(dev.ranks_per_host):
         for pp in _pipeline_depths(tp, world, workload):
             sharding = _neuron_split(workload, tp, pp, world)
             text = _neuron_text(sharding) + _over(world // (pp * tp), "ZeRO-1")
-            yield _Rung(neuron, f"pp-tp{tp}", sharding, text)
+            yield _Rung(NEURON, f"pp-tp{tp}", sharding, text)
+
+
+def _neuron_degrees(per_host: int) -> list[int]:
+    return [tp for tp in (2, 4, 8, 16, 32) if tp <= per_host and per_host % tp == 0]
 
 
 def _neuron_split(workload: Workload, tp: int, pp: int, world: int) -> Sharding:

@@ -20,7 +20,6 @@ from sagelaunch.recommend.layouts import (
     zero_candidate,
 )
 from sagelaunch.recommend.memory import state_bytes
-from sagelaunch.recommend.steptime import microbatches
 from sagelaunch.recommend.workload import Workload, format_params
 
 MAX_INSTANCES = 256  # the launch config's compute.instance_count limit
@@ -226,7 +225,7 @@ def cpu_offload(workload: Workload, cand: Candidate, plan: zero.Zero) -> CpuOffl
     per_host, nodes = cand.device.ranks_per_host, cand.instance_count
     largest = zero.largest_layer_params(workload)
     host = zero.host_bytes(workload.params, largest, plan, per_host, nodes) / 1e9
-    accumulated = microbatches(workload, 1, per_host * nodes)
+    accumulated = cand.speed(workload).micro_batches
     moved = zero.pcie_bytes_per_gpu(workload.params, plan, per_host * nodes, accumulated)
     seconds = moved / zero.pcie_bytes_per_s(cand.device.accelerator)
     return CpuOffload(cand, plan, host, moved / 1e9, seconds)

@@ -265,7 +265,7 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     head_rate = hw.bf16_flops * eff
     if workload.precision == "fp32":
         block_rate = head_rate = hw.bf16_flops * eff / 2  # TF32 tensor cores at half bf16 rate
-    attention = _attention(workload, sharding, hw)
+    attention = _attention(workload, sharding, hw, head_rate)
     attention_traffic = attention.forward_traffic_s + attention.backward_traffic_s
     matmul = 2 * blocks * tokens / block_rate
     forward = matmul + attention.forward_s + 2 * head * tokens / head_rate
@@ -300,24 +300,21 @@ class _Attention(NamedTuple):
     backward_traffic_s: float = 0.0
 
 
-def _attention(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -> _Attention:
+def _attention(
+    workload: Workload, sharding: Sharding, hw: hardware.Hardware, matmul_rate: float
+) -> _Attention:
     """A fused kernel computes the causal half, 2·s·h FLOPs per token and block forward and 2.5
     times that backward (FA2), at its measured rate. Unfused attention computes every score
-    (4·s·h forward, twice that backward) in batched matmuls at the block's matmul rate, and moves
-    the scores through memory (UNFUSED_SCORE_BYTES_*)."""
+    (4·s·h forward, twice that backward) in batched matmuls at `matmul_rate`, the block's bf16 (or
+    TF32) rate: they are as long as the sequence in two of their three dimensions, not narrow
+    linears (the curve at one head's width was the other reading). It moves the scores through
+    memory (UNFUSED_SCORE_BYTES_*)."""
     shape, tokens = workload.shape, _tokens(workload)
     split = sharding.tensor_parallel * sharding.pipeline_parallel
     per_block = shape.layers * shape.hidden * workload.seq_len / split * tokens
     if workload.fused_attention:
         rate = hw.bf16_flops * attention_efficiency(hw.accelerator, workload.attention)
         return _Attention(2 * per_block / rate, 2.5 * 2 * per_block / rate)
-    # the block's matmul rate: these matmuls are as long as the sequence in two of their three
-    # dimensions, not narrow linears (the curve at one head's width was the other reading)
-    rate = hw.bf16_flops * matmul_efficiency(
-        hw.accelerator, shape.hidden / sharding.tensor_parallel
-    )
-    if workload.precision == "fp32":
-        rate /= 2  # TF32, as the blocks' matmuls
     scores = per_block / shape.hidden * shape.heads  # layers x heads x s x tokens, this rank's
     forward, backward = UNFUSED_SCORE_BYTES_FORWARD, UNFUSED_SCORE_BYTES_BACKWARD
     if workload.attention_dropout:
@@ -325,7 +322,10 @@ def _attention(workload: Workload, sharding: Sharding, hw: hardware.Hardware) ->
         backward += DROPOUT_SCORE_BYTES_BACKWARD
     hbm = hw.hbm_bytes_per_s * HBM_EFFICIENCY
     return _Attention(
-        4 * per_block / rate, 8 * per_block / rate, forward * scores / hbm, backward * scores / hbm
+        4 * per_block / matmul_rate,
+        8 * per_block / matmul_rate,
+        forward * scores / hbm,
+        backward * scores / hbm,
     )
 
 
