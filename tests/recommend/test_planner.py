@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sagelaunch.errors import UsageError
-from sagelaunch.recommend import layouts, planner
+from sagelaunch.recommend import layouts, planner, workload
 from sagelaunch.recommend.workload import Workload, estimate_shape
 
 P4D, P5, TRN1 = "ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge"
@@ -145,6 +145,26 @@ def test_trainium_pipelines_only_where_no_tensor_parallel_degree_fits():
     assert big.chosen.fits and big.chosen.sharding.pipeline_parallel > 1
     assert big.chosen.tensor_parallel * big.chosen.sharding.pipeline_parallel <= 32 * 32
     assert "pipeline" in big.chosen.layout and "pipeline stages" in big.reason
+
+
+def test_tensor_parallel_degrees_give_every_rank_whole_attention_heads():
+    """train_pytorch.py refuses an --n_head that TP does not divide, and neuronx-distributed's
+    attention divides its heads by the TP size: a 12-head GPT gets no TP 8 on a p4d, Llama 2 13B
+    (40 heads) no TP 16 or 32 on a trn1, whose 32 NeuronCores would otherwise allow them."""
+    small = plan(125e6, count=2)
+    assert small.workload.shape.heads == 12
+    small_tp = {c.tensor_parallel for c in (small.chosen, *small.alternatives)}
+    assert small_tp == {1, 2, 4}
+    llama = workload.named_model("llama2-13b")
+    work = Workload(params=llama.params, shape=llama.shape, vocab=llama.vocab, seq_len=4096)
+    trn = planner.recommend(work, layouts.device(TRN1), 4)
+    trn_tp = {c.tensor_parallel for c in (trn.chosen, *trn.alternatives)}
+    assert trn_tp == {1, 2, 4, 8}
+    # a 64-head model keeps every degree a trn1 offers
+    seventy = workload.named_model("llama2-70b")
+    wide = Workload(params=seventy.params, shape=seventy.shape, vocab=seventy.vocab)
+    every = planner.recommend(wide, layouts.device(TRN1), 32)
+    assert {c.tensor_parallel for c in (every.chosen, *every.alternatives)} >= {16, 32}
 
 
 def test_one_candidate_per_tensor_parallel_layout():

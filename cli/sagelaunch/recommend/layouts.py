@@ -280,7 +280,7 @@ def _native_layouts(per_host: int, count: int, workload: Workload) -> Iterator[_
     wherever the sequence splits evenly: the same bytes on the TP links (a reduce-scatter and an
     all-gather for each all-reduce) for activations between the blocks' linears 1/t the size."""
     world = per_host * count
-    degrees = [tp for tp in (2, 4, 8) if tp <= per_host and per_host % tp == 0]
+    degrees = _tp_degrees((2, 4, 8), per_host, workload)
     for tp in degrees:
         split, over = _tp_split(workload, tp), world // tp
         fsdp = replace(split, weights_over=over, gradients_over=over, optimizer_over=over)
@@ -313,6 +313,16 @@ def _pipeline_depths(tp: int, world: int, workload: Workload) -> Iterator[int]:
         if world % (pp * tp) == 0:
             yield pp
         pp *= 2
+
+
+def _tp_degrees(offered: tuple[int, ...], per_host: int, workload: Workload) -> list[int]:
+    """The TP degrees that fit inside one instance and give every rank whole attention heads:
+    train_pytorch.py refuses an --n_head that --tensor_parallel_degree does not divide
+    (torch_config), and neuronx-distributed's attention divides the heads by the TP size (its
+    Llama sample's neuronx_dist_utils.divide; key and value heads it may replicate up to the TP
+    size, GQAQKVColumnParallelLinear's kv_size_multiplier, so only the query heads bind)."""
+    heads = workload.shape.heads
+    return [tp for tp in offered if tp <= per_host and per_host % tp == 0 and heads % tp == 0]
 
 
 def _tp_text(split: Sharding) -> str:
@@ -353,7 +363,7 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
     if world > 1:
         zero1 = Sharding(optimizer_over=world, eager_autocast=False)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
-    for tp in _neuron_degrees(per_host):
+    for tp in _tp_degrees(NEURON_TP_DEGREES, per_host, workload):
         sharding = _neuron_split(workload, tp, 1, world)
         text = _neuron_text(sharding) + _over(world // tp, "ZeRO-1")
         yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
@@ -365,15 +375,14 @@ def _neuron_pipelines(dev: Device, count: int, workload: Workload) -> Iterator[_
     have to use a higher pipeline-parallel degree", aws-neuron-sdk's training_llama_tp_pp
     tutorial), PP outermost."""
     world = dev.ranks_per_host * count
-    for tp in _neuron_degrees(dev.ranks_per_host):
+    for tp in _tp_degrees(NEURON_TP_DEGREES, dev.ranks_per_host, workload):
         for pp in _pipeline_depths(tp, world, workload):
             sharding = _neuron_split(workload, tp, pp, world)
             text = _neuron_text(sharding) + _over(world // (pp * tp), "ZeRO-1")
             yield _Rung(NEURON, f"pp-tp{tp}", sharding, text)
 
 
-def _neuron_degrees(per_host: int) -> list[int]:
-    return [tp for tp in (2, 4, 8, 16, 32) if tp <= per_host and per_host % tp == 0]
+NEURON_TP_DEGREES = (2, 4, 8, 16, 32)
 
 
 def _neuron_split(workload: Workload, tp: int, pp: int, world: int) -> Sharding:
