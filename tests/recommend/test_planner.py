@@ -6,6 +6,7 @@ import pytest
 
 from sagelaunch.errors import UsageError
 from sagelaunch.recommend import layouts, planner, workload
+from sagelaunch.recommend.memory import local_params
 from sagelaunch.recommend.workload import Workload, estimate_shape
 
 P4D, P5, TRN1 = "ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge"
@@ -126,6 +127,22 @@ def test_trainium_uses_neuron_torchrun_with_zero1():
     assert rec.chosen.sharding.optimizer_over == 32 and rec.chosen.sharding.weights_over == 1
     assert "neuronx-distributed" in rec.reason
     assert all(alt.parallelism == "torchrun-neuron" for alt in rec.alternatives)
+
+
+def test_trainium_zero1_accumulates_and_reduces_gradients_in_fp32():
+    """Neuron 2.20's Standard Mixed Precision, neuronx-distributed's default wherever its ZeRO-1
+    runs: an fp32 gradient buffer (4 bytes a local parameter, not bf16's 2) reduced in fp32;
+    plain data parallelism, which runs no ZeRO-1, keeps bf16 gradients."""
+    rec = plan(7e9, TRN1)
+    every = (rec.chosen, *rec.alternatives)
+    zero1 = [c for c in every if c.sharding.optimizer_over > 1]
+    assert zero1 and all(c.sharding.fp32_gradients for c in zero1)
+    assert all(c.sharding.gradient_reduce_bytes == 4 for c in zero1)
+    chosen = rec.chosen
+    local = local_params(rec.workload, chosen.sharding)
+    assert chosen.memory.gradients == pytest.approx(4 * local / 1e9)
+    replica = next(c for c in every if c.family == "dp")
+    assert not replica.sharding.fp32_gradients and replica.sharding.gradient_reduce_bytes == 2
 
 
 def test_trainium_7b_adds_tensor_parallelism():

@@ -361,7 +361,7 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
         neuron, "dp", Sharding(eager_autocast=False), "data parallel, a full replica per NeuronCore"
     )
     if world > 1:
-        zero1 = Sharding(optimizer_over=world, eager_autocast=False)
+        zero1 = Sharding(optimizer_over=world, eager_autocast=False, fp32_gradients=True)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
     for tp in _tp_degrees(NEURON_TP_DEGREES, per_host, workload):
         sharding = _neuron_split(workload, tp, 1, world)
@@ -387,13 +387,17 @@ NEURON_TP_DEGREES = (2, 4, 8, 16, 32)
 
 def _neuron_split(workload: Workload, tp: int, pp: int, world: int) -> Sharding:
     """neuronx-distributed's TP (its sequence parallelism is Megatron's,
-    sequence_parallel_enabled) and pipeline stages, ZeRO-1 over the data-parallel ranks left."""
+    sequence_parallel_enabled) and pipeline stages, ZeRO-1 over the data-parallel ranks left,
+    whose Standard Mixed Precision (the default with ZeRO-1 since Neuron 2.20) accumulates and
+    reduces the gradients in fp32 (memory.py)."""
+    dp = world // (tp * pp)
     return Sharding(
         tensor_parallel=tp,
         pipeline_parallel=pp,
-        optimizer_over=world // (tp * pp),
+        optimizer_over=dp,
         eager_autocast=False,
         sequence_parallel=_sequence_parallel(workload, tp),
+        fp32_gradients=dp > 1,
     )
 
 

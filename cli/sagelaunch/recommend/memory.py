@@ -10,11 +10,14 @@ DeepSpeed's own accounting (zero.py).
   fp32 gradients and the optimizer's fp32 state, with bf16 only for compute (autocast, or
   FSDP2's MixedPrecisionPolicy). The total equals the ZeRO paper's 16 bytes for Adam
   (Rajbhandari et al. 2020, §3.1); only the split between categories differs. On Neuron
-  (neuronx-distributed) the split is the paper's: bf16 weights and gradients (2 + 2), the fp32
-  master with the optimizer state (12, or 8 with SGD). So is the entry point's ``--zero1``
-  beside TP or PP under bf16 (Megatron's distributed optimizer, ``distributed_optimizer``), whose
-  gradients accumulate in an fp32 buffer (2 + 4 + 12/dp). Neuron's full BF16 with stochastic
-  rounding (``Sharding.stochastic_rounding``) keeps no master and bf16 moments (2 + 2 + 4).
+  (neuronx-distributed) before release 2.20 the split is the paper's: bf16 weights and gradients
+  (2 + 2), the fp32 master with the optimizer state (12, or 8 with SGD). Since 2.20 its ZeRO-1
+  runs Standard Mixed Precision by default, gradients accumulating in an fp32 buffer and reduced
+  in fp32 (2 + 4 + 12/dp; aws-neuron-sdk's standard_mixed_precision.rst, neuronx-distributed's
+  trainer: use_fp32_grad_acc gives use_grad_acc_hook and higher_cc_precision). So is the entry
+  point's ``--zero1`` beside TP or PP under bf16 (Megatron's distributed optimizer,
+  ``distributed_optimizer``). Neuron's full BF16 with stochastic rounding
+  (``Sharding.stochastic_rounding``) keeps no master and bf16 moments (2 + 2 + 4).
 
   ========  =========  =======  ========  ===============
   precision optimizer  weights  grads     optimizer state
@@ -159,7 +162,8 @@ class Sharding:
     sequence_parallel_gathers: bool = False
     # With bf16 weights (eager_autocast False), gradients accumulate and reduce in an fp32
     # buffer rather than in bf16: Megatron-Core's DDP with grad_reduce_in_fp32 (Megatron-Bridge's
-    # bf16_mixed and the fp8 recipes built on it). neuronx-distributed keeps bf16 gradients.
+    # bf16_mixed and the fp8 recipes built on it), neuronx-distributed's ZeRO-1 since 2.20.
+    # neuronx-distributed before 2.20 kept bf16 gradients.
     fp32_gradients: bool = False
     # bf16 weights beside the fp32 master in the optimizer state, with eager_autocast's whole
     # embeddings and head: train_pytorch.py's --zero1 beside TP or PP under bf16 (torch_zero1,
@@ -182,8 +186,8 @@ class Sharding:
     @property
     def gradient_reduce_bytes(self) -> int:
         """Bytes per gradient element on the wire: fp32, unless the gradients are bf16 and reduce
-        as they are (bf16 weights without an fp32 gradient buffer: neuronx-distributed, Megatron
-        without grad_reduce_in_fp32; full BF16; or FSDP with a bf16 reduce_dtype)."""
+        as they are (bf16 weights without an fp32 gradient buffer: neuronx-distributed before 2.20,
+        Megatron without grad_reduce_in_fp32; full BF16; or FSDP with a bf16 reduce_dtype)."""
         bf16_buffers = self.bf16_states and not self.fp32_gradients
         bf16 = self.bf16_reduce or self.stochastic_rounding or bf16_buffers
         return 2 if bf16 else 4
