@@ -102,9 +102,15 @@ MEGATRON_MEDIAN_ERROR_AT_MOST = 0.027
 # below the goal: Neuron's TP × PP layouts are Trainium candidates only where no TP degree fits,
 # and there its TP 32 pipelines rank 5th to 7th, behind TP 16 ones). Then a Trainium TP group
 # rings over its chips on the torus links its cycles use (Neuron's collectives page): 106, 9.7%.
+# Then three rules read from the frameworks' code, none fitted, the last two found while reading
+# these rows' rankings: TP degrees divide the attention heads (the entry point and
+# neuronx-distributed refuse others: Llama 2 13B lost TP 16 and 32 on Trainium), Neuron 2.20's
+# fp32 gradient buffer under ZeRO-1 (Llama 2 70B's TP 32 alone no longer fits, its pipelines are
+# offered), and a pipeline runs at its busiest stage's pace (80 layers on 32 stages: 3 a stage):
+# 106, 9.7%, top 3 for 86 (74%, below the goal; GPT-3 175B's TP 32 pipelines rise to 3rd).
 HOLDOUT_WITHIN_25_AT_LEAST = 106
 HOLDOUT_MEDIAN_ERROR_AT_MOST = 0.097
-HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 83
+HOLDOUT_PUBLISHED_IN_TOP3_AT_LEAST = 86
 HOLDOUT_DOES_NOT_FIT_AT_MOST = 0
 
 

@@ -7,7 +7,7 @@ import pytest
 from sagelaunch.errors import UsageError
 from sagelaunch.recommend import layouts, planner, workload
 from sagelaunch.recommend.memory import local_params
-from sagelaunch.recommend.workload import Workload, estimate_shape
+from sagelaunch.recommend.workload import Shape, Workload, estimate_shape
 
 P4D, P5, TRN1 = "ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge"
 
@@ -314,6 +314,36 @@ def test_the_interleaved_schedule_divides_the_bubble_by_its_chunks_per_rank():
     four = steptime.step(work, replace(plain, pipeline_interleave=4), hw, 1)
     assert one.bubble_s > 0 and four.bubble_s == pytest.approx(one.bubble_s / 4)
     assert four.seconds == pytest.approx(one.seconds - 0.75 * one.bubble_s)
+
+
+def test_a_pipeline_runs_at_the_pace_of_its_busiest_stage():
+    """Layers that do not divide evenly go one each to some stages (the entry point's first ones,
+    neuronx-distributed's last), and that stage paces every micro-batch: 80 layers on 32 stages
+    hold and run 3 a stage, as 96 layers on 32 do, not 2.5."""
+    from sagelaunch.recommend import hardware, steptime
+    from sagelaunch.recommend.memory import Sharding, per_device, stage_share
+
+    def gpt(layers: int) -> Workload:
+        model = workload.Model("gpt", Shape(layers, 4096, 32, estimated=False), vocab=32000)
+        return Workload(params=model.params, shape=model.shape, vocab=model.vocab, grad_accum=64)
+
+    uneven, even = gpt(80), gpt(96)
+    stages = Sharding(tensor_parallel=8, pipeline_parallel=32)
+    assert stage_share(uneven, stages) == 3 / 80 and stage_share(even, stages) == 3 / 96
+    assert stage_share(uneven, Sharding(pipeline_parallel=16)) == 1 / 16
+    # interleaved, 82 layers in 12 chunks: the first rank's chunks (0, 4, 8) take 7 each
+    chunks = Sharding(pipeline_parallel=4, pipeline_interleave=3)
+    assert stage_share(gpt(82), chunks) == 21 / 82
+    hw = hardware.for_instance("ml.p5.48xlarge")
+    slow, paced = steptime.micro_batch(uneven, stages, hw), steptime.micro_batch(even, stages, hw)
+    # the same three blocks a micro-batch (the final norm, counted with the blocks, aside)
+    assert slow.forward_s == pytest.approx(paced.forward_s, rel=1e-4)
+    assert slow.backward_s == pytest.approx(paced.backward_s, rel=1e-4)
+    assert slow.memory_s == pytest.approx(paced.memory_s, rel=1e-4)
+    # and the same three blocks held, with 32 micro-batches of them in flight on the first
+    held, full = per_device(uneven, stages), per_device(even, stages)
+    assert held.weights == pytest.approx(full.weights, rel=1e-3)
+    assert held.activations == pytest.approx(full.activations, rel=1e-3)
 
 
 def test_cudnn_attention_is_faster_on_hopper_and_nowhere_else():

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sagelaunch.recommend.hardware import Hardware
-from sagelaunch.recommend.memory import Sharding, local_params
+from sagelaunch.recommend.memory import Sharding, local_params, stage_share
 from sagelaunch.recommend.workload import Workload
 
 DDP_BUCKET_BYTES = 25 * 2**20  # torch DDP's bucket_cap_mb
@@ -171,7 +171,7 @@ def step_comms(
         # all-reduce's bytes), or without sequence parallelism the attention's all-reduce
         per_block = 4 + (2 if workload.full_checkpointing else 0)
         per_block += 1 if workload.op_checkpointing else 0
-        blocks = workload.shape.layers / pp
+        blocks = workload.shape.layers * stage_share(workload, sharding)
         one = ring("all_reduce", tokens * workload.shape.hidden * width, tp, t_bw, t_lat)
         # the token embedding split by vocabulary all-reduces its output (the first stage's);
         # a vocabulary-parallel head (--loss_parallel) its input's gradient

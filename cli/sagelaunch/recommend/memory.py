@@ -58,6 +58,7 @@ DeepSpeed's own accounting (zero.py).
 * Pipeline parallelism (p stages, 1F1B): each rank holds 1/p of the blocks (the first stage the
   embeddings too); the first stage keeps up to p micro-batches in flight for its L/p blocks, so
   activations stay those of all L blocks for one micro-batch (Narayanan et al. 2021, §2.2).
+  Where p does not divide L, the rank with the most blocks (`stage_share`) sets both.
   Under FSDP, torch.distributed.pipelining runs each micro-batch's backward without reshard or
   gradient sync, so the stage stays gathered and its gradients accumulate unsharded in fp32
   until one reduce after the last micro-batch.
@@ -270,7 +271,7 @@ def per_device(workload: Workload, sharding: Sharding) -> Breakdown:
         sharding.pipeline_parallel == 1,
         sharding.sequence_parallel,
         sharding.sequence_parallel_gathers,
-        pipeline_in_flight(sharding),
+        pipeline_in_flight(sharding) * stage_share(workload, sharding) * sharding.pipeline_parallel,
         sharding.tensor_parallel if sharding.vocab_parallel else 1,
     )
     if workload.precision != "fp32" and not bf16_weights:
@@ -322,11 +323,27 @@ def te_fp8_inputs(workload: Workload) -> bool:
 
 def local_params(workload: Workload, sharding: Sharding) -> float:
     """Parameters on one rank before data-parallel sharding: its pipeline stage's blocks split
-    by TP, plus what it holds whole (the first stage: embeddings; without PP: also the head)."""
-    split = sharding.tensor_parallel * sharding.pipeline_parallel
+    by TP (the busiest stage's, `stage_share`), plus what it holds whole (the first stage:
+    embeddings; without PP: also the head)."""
+    tp, share = sharding.tensor_parallel, stage_share(workload, sharding)
     if not sharding.eager_autocast:
-        return workload.params / split
-    return workload.block_params / split + _root(workload, sharding)
+        embeddings = workload.embedding_params / sharding.pipeline_parallel
+        return (workload.block_params * share + embeddings) / tp
+    return workload.block_params * share / tp + _root(workload, sharding)
+
+
+def stage_share(workload: Workload, sharding: Sharding) -> float:
+    """The share of the blocks on the pipeline rank that holds the most (1 without PP). Layers
+    that do not divide evenly go one each to some stages (the entry point's earlier ones,
+    torch_pipeline.block_ranges; neuronx-distributed's later ones, its create_partitions), and
+    that rank paces every micro-batch: 80 layers over 32 stages run at 3 a stage, not 2.5. With
+    interleaving, the first rank's chunks are stages 0, p, 2p, ..., the first to take one."""
+    p, v = sharding.pipeline_parallel, max(sharding.pipeline_interleave, 1)
+    layers = workload.shape.layers
+    if p == 1 or layers < p * v:
+        return 1.0 / p
+    base, extra = divmod(layers, p * v)
+    return sum(base + (1 if stage < extra else 0) for stage in range(0, p * v, p)) / layers
 
 
 def _root(workload: Workload, sharding: Sharding) -> float:

@@ -32,7 +32,7 @@ from typing import NamedTuple
 from sagelaunch.catalog import facts
 from sagelaunch.recommend import hardware
 from sagelaunch.recommend.comms import step_comms
-from sagelaunch.recommend.memory import Sharding, local_params
+from sagelaunch.recommend.memory import Sharding, local_params, stage_share
 from sagelaunch.recommend.workload import Shape, Workload
 
 RECOMPUTE = 4 / 3  # checkpointing runs each forward twice: 8 of 6 units of 2N FLOPs per token
@@ -254,9 +254,10 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     """Matmuls at the efficiency curve (fp8 ones at the fp8 peak), attention by its kernel
     (`_attention`), every other kernel by its traffic."""
     shape, tokens = workload.shape, _tokens(workload)
-    tp, pp = sharding.tensor_parallel, sharding.pipeline_parallel
+    tp = sharding.tensor_parallel
     head_split = tp if sharding.vocab_parallel else 1
-    blocks = (workload.params - workload.embedding_params) / (tp * pp)
+    share = stage_share(workload, sharding)  # the busiest stage's blocks pace the pipeline
+    blocks = (workload.params - workload.embedding_params) * share / tp
     head = workload.vocab * shape.hidden / head_split
     eff = matmul_efficiency(hw.accelerator, shape.hidden / tp)
     block_rate = hw.bf16_flops * eff
@@ -281,7 +282,7 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
         attention_traffic += attention.forward_traffic_s
     kind = workload.kernels
     replicated = tp if sharding.sequence_parallel or not sharding.eager_autocast else 1
-    elements = shape.layers / pp * tokens * shape.hidden / replicated
+    elements = shape.layers * share * tokens * shape.hidden / replicated
     if workload.full_checkpointing or workload.op_checkpointing:
         elements *= RECOMPUTE  # the per-op policy recomputes every elementwise op too
     logits = tokens * workload.vocab / head_split  # the last stage computes them
@@ -310,8 +311,8 @@ def _attention(
     linears (the curve at one head's width was the other reading). It moves the scores through
     memory (UNFUSED_SCORE_BYTES_*)."""
     shape, tokens = workload.shape, _tokens(workload)
-    split = sharding.tensor_parallel * sharding.pipeline_parallel
-    per_block = shape.layers * shape.hidden * workload.seq_len / split * tokens
+    layers = shape.layers * stage_share(workload, sharding)
+    per_block = layers * shape.hidden * workload.seq_len / sharding.tensor_parallel * tokens
     if workload.fused_attention:
         rate = hw.bf16_flops * attention_efficiency(hw.accelerator, workload.attention)
         return _Attention(2 * per_block / rate, 2.5 * 2 * per_block / rate)
