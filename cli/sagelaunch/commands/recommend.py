@@ -14,7 +14,7 @@ from sagelaunch.errors import UsageError
 from sagelaunch.output import OutputFormat, OutputOption, print_json, stderr, stdout
 
 if TYPE_CHECKING:
-    from sagelaunch.recommend.layouts import Candidate
+    from sagelaunch.recommend.layouts import Candidate, Device
     from sagelaunch.recommend.planner import Recommendation
     from sagelaunch.recommend.workload import Model
     from sagelaunch.recommend.workload import Optimizer as OptimizerChoice
@@ -344,13 +344,19 @@ def _print(rec: Recommendation) -> None:
         f"hidden, seq {model['seq_len']} × micro-batch {model['micro_batch']}, "
         f"{model['precision']} {model['optimizer']}: {model['state_bytes_per_param']} B/param = "
         f"{model['states_gb']} GB of states before sharding; {dev.ranks_per_host} × "
-        f"{dev.memory_gb:.1f} GB (10^9 bytes, as CUDA reports it) per instance, "
+        f"{dev.memory_gb:.1f} GB (10^9 bytes{_as_reported(dev)}) per instance, "
         f"{dev.usable_gb:.1f} GB usable[/dim]"
     )
     stdout.print(_table(rec, rec.shown(), chosen))
     stdout.print(_speed_table(rec, rec.shown(), chosen))
     for note in rec.notes:
         stdout.print(f"[yellow]note:[/yellow] {note}")
+
+
+def _as_reported(dev: Device) -> str:
+    """GPUs' memory is the capacity CUDA reports (hardware.accelerator_memory_gb); a
+    NeuronCore's is its share of the chip's published HBM."""
+    return ", as CUDA reports it" if dev.kind == "gpu" else ", a NeuronCore's share of its chip"
 
 
 def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:
