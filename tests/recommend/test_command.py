@@ -207,6 +207,19 @@ def test_emit_trainium_pipeline_names_its_stages(cli, tmp_path):
     assert chosen, comment
     pp, tp = chosen.groups()
     assert f"tensor_parallel_size={tp}, pipeline_parallel_size={pp}," in comment, comment
+    assert "kv_size_multiplier" not in comment  # a GPT shape: as many key/value heads as heads
+
+
+def test_emit_trainium_names_the_key_value_replicas_its_tp_needs(cli, tmp_path):
+    """Llama 3 70B's 8 key/value heads over more TP ranks than that: neuronx-distributed needs
+    each replicated (its kv_size_multiplier, the Llama samples' --kv_replicator) until every
+    rank holds a whole one, and the emitted comment says how many times."""
+    args = ("--model", "llama3-70b", "--instance-type", "ml.trn1.32xlarge")
+    path, _ = emit(cli, tmp_path, *args, "--instance-count", "32", "--seq-len", "8192")
+    comment = " ".join(line.lstrip("# ") for line in path.read_text().splitlines() if "#" in line)
+    tp = int(re.search(r"tensor_parallel_size=(\d+)", comment).group(1))
+    assert tp > 8, comment
+    assert f"kv_size_multiplier={tp // 8} " in comment, comment
 
 
 def test_emit_refuses_to_overwrite_without_force(cli, tmp_path):

@@ -38,7 +38,7 @@ def launch_config(rec: Recommendation, command: str) -> str:
         f"  instance_type: {chosen.device.instance_type}",
         f"  instance_count: {chosen.instance_count}",
         "  max_run: 1d",
-        *_distribution(chosen),
+        *_distribution(chosen, rec.workload),
     ]
     if trainium:
         lines.append(f'environment: {{NEURON_RT_NUM_CORES: "{chosen.device.ranks_per_host}"}}')
@@ -87,11 +87,11 @@ def _name(rec: Recommendation) -> str:
     return f"llm-{size}-{rec.chosen.parallelism}"
 
 
-def _distribution(chosen: Candidate) -> list[str]:
+def _distribution(chosen: Candidate, work: Workload) -> list[str]:
     if chosen.parallelism != SMP:
         lines = ["distribution:", f"  strategy: {torchrun.NAME}"]
         if chosen.device.kind == "trainium":
-            lines[:0] = _comment(_neuron_layout(chosen))
+            lines[:0] = _comment(_neuron_layout(chosen, work))
         return lines
     degrees = (
         f"hybrid_shard_degree: {chosen.shard_group}, "
@@ -112,8 +112,9 @@ def _comment(text: str) -> list[str]:
     )
 
 
-def _neuron_layout(chosen: Candidate) -> str:
+def _neuron_layout(chosen: Candidate, work: Workload) -> str:
     sp = chosen.sharding.sequence_parallel and chosen.tensor_parallel > 1
+    kv = work.shape.kv_replicas(chosen.tensor_parallel)
     return (
         f"neuronx-distributed layout: tensor_parallel_size={chosen.tensor_parallel}, "
         + (
@@ -122,6 +123,7 @@ def _neuron_layout(chosen: Candidate) -> str:
             else ""
         )
         + ("sequence_parallel_enabled=True, " if sp else "")
+        + (f"kv_size_multiplier={kv} (the Llama samples' --kv_replicator), " if kv > 1 else "")
         + f"ZeRO-1 {'on' if chosen.sharding.optimizer_over > 1 else 'off'} "
         "(set these in your NxD training script; train_pytorch.py runs plain data parallel)"
     )

@@ -96,6 +96,14 @@ class Shape:
     def ffn(self) -> int:
         return self.ffn_hidden or 4 * self.hidden
 
+    def kv_replicas(self, tensor_parallel: int) -> int:
+        """Copies of each key/value head that give every TP rank whole ones, where TP exceeds
+        (or does not divide) the key/value heads: neuronx-distributed's kv_size_multiplier
+        (GQAQKVColumnParallelLinear: the heads times it divisible by the TP size, which it must
+        divide; its Llama 3 70B tutorial runs 8 heads on TP 32 with --kv_replicator 4)."""
+        kv = self.kv_heads or self.heads
+        return tensor_parallel // math.gcd(kv, tensor_parallel)
+
     def linears(self) -> list[Linear]:
         """The block's linears in the order its forward calls them (Llama's: q, k, v, the
         projection, then the MLP's gate, up and down, or up and down without a gate)."""
