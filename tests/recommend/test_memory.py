@@ -11,6 +11,7 @@ from sagelaunch.recommend.memory import (
     FIXED_OVERHEAD_GB,
     Sharding,
     activation_bytes,
+    local_params,
     loss_backward_bytes,
     per_device,
     pipeline_in_flight,
@@ -127,6 +128,21 @@ def test_neuron_keeps_bf16_weights_and_splits_everything_by_tensor_parallelism()
     )
     assert (neuron.weights, neuron.gradients) == pytest.approx((14.0 / 8, 14.0 / 8))
     assert neuron.optimizer == pytest.approx(84.0 / 32)
+
+
+def test_key_value_heads_are_replicated_where_tp_outnumbers_them():
+    """neuronx-distributed gives each TP rank whole key/value heads (kv_size_multiplier): Llama 3
+    70B's 8 over TP 32 are copied 4 times, so each rank holds a whole head's k and v where an
+    even split would hold a quarter; TP 8 splits them as they are."""
+    shape = Shape(80, 8192, 64, estimated=False, kv_heads=8, ffn_hidden=28672, gated_mlp=True)
+    assert [shape.kv_replicas(tp) for tp in (1, 2, 8, 16, 32)] == [1, 1, 1, 2, 4]
+    assert Shape(40, 5120, 40, estimated=False).kv_replicas(8) == 1  # multi-head: one per head
+    work = Workload(params=70_553_706_496, shape=shape, vocab=128256)
+    copies = 80 * 2 * 8192 * 1024 * 3  # three more copies of each block's k and v (1024 wide)
+    for tp, extra in ((8, 0), (32, copies)):
+        neuron = Sharding(tensor_parallel=tp, optimizer_over=4, eager_autocast=False)
+        assert local_params(work, neuron) == pytest.approx((work.params + extra) / tp)
+        assert per_device(work, neuron).weights == pytest.approx(2 * (work.params + extra) / tp / B)
 
 
 def test_full_bf16_with_stochastic_rounding_keeps_no_fp32_master():

@@ -323,13 +323,15 @@ def te_fp8_inputs(workload: Workload) -> bool:
 
 def local_params(workload: Workload, sharding: Sharding) -> float:
     """Parameters on one rank before data-parallel sharding: its pipeline stage's blocks split
-    by TP (the busiest stage's, `stage_share`), plus what it holds whole (the first stage:
-    embeddings; without PP: also the head)."""
+    by TP (the busiest stage's, `stage_share`; key and value heads replicated where TP outnumbers
+    them, `Shape.kv_replicas`), plus what it holds whole (the first stage: embeddings; without
+    PP: also the head)."""
     tp, share = sharding.tensor_parallel, stage_share(workload, sharding)
+    blocks = workload.block_params + workload.shape.layers * workload.shape.replicated_kv_params(tp)
     if not sharding.eager_autocast:
         embeddings = workload.embedding_params / sharding.pipeline_parallel
-        return (workload.block_params * share + embeddings) / tp
-    return workload.block_params * share / tp + _root(workload, sharding)
+        return (blocks * share + embeddings) / tp
+    return blocks * share / tp + _root(workload, sharding)
 
 
 def stage_share(workload: Workload, sharding: Sharding) -> float:
@@ -427,7 +429,7 @@ def activation_bytes(
     # k and v (2 + 2 at their width), the projection's input (2), the MLP's saved tensors
     # (GELU: its input and the second linear's, 2 + 2 per ffn; SwiGLU: gate, up, silu(gate) and
     # their product, 4 x 2); 26 for GPT
-    ffn, kv = shape.ffn / h, shape.kv_width / h
+    ffn, kv = shape.ffn / h, shape.kv_width * shape.kv_replicas(t) / h
     # what a linear keeps of its input: its fp8 copy (1 byte) under Transformer Engine's fp8
     linear_input = 1 if te_fp8_inputs(workload) else 2
     # the activation function's input (SwiGLU: gate and up; GELU: its input) and, in eager

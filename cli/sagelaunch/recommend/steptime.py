@@ -257,7 +257,8 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     tp = sharding.tensor_parallel
     head_split = tp if sharding.vocab_parallel else 1
     share = stage_share(workload, sharding)  # the busiest stage's blocks pace the pipeline
-    blocks = (workload.params - workload.embedding_params) * share / tp
+    replicas = shape.layers * shape.replicated_kv_params(tp)  # key/value heads TP replicates
+    blocks = (workload.params - workload.embedding_params + replicas) * share / tp
     head = workload.vocab * shape.hidden / head_split
     eff = matmul_efficiency(hw.accelerator, shape.hidden / tp)
     block_rate = hw.bf16_flops * eff

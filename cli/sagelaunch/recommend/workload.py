@@ -96,6 +96,11 @@ class Shape:
     def ffn(self) -> int:
         return self.ffn_hidden or 4 * self.hidden
 
+    def replicated_kv_params(self, tensor_parallel: int) -> int:
+        """The weights the key/value replicas add to one block (`kv_replicas` copies of k and v
+        where there was one)."""
+        return 2 * self.hidden * self.kv_width * (self.kv_replicas(tensor_parallel) - 1)
+
     def kv_replicas(self, tensor_parallel: int) -> int:
         """Copies of each key/value head that give every TP rank whole ones, where TP exceeds
         (or does not divide) the key/value heads: neuronx-distributed's kv_size_multiplier
