@@ -361,7 +361,7 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
         neuron, "dp", Sharding(eager_autocast=False), "data parallel, a full replica per NeuronCore"
     )
     if world > 1:
-        zero1 = Sharding(optimizer_over=world, eager_autocast=False, fp32_gradients=True)
+        zero1 = _neuron_split(workload, 1, 1, world)
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
     for tp in _tp_degrees(NEURON_TP_DEGREES, per_host, workload):
         sharding = _neuron_split(workload, tp, 1, world)
