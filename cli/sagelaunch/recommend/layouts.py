@@ -365,8 +365,7 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
         yield _Rung(neuron, "zero1", zero1, f"ZeRO-1 over {world} NeuronCores")
     for tp in _tp_degrees(NEURON_TP_DEGREES, per_host, workload):
         sharding = _neuron_split(workload, tp, 1, world)
-        text = _neuron_text(sharding) + _over(world // tp, "ZeRO-1")
-        yield _Rung(neuron, f"zero1-tp{tp}", sharding, text)
+        yield _Rung(neuron, f"zero1-tp{tp}", sharding, _neuron_text(sharding))
 
 
 def _neuron_pipelines(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
@@ -378,8 +377,7 @@ def _neuron_pipelines(dev: Device, count: int, workload: Workload) -> Iterator[_
     for tp in _tp_degrees(NEURON_TP_DEGREES, dev.ranks_per_host, workload):
         for pp in _pipeline_depths(tp, world, workload):
             sharding = _neuron_split(workload, tp, pp, world)
-            text = _neuron_text(sharding) + _over(world // (pp * tp), "ZeRO-1")
-            yield _Rung(NEURON, f"pp-tp{tp}", sharding, text)
+            yield _Rung(NEURON, f"pp-tp{tp}", sharding, _neuron_text(sharding))
 
 
 NEURON_TP_DEGREES = (2, 4, 8, 16, 32)
@@ -402,9 +400,11 @@ def _neuron_split(workload: Workload, tp: int, pp: int, world: int) -> Sharding:
 
 
 def _neuron_text(split: Sharding) -> str:
+    """The layout's words, ZeRO-1 over the data-parallel ranks `_neuron_split` left it."""
     text = f"tensor parallel {split.tensor_parallel}{_sp_text(split.sequence_parallel)}"
     pp = split.pipeline_parallel
-    return f"pipeline {pp} stages × {text}" if pp > 1 else text
+    staged = f"pipeline {pp} stages × {text}" if pp > 1 else text
+    return staged + _over(split.optimizer_over, "ZeRO-1")
 
 
 def _over(ranks: int, how: str) -> str:

@@ -326,12 +326,20 @@ def local_params(workload: Workload, sharding: Sharding) -> float:
     by TP (the busiest stage's, `stage_share`; key and value heads replicated where TP outnumbers
     them, `Shape.kv_replicas`), plus what it holds whole (the first stage: embeddings; without
     PP: also the head)."""
-    tp, share = sharding.tensor_parallel, stage_share(workload, sharding)
-    blocks = workload.block_params + workload.shape.layers * workload.shape.replicated_kv_params(tp)
+    blocks = rank_block_params(workload, sharding, workload.block_params)
     if not sharding.eager_autocast:
-        embeddings = workload.embedding_params / sharding.pipeline_parallel
-        return (blocks * share + embeddings) / tp
-    return blocks * share / tp + _root(workload, sharding)
+        split = sharding.tensor_parallel * sharding.pipeline_parallel
+        return blocks + workload.embedding_params / split
+    return blocks + _root(workload, sharding)
+
+
+def rank_block_params(workload: Workload, sharding: Sharding, blocks: float) -> float:
+    """`blocks`, the model's block parameters, as the busiest pipeline rank holds and computes
+    them: its stage's share (`stage_share`), with the key/value heads TP replicates
+    (`Shape.replicated_kv_params`), split by TP."""
+    tp = sharding.tensor_parallel
+    replicas = workload.shape.layers * workload.shape.replicated_kv_params(tp)
+    return (blocks + replicas) * stage_share(workload, sharding) / tp
 
 
 def stage_share(workload: Workload, sharding: Sharding) -> float:

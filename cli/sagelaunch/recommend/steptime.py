@@ -32,7 +32,7 @@ from typing import NamedTuple
 from sagelaunch.catalog import facts
 from sagelaunch.recommend import hardware
 from sagelaunch.recommend.comms import step_comms
-from sagelaunch.recommend.memory import Sharding, local_params, stage_share
+from sagelaunch.recommend.memory import Sharding, local_params, rank_block_params, stage_share
 from sagelaunch.recommend.workload import Shape, Workload
 
 RECOMPUTE = 4 / 3  # checkpointing runs each forward twice: 8 of 6 units of 2N FLOPs per token
@@ -256,9 +256,8 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
     shape, tokens = workload.shape, _tokens(workload)
     tp = sharding.tensor_parallel
     head_split = tp if sharding.vocab_parallel else 1
-    share = stage_share(workload, sharding)  # the busiest stage's blocks pace the pipeline
-    replicas = shape.layers * shape.replicated_kv_params(tp)  # key/value heads TP replicates
-    blocks = (workload.params - workload.embedding_params + replicas) * share / tp
+    # the busiest stage's blocks pace the pipeline
+    blocks = rank_block_params(workload, sharding, workload.params - workload.embedding_params)
     head = workload.vocab * shape.hidden / head_split
     eff = matmul_efficiency(hw.accelerator, shape.hidden / tp)
     block_rate = hw.bf16_flops * eff
@@ -283,7 +282,7 @@ def micro_batch(workload: Workload, sharding: Sharding, hw: hardware.Hardware) -
         attention_traffic += attention.forward_traffic_s
     kind = workload.kernels
     replicated = tp if sharding.sequence_parallel or not sharding.eager_autocast else 1
-    elements = shape.layers * share * tokens * shape.hidden / replicated
+    elements = shape.layers * stage_share(workload, sharding) * tokens * shape.hidden / replicated
     if workload.full_checkpointing or workload.op_checkpointing:
         elements *= RECOMPUTE  # the per-op policy recomputes every elementwise op too
     logits = tokens * workload.vocab / head_split  # the last stage computes them
