@@ -37,7 +37,7 @@ def test_every_template_and_example_says_how_to_run_quickly_under_local(tmp_path
 REFUSED = {
     "xgboost-builtin": "the built-in XGBoost algorithm runs only in its own container",
     "tf-smddp": "SMDDP for TensorFlow needs the smdistributed library",
-    "tf-horovod": "the mpi strategy runs Horovod, which is not installed here",
+    "tf-horovod": "tf_strategy.py imports horovod, which is not installed here",
 }
 
 

@@ -14,7 +14,7 @@ from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import UsageError
-from sagelaunch.local import channels, environment, groups, launchers, sandbox, tree, warm
+from sagelaunch.local import channels, environment, groups, horovod, launchers, sandbox, tree, warm
 from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
 from sagelaunch.strategies import registry
@@ -47,6 +47,7 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     cluster = _cluster(config, options)
     strategy = registry.of(config)
     strategy.check_local(config)
+    horovod.check(config.framework, strategy.runs_horovod, loaded.source_dir)
     launch = launchers.choose(
         topology.placement(config).launcher,  # plan.topology's, before the plan exists
         strategy.name,

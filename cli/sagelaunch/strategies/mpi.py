@@ -3,12 +3,10 @@ scripts), as the toolkit's MasterRunner."""
 
 from __future__ import annotations
 
-from importlib import util
 from typing import Any, Literal
 
 from pydantic import Field
 
-from sagelaunch.errors import UsageError
 from sagelaunch.strategies.base import (
     MPI_HYPERPARAMETERS,
     MPIRUN,
@@ -60,14 +58,9 @@ class MpiStrategy(Strategy):
         return planned  # mpirun: local/launchers.py finds Open MPI
 
     def check_local(self, config: ConfigView) -> None:
-        """TensorFlow's mpi jobs run Horovod."""
-        if config.framework == "tensorflow" and util.find_spec("horovod") is None:
-            raise UsageError(
-                "the mpi strategy runs Horovod, which is not installed here (SageMaker's "
-                "TensorFlow GPU images ship it)",
-                "pip install horovod (built against this TensorFlow, with Open MPI), or try the "
-                "job locally with --set distribution.strategy=multi_worker_mirrored",
-            )
+        """Nothing to refuse from the config alone: the toolkit's MPI runner starts any script
+        under mpirun. A TensorFlow script that imports Horovod where it is not installed is
+        refused by local itself, which knows the code (local/horovod.py)."""
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
         if not mpi_enabled(hyperparameters):
