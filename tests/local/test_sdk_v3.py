@@ -8,15 +8,20 @@ container's basic_script_driver.py passes `hyperparameters_to_cli_args` of them 
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import io
 import json
+import os
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
+from sagelaunch.local import v3
 from sagelaunch.translate.importer import import_request
 from tests.golden.regenerate import GOLDEN
 from tests.local.conftest import clean_env, pytorch_config, run_local
@@ -136,3 +141,96 @@ def test_validate_sees_an_archive_replaced_since_its_last_run(write_config, tmp_
     bad = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, env=clean_env())
     assert bad.returncode == 2  # the located error is on stderr, the table on stdout
     assert "it holds 1 file(s): other.py" in " ".join(bad.stderr.split())
+
+
+# A v3 TensorFlow job (issue 62, item 5): the script reads what v3's driver sets about the code.
+SOURCE = ECHO + 'source = os.environ.get("SM_SOURCE_DIR", "-")\n'
+SOURCE += 'print("SOURCE", source, os.path.isfile(os.path.join(source, "echo.py")))\n'
+
+
+def _v3_constant(name: str) -> str:
+    """A constant of v3's container-side environment script, read from its file (no import)."""
+    spec = importlib.util.find_spec("sagemaker")
+    assert spec is not None and spec.submodule_search_locations
+    root = Path(spec.submodule_search_locations[0])
+    path = root / "modules" / "train" / "container_drivers" / "scripts" / "environment.py"
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == name:
+            return str(ast.literal_eval(node.value))
+    raise AssertionError(f"{name} not in {path}")
+
+
+def _tensorflow_v3(write_config, **over):
+    config = {
+        "name": "v3-tf",
+        "framework": "tensorflow",
+        "framework_version": "2.19.0",
+        "entry_point": "echo.py",
+        "source_dir": "code",
+        "sdk": "v3",
+        "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 1},
+        "distribution": {"strategy": "none"},
+        "hyperparameters": {"steps": 3},
+        **over,
+    }
+    return write_config(config, code={"echo.py": SOURCE})
+
+
+def _source(done: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+    line = next(x for x in (done.stdout + done.stderr).splitlines() if "SOURCE " in x)
+    path, holds = line.split("SOURCE ", 1)[1].rsplit(" ", 1)
+    return path, holds
+
+
+@pytest.mark.parametrize("isolation", ["auto", "off"])
+def test_a_v3_tensorflow_job_gets_no_model_dir_and_v3s_source_dir(
+    write_config, tmp_path, isolation
+):
+    """ModelTrainer sends the config's hyperparameters only (no v2 estimator's --model_dir), and
+    SM_SOURCE_DIR is the code channel, as the container sees it, holding the code."""
+    local = {"local": {"sandbox": isolation}}
+    config = _tensorflow_v3(write_config, **local)
+    done = run_local(config, "--keep", "--output", "json", "--workdir", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _argv(done) == ["--steps", "3"]
+    result = json.loads(done.stdout)
+    path, holds = _source(done)
+    if result["sandbox"] == "namespace":
+        assert path == _v3_constant("SM_SOURCE_DIR_PATH") == "/opt/ml/input/data/code"
+    else:
+        assert path == str(tmp_path / "run" / "algo-1" / "input" / "data" / "code")
+    assert holds == "True"
+    hyperparameters = tmp_path / "run" / "algo-1" / "input" / "config" / "hyperparameters.json"
+    assert "model_dir" not in json.loads(hyperparameters.read_text())
+
+
+def test_a_v3_job_keeps_a_model_dir_hyperparameter_it_sends(write_config):
+    """A model_dir the config's hyperparameters hold is one ModelTrainer sends, as it is."""
+    done = run_local(_tensorflow_v3(write_config, hyperparameters={"model_dir": "/tmp/m"}))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _argv(done) == ["--model_dir", "/tmp/m"]
+
+
+def test_a_v2_tensorflow_job_keeps_the_estimators_model_dir(write_config):
+    done = run_local(_tensorflow_v3(write_config, sdk="v2"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    argv = _argv(done)
+    assert argv[argv.index("--model_dir") + 1].endswith("shared/model")
+    assert _source(done) == ("-", "False")  # v2's toolkit sets no SM_SOURCE_DIR
+
+
+def test_the_code_channel_holds_the_code_folder(tmp_path):
+    code = tmp_path / "algo-1" / "code"
+    code.mkdir(parents=True)
+    (code / "echo.py").write_text(ECHO)
+    channel = v3.code_channel(code)
+    assert channel == tmp_path / "algo-1" / "input" / "data" / "code"
+    assert os.readlink(channel) == "../../code" and (channel / "echo.py").read_text() == ECHO
+    assert v3.code_channel(code) == channel  # once per host process: the link is kept
+    isolated = tmp_path / "algo-2"
+    (isolated / "code").mkdir(parents=True)
+    (isolated / "code" / "echo.py").write_text(ECHO)
+    (isolated / "input" / "data" / "code").mkdir(parents=True)  # network isolation's bundle
+    (isolated / "input" / "data" / "code" / "sourcedir.tar.gz").write_bytes(b"")
+    filled = v3.code_channel(isolated / "code")
+    assert sorted(p.name for p in filled.iterdir()) == ["echo.py", "sourcedir.tar.gz"]

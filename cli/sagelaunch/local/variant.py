@@ -38,8 +38,11 @@ def _local_model_dir(config: LaunchConfig) -> dict[str, Any]:
     """The TensorFlow estimator overwrites a ``model_dir`` hyperparameter with its own argument
     (``hyperparameters()`` adds it last), so ``local.hyperparameters.model_dir`` would never reach
     the script: the estimator is told to pass none (``model_dir=False``) and the hyperparameter,
-    merged above, goes as the user wrote it."""
-    if config.framework == "tensorflow" and "model_dir" in config.local.hyperparameters:
+    merged above, goes as the user wrote it. SDK v3's ModelTrainer sends only the config's
+    hyperparameters: no model_dir of the v2 estimator's (its default, nor the config's key)."""
+    if config.framework != "tensorflow":
+        return {}
+    if config.sdk == "v3" or "model_dir" in config.local.hyperparameters:
         return {"model_dir": False}
     return {}
 
