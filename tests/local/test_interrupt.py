@@ -1,6 +1,11 @@
 """Ctrl-C (SIGINT) and SIGTERM on `sagelaunch local`: every host's processes stop (torchrun's
 workers and what they started included), nothing outlives the run, its folder is unlocked and kept,
-and the exit code is a stopped job's (4)."""
+and the exit code is a stopped job's (4). sagelaunch killed outright (kill -9) or its terminal
+closed (SIGHUP): nothing of the run is left, as a container's processes end with it; nor is a
+daemon a script started, once its host ends.
+
+What is left is found by the token every process of the run inherits (``_survivors``), not by
+the pids the scripts report: in a host's PID namespace those are the namespace's own numbers."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.local import sandbox
 from sagelaunch.local.supervisor import GRACE_VARIABLE
 from tests.local.conftest import (
     alive,
@@ -52,6 +58,10 @@ ready.write_text(f"{os.getpid()} {child.pid}")
 time.sleep(600)
 """
 HOSTS = ("algo-1", "algo-2")
+# Where this kernel gives each host a PID namespace (CI's does); the fallback has none.
+PID_NAMESPACES = pytest.mark.skipif(
+    not sandbox.choose("auto").pid_namespace, reason="no PID namespaces here"
+)
 
 
 def _start(config: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen[str]:
@@ -66,17 +76,22 @@ def _start(config: Path, workdir: Path, env: dict[str, str]) -> subprocess.Popen
     )
 
 
-def _wait_until_running(run: subprocess.Popen[str], gate: Path) -> list[int]:
-    """The pids every host's script reported, once both hosts run (a file each, polled)."""
+def _wait_until_running(run: subprocess.Popen[str], gate: Path) -> None:
+    """Until every host's script has said it runs, its child started (a file each, polled)."""
     wait_until(
         lambda: all((gate / f"{host}.ready").is_file() for host in HOSTS), run, "hosts ready"
     )
-    pids = []
     for host in HOSTS:
         ready = gate / f"{host}.ready"
         wait_until(ready.read_text, run, f"{host}'s pids")
-        pids += [int(pid) for pid in ready.read_text().split()]
-    return pids
+
+
+def _gone_within(token: str, seconds: float) -> list[int]:
+    """The run's processes still alive ``seconds`` after it was cut off (none, once gone)."""
+    deadline = time.monotonic() + seconds
+    while _survivors(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _survivors(token)
 
 
 def _survivors(token: str) -> list[int]:
@@ -139,14 +154,13 @@ def test_interrupt_stops_every_host_and_releases_the_folder(
     workdir = tmp_path / "run"
     run = _start(config, workdir, env)
     try:
-        pids = _wait_until_running(run, gate)
+        _wait_until_running(run, gate)
         os.kill(run.pid, signum)
         out, err = run.communicate(timeout=60)
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
-    assert not [pid for pid in pids if alive(pid)]
     assert _survivors(token) == []
     assert "local run interrupted" in err
     for host in HOSTS:  # one line per host, the run's files kept and named
@@ -171,7 +185,7 @@ def test_sigterm_handlers_get_the_grace_period_in_the_sandbox(sleeper, tmp_path)
     env[GRACE_VARIABLE] = "300"  # the handlers finish when the test says, however loaded
     run = _start(config, tmp_path / "run", env)
     try:
-        pids = _wait_until_running(run, gate)
+        _wait_until_running(run, gate)
         os.kill(run.pid, signal.SIGINT)
         wait_until(
             lambda: all((gate / f"{host}.term").is_file() for host in HOSTS), run, "SIGTERM heard"
@@ -184,7 +198,6 @@ def test_sigterm_handlers_get_the_grace_period_in_the_sandbox(sleeper, tmp_path)
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
     assert [(gate / f"{host}.saved").is_file() for host in HOSTS] == [True, True], err
-    assert not [pid for pid in pids if alive(pid)]
     assert _survivors(token) == []
 
 
@@ -198,7 +211,7 @@ def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
     env[GRACE_VARIABLE] = "300"
     run = _start(config, tmp_path / "run", env)
     try:
-        pids = _wait_until_running(run, gate)
+        _wait_until_running(run, gate)
         os.kill(run.pid, signal.SIGINT)
         while not (gate / "algo-1.term").is_file():  # the first stop has begun
             assert run.poll() is None, run.communicate()
@@ -210,5 +223,77 @@ def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
     assert "killed at once (second interrupt)" in err, err
-    assert not [pid for pid in pids if alive(pid)]
     assert _survivors(token) == []
+
+
+@pytest.mark.slow
+@PID_NAMESPACES
+@pytest.mark.parametrize(
+    ("strategy", "signum"),
+    [
+        ("torchrun", signal.SIGKILL),  # 2 hosts' torchrun agents and workers
+        ("mpi", signal.SIGKILL),  # prterun and its 2 hosts' ranks
+        ("torchrun", signal.SIGHUP),  # the terminal closed
+        ("mpi", signal.SIGHUP),
+    ],
+)
+def test_nothing_of_the_run_outlives_sagelaunch_killed_or_hung_up(
+    write_config, tmp_path, strategy, signum
+):
+    """kill -9 leaves sagelaunch no clean-up: every host still ends within 5 s (each host's
+    processes die with their PID namespace, which dies with sagelaunch; mpirun with its parent)."""
+    config, gate = _sleeper_config(write_config, tmp_path, strategy, "sleep.py")
+    token = uuid.uuid4().hex
+    run = _start(config, tmp_path / "run", clean_env(GATE=str(gate), RUN_TOKEN=token))
+    try:
+        _wait_until_running(run, gate)
+        assert len(_survivors(token)) >= 4  # both hosts' scripts and their children, at least
+        os.kill(run.pid, signum)
+        run.communicate(timeout=60)
+        assert _gone_within(token, 5.0) == []
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+        for pid in _survivors(token):  # never left to the rest of the suite
+            os.kill(pid, signal.SIGKILL)
+
+
+# Starts a daemon the classic way (fork, setsid, fork), then exits 0 at once.
+DAEMON = """\
+import os, sys, time
+from pathlib import Path
+
+gate = Path(os.environ["GATE"])
+gate.mkdir(exist_ok=True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        (gate / (os.environ["SM_CURRENT_HOST"] + ".daemon")).write_text(str(os.getpid()))
+        time.sleep(600)
+    os._exit(0)
+deadline = time.monotonic() + 60
+while not (gate / (os.environ["SM_CURRENT_HOST"] + ".daemon")).exists():
+    assert time.monotonic() < deadline
+    time.sleep(0.05)
+"""
+
+
+@pytest.mark.slow
+@PID_NAMESPACES
+def test_a_scripts_daemon_ends_with_its_host(write_config, tmp_path):
+    gate = tmp_path / "run" / "gate"
+    config = write_config(
+        pytorch_config(entry_point="daemon.py", source_dir="code", local={"hosts": 2}),
+        code={"daemon.py": DAEMON},
+    )
+    token = uuid.uuid4().hex
+    done = run_local(
+        config, "--workdir", str(tmp_path / "run"), env=clean_env(GATE=str(gate), RUN_TOKEN=token)
+    )
+    try:
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert [(gate / f"{h}.daemon").is_file() for h in HOSTS] == [True, True]
+        assert _gone_within(token, 5.0) == []
+    finally:
+        for pid in _survivors(token):
+            os.kill(pid, signal.SIGKILL)

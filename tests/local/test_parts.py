@@ -139,7 +139,7 @@ def test_one_process_per_host_without_a_distributed_launcher():
 
 def test_torchrun_command_per_host():
     launch = launchers.Launch("torchrun", 2)
-    host = launchers.slot(launch, "train.py", ["--lr", "0.1"], 1, 2, 29999)
+    host = launchers.slot(launch, "train.py", ["--lr", "0.1"], 1, 2, "127.0.0.1", 29999)
     command = launchers.host_command(launch, host, log_dir=Path("/run/logs/torchelastic-algo-2"))
     assert command == [
         sys.executable, warm.AGENT_SCRIPT, "--nnodes", "2", "--nproc_per_node", "2",
@@ -151,7 +151,8 @@ def test_torchrun_command_per_host():
 def test_mpirun_runs_from_the_first_host_only(tmp_path):
     launch = launchers.Launch("mpirun", 2, mpirun="/venv/bin/mpirun")
     job = launchers.MpiJob(tmp_path / "ranks.json")
-    second, first = (launchers.slot(launch, "t.py", [], index, 3, 1) for index in (1, 0))
+    slots = (launchers.slot(launch, "t.py", [], index, 3, "127.0.0.1", 1) for index in (1, 0))
+    second, first = slots
     assert launchers.host_command(launch, second, job) is None
     command = launchers.host_command(launch, first, job)
     assert command is not None and command[0] == "/venv/bin/mpirun"
@@ -193,9 +194,9 @@ def test_each_process_gets_its_share_of_the_runs_cores(
 
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     launch = launchers.Launch("torchrun", per_host)
-    assert launcher_env(hosts, launch, 29500, cores, {})["OMP_NUM_THREADS"] == threads
+    assert launcher_env(hosts, launch, "127.0.0.1", 29500, cores, {})["OMP_NUM_THREADS"] == threads
     assert "OMP_NUM_THREADS" not in launcher_env(
-        hosts, launch, 29500, cores, {"OMP_NUM_THREADS": "3"}
+        hosts, launch, "127.0.0.1", 29500, cores, {"OMP_NUM_THREADS": "3"}
     )
 
 

@@ -58,14 +58,20 @@ def host_processes(
         environment.decode_hyperparameters(hyperparameters)
     )
     master_port = ports.free_port()
-    extra = launcher_env(len(trees), launch, master_port, cores or machine.num_cpus, container_env)
+    own_network = prepared.sandbox.network.own
+    master = master_address(prepared)
+    extra = launcher_env(
+        len(trees), launch, master, master_port, cores or machine.num_cpus, container_env
+    )
     if config.framework == "pytorch":
         # The PyTorch container's training.py sets them on every job, one host included, so
         # init_process_group(init_method='env://') works there (its port 7777: a free one here).
-        extra |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
-    extra |= groups.feed_env(cluster)
+        extra |= {"MASTER_ADDR": master, "MASTER_PORT": str(master_port)}
+    extra |= {} if own_network else groups.feed_env(cluster)  # own hosts: at their names
     tf_cluster = (
-        tf_config.TfCluster.for_job(framework, names) if tf_config.applies(config) else None
+        tf_config.TfCluster.for_job(framework, names, own_network)
+        if tf_config.applies(config)
+        else None
     )
     seen = seen_trees(prepared, trees)
     envs, sm_names = [], []
@@ -107,7 +113,7 @@ def host_processes(
         log = workdir / "logs" / f"{host.name}.log"
         agent_files = log.with_name(f"torchelastic-{host.name}")
         command, own_env = _command(
-            launch, config, user, position, master_port, mpi_job, agent_files
+            launch, config, user, position, (master, master_port), mpi_job, agent_files
         )
         if command is None:
             continue
@@ -133,7 +139,7 @@ def _command(
     config: LaunchConfig,
     user: dict[str, Any],
     position: tuple[int, int] | None,
-    master_port: int,
+    master: tuple[str, int],
     mpi_job: launchers.MpiJob | None,
     agent_files: Path,
 ) -> tuple[list[str] | None, dict[str, str]]:
@@ -142,7 +148,7 @@ def _command(
     run_as = launch if position is not None else launchers.Launch(PYTHON, 1)
     node_rank, nodes = position if position is not None else (0, 1)
     args = (v3.user_args if config.sdk == "v3" else environment.user_args)(user)
-    host = launchers.slot(run_as, str(config.entry_point), args, node_rank, nodes, master_port)
+    host = launchers.slot(run_as, str(config.entry_point), args, node_rank, nodes, *master)
     training_mpi = mpi_job if position is not None else None
     command = launchers.host_command(run_as, host, training_mpi, log_dir=agent_files)
     return command, launchers.own_environment(run_as, host)
@@ -172,9 +178,19 @@ def _mpi_job(
     return launchers.MpiJob(ranks_file, sm_names, custom)
 
 
+def master_address(prepared: Prepared) -> str:
+    """Where the launcher's master listens: the first training host by name where each host has
+    a network of its own (as the toolkit gives torchrun ``--master_addr algo-1``), else this
+    machine's loopback, which every host shares."""
+    if not prepared.sandbox.network.own:
+        return launchers.LOOPBACK
+    return next(host.name for host in prepared.cluster if host.trains)
+
+
 def launcher_env(
     hosts: int,
     launch: launchers.Launch,
+    master_addr: str,
     master_port: int,
     cores: int,
     container_env: dict[str, str],
@@ -182,7 +198,7 @@ def launcher_env(
     # The XGBoost entry point's tracker (a container default of 9099, TIME_WAIT after a run).
     env = {ports.TRACKER_PORT_VARIABLE: str(ports.free_port_pair())}
     if hosts > 1 or launch.kind == MPIRUN:
-        env |= {"MASTER_ADDR": launchers.LOOPBACK, "MASTER_PORT": str(master_port)}
+        env |= {"MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port)}
     if "OMP_NUM_THREADS" not in {**os.environ, **container_env}:
         # The emulated hosts share this machine's cores; without a cap every process would start
         # one thread per core and they would fight over them (torchrun caps its workers alike).

@@ -3,11 +3,12 @@ clean-up. What is checked before it is preflight.py's; what each host runs, host
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from sagelaunch.local import (
     job_software,
     launchers,
     model_dir,
+    network,
     sandbox,
     software,
     supervisor,
@@ -37,6 +39,7 @@ from sagelaunch.local.options import Options
 from sagelaunch.local.preflight import Prepared
 from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
+from sagelaunch.strategies.base import MPIRUN
 
 RUNS_DIR = Path(".sagelaunch") / "runs"
 # What _clear removes besides algo-*.
@@ -94,7 +97,7 @@ def run(
     disk under the run folder is one clear error (disk.reported)."""
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     lock = run_dir.claim(workdir)  # held (open) until this run returns
-    with disk.reported(workdir):
+    with disk.reported(workdir), contextlib.ExitStack() as stack:
         launch = prepared.launch
         _clear(workdir)
         local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
@@ -135,11 +138,14 @@ def run(
                 f"{checkpoint_sync.store(workdir)} (checkpoint.s3_uri, synced back when the "
                 "hosts stop; delete it to start afresh)"
             )
+        prepared, network_warning = _with_network(prepared, workdir, stack, say)
+        warnings += [network_warning] if network_warning else []
         say(f"  sandbox: {prepared.sandbox.describe()}")
         for line in groups.describe(prepared.cluster, launch.kind):
             say(line)
         if prepared.sandbox.isolated:
-            sandbox.write_hosts_file(workdir, [host.name for host in trees])
+            names = [host.name for host in trees]
+            sandbox.write_hosts_file(workdir, names, prepared.sandbox.network)
         with software.on_path(overlays):
             specs = host_processes.host_processes(
                 prepared, plan, trees, agents or [], options.cores
@@ -182,6 +188,21 @@ def run(
             _finish(result, master, keep=options.keep)
         lock.close()  # on an error the process's end releases it
         return result
+
+
+def _with_network(
+    prepared: Prepared, workdir: Path, stack: contextlib.ExitStack, say: Callable[[str], None]
+) -> tuple[Prepared, str | None]:
+    """The hosts' network (network.py) for the rest of the run, in ``prepared``'s sandbox; the
+    one line that says so where the hosts share this machine's instead."""
+    isolation = prepared.loaded.config.network.isolation
+    choice = network.choose(prepared.sandbox.isolated, prepared.launch.kind == MPIRUN, isolation)
+    helpers = workdir / sandbox.SANDBOX_DIR / "network"
+    made = stack.enter_context(network.hosts_network(choice, prepared.hosts, helpers))
+    message = network.warning(choice, made) if prepared.sandbox.isolated else None
+    if message:
+        say(f"[yellow]warning:[/yellow] {message}")
+    return replace(prepared, sandbox=replace(prepared.sandbox, network=made)), message
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ def slot(
     args: list[str],
     host_index: int,
     host_count: int,
+    master_addr: str,
     master_port: int,
 ) -> HostSlot:
     """Host ``host_index`` of ``host_count`` running the launch (what a launcher is given)."""
@@ -104,7 +105,7 @@ def slot(
         host_index=host_index,
         host_count=host_count,
         processes_per_host=launch.processes_per_host,
-        master_addr=LOOPBACK,
+        master_addr=master_addr,
         master_port=master_port,
     )
 

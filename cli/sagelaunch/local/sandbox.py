@@ -34,10 +34,11 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sagelaunch.errors import UsageError
+from sagelaunch.local.network import HostNetwork
 from sagelaunch.local.supervisor import HostProcess
 from sagelaunch.local.tree import HostTree
 
@@ -63,6 +64,11 @@ class Sandbox:
     bwrap: str | None = None
     reason: str = ""
     chosen: bool = False  # off because the config says so (not because none can be made here)
+    # Each host's processes in a PID namespace of their own, so they all end with the host
+    # (False where this kernel refuses one: then `pid_reason`).
+    pid_namespace: bool = False
+    pid_reason: str = ""
+    network: HostNetwork = field(default_factory=HostNetwork)  # the run's, once made (job.py)
 
     @property
     def isolated(self) -> bool:
@@ -70,8 +76,14 @@ class Sandbox:
 
     def describe(self) -> str:
         if self.isolated:
+            processes = (
+                "processes its own (they end with it)"
+                if self.pid_namespace
+                else f"processes visible to each other ({self.pid_reason})"
+            )
             return (
-                "namespace (each host's /opt/ml and host name are its own, algo-N resolves; "
+                "namespace (each host's /opt/ml, host name and "
+                f"{processes}; network: {self.network.describe()}; algo-N resolves; "
                 "files outside the run read-only)"
             )
         return (
@@ -87,7 +99,8 @@ def choose(setting: str) -> Sandbox:
         return Sandbox(OFF, reason="local.sandbox: off", chosen=True)
     bwrap, why_not = _working_bwrap()
     if bwrap is not None:
-        return Sandbox(NAMESPACE, bwrap)
+        pid_failure = _probe(bwrap, *_PID_NAMESPACE)
+        return Sandbox(NAMESPACE, bwrap, pid_namespace=not pid_failure, pid_reason=pid_failure)
     if setting == NAMESPACE:
         raise UsageError(
             f"local.sandbox: namespace, but no user namespace can be made here: {why_not}",
@@ -122,9 +135,15 @@ def _bundled_bwrap() -> str | None:
         return None
 
 
-def _probe(bwrap: str) -> str:
-    """'' when ``bwrap`` runs a command in a user + mount namespace, else its error."""
-    probe = [bwrap, "--unshare-user", "--cap-drop", "ALL", "--ro-bind", "/", "/", "true"]
+# A PID namespace of the host's own, with the /proc that shows it (in place of the machine's).
+_PID_NAMESPACE = ("--unshare-pid", "--proc", "/proc")
+
+
+@functools.cache
+def _probe(bwrap: str, *extra: str) -> str:
+    """'' when ``bwrap`` runs a command in a user + mount namespace (with ``extra``'s too),
+    else its error."""
+    probe = [bwrap, "--unshare-user", "--cap-drop", "ALL", "--ro-bind", "/", "/", *extra, "true"]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as error:
@@ -161,14 +180,16 @@ def entry(
     home, tmp = private / "home", private / "tmp"
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
+    processes = _PID_NAMESPACE if sandbox.pid_namespace else ("--ro-bind", "/proc", "/proc")
     return [
+        *sandbox.network.enter(host.name),  # the host's network namespace, where it has one
         sandbox.bwrap,
         *("--unshare-user", "--die-with-parent", "--cap-drop", "ALL"),
         *("--unshare-uts", "--hostname", host.name),
         *_read_only_root(),
         *_hosts(run_dir),  # over the machine's /etc, read-only
         *_devices(),
-        *("--ro-bind", "/proc", "/proc"),
+        *processes,
         *_opt(host.root),
         *("--bind", str(tmp), "/tmp"),
         *_under_tmp(env),  # after /tmp, which hides the machine's
@@ -180,12 +201,14 @@ def entry(
     ]
 
 
-def write_hosts_file(run_dir: Path, names: list[str]) -> None:
-    """The job's ``/etc/hosts``: every host at a loopback address of its own (``algo-1`` at
-    127.0.0.1, ``algo-2`` at 127.0.0.2, ...), as the container's names every host of the job.
-    Distinct addresses let a script bind its own host's address and port on every host, as on
-    separate instances; Linux routes all of 127.0.0.0/8 to the loopback device."""
-    lines = [*_LOCALHOST_LINES, *(f"{address(i)}\t{name}" for i, name in enumerate(names))]
+def write_hosts_file(run_dir: Path, names: list[str], network: HostNetwork) -> None:
+    """The job's ``/etc/hosts``, as the container's names every host of the job: each at its
+    address on the run's bridge where the hosts have networks of their own, else at a loopback
+    address of its own (``algo-1`` at 127.0.0.1, ``algo-2`` at 127.0.0.2, ...), so that a script
+    can bind its own host's address and port on every host; Linux routes all of 127.0.0.0/8 to
+    the loopback device."""
+    addresses = [network.addresses.get(name) or address(i) for i, name in enumerate(names)]
+    lines = [*_LOCALHOST_LINES, *(f"{a}\t{name}" for a, name in zip(addresses, names, strict=True))]
     path = run_dir / SANDBOX_DIR / HOSTS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -30,6 +30,7 @@ from typing import IO
 
 from sagelaunch.errors import UsageError
 from sagelaunch.local import warm
+from sagelaunch.local.netns_keeper import die_with_parent
 
 TAIL_LINES = 20
 # mpirun --tag-output (the toolkit's flag) prefixes each rank's line: "[1,0]<stdout>:". The log
@@ -125,6 +126,7 @@ class _Running:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=die_with_parent,  # sagelaunch killed (-9 too): the host goes with it
             )
         assert self.proc.stdout is not None
         self.reader = threading.Thread(
@@ -426,10 +428,10 @@ def _parent_pid(stat: Path) -> int | None:
 
 @contextmanager
 def _signals() -> Iterator[threading.Event]:
-    """While the hosts run (main thread only): the first Ctrl-C or SIGTERM raises
-    KeyboardInterrupt, so the hosts are stopped; any later one sets the returned event, so what is
-    still stopping is killed at once (never a second KeyboardInterrupt amid the clean-up, which
-    would leave orphans)."""
+    """While the hosts run (main thread only): the first Ctrl-C, SIGTERM or SIGHUP (the terminal
+    closed) raises KeyboardInterrupt, so the hosts are stopped; any later one sets the returned
+    event, so what is still stopping is killed at once (never a second KeyboardInterrupt amid the
+    clean-up, which would leave orphans)."""
     hurry = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield hurry
@@ -442,7 +444,8 @@ def _signals() -> Iterator[threading.Event]:
             raise KeyboardInterrupt
         hurry.set()
 
-    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {signum: signal.getsignal(signum) for signum in stops}
     for signum in previous:
         signal.signal(signum, interrupt)
     try:

@@ -9,11 +9,13 @@ The container (sagemaker-tensorflow-training, ``training.py``) writes these clus
 - MultiWorkerMirroredStrategy (``sagemaker_multi_worker_mirrored_strategy_enabled``): every host
   is a ``worker`` on port 8890.
 
-The ports are fixed in the container, where each host has its own address. Here every host is
-127.0.0.1, and a fixed port would collide between hosts, with a rerun's TIME_WAIT and with a second
-run at once, so each (host, port) pair of the container gets a free loopback port of its own per
-run: the TF_CONFIG equals the container's with ``algo-N:PORT`` replaced by ``127.0.0.1:FREE``
-(tests/local checks exactly that against the toolkit's own builders).
+The ports are fixed in the container, where each host has its own address. Where each emulated
+host has a network of its own (network.py), so it is here: the TF_CONFIG is the container's, as
+it is. Where the hosts share this machine's, every host is 127.0.0.1, and a fixed port would
+collide between hosts, with a rerun's TIME_WAIT and with a second run at once, so each
+(host, port) pair of the container gets a free loopback port of its own per run: the TF_CONFIG
+equals the container's with ``algo-N:PORT`` replaced by ``127.0.0.1:FREE`` (tests/local checks
+exactly that against the toolkit's own builders).
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ class Addresses:
     local: dict[str, str]  # "algo-1:2222" -> "127.0.0.1:40001"
 
     @classmethod
-    def allocate(cls, hosts: list[str], container_ports: tuple[int, ...]) -> Addresses:
+    def allocate(
+        cls, hosts: list[str], container_ports: tuple[int, ...], own_network: bool = False
+    ) -> Addresses:
+        """The container's addresses, each its own where the hosts have their own networks."""
+        if own_network:
+            return cls({f"{h}:{p}": f"{h}:{p}" for h in hosts for p in container_ports})
         return cls(
             {
                 f"{host}:{port}": f"{ports.LOOPBACK}:{ports.free_port()}"
@@ -113,12 +120,15 @@ class TfCluster:
     addresses: Addresses
 
     @classmethod
-    def for_job(cls, framework_params: dict[str, Any], hosts: list[str]) -> TfCluster:
+    def for_job(
+        cls, framework_params: dict[str, Any], hosts: list[str], own_network: bool = False
+    ) -> TfCluster:
         """The container's choice (training.train): parameter servers only with 2+ hosts."""
         if framework_params.get(PS_FLAG) and len(hosts) > 1:
-            return cls(PS_FLAG, Addresses.allocate(hosts, (WORKER_PORT, PS_PORT)))
+            ps_ports = (WORKER_PORT, PS_PORT)
+            return cls(PS_FLAG, Addresses.allocate(hosts, ps_ports, own_network))
         if framework_params.get(MWMS_FLAG):
-            return cls(MWMS_FLAG, Addresses.allocate(hosts, (MWMS_PORT,)))
+            return cls(MWMS_FLAG, Addresses.allocate(hosts, (MWMS_PORT,), own_network))
         return cls(None, Addresses({}))
 
     def worker_tf_config(self, hosts: list[str], current: str) -> str | None:

@@ -22,6 +22,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from sagelaunch.local.netns_keeper import die_with_parent
+
 # How a host runs torchrun: its agent's script, by path (it imports no sagelaunch).
 AGENT_SCRIPT = str(Path(__file__).with_name("torchrun_agent.py"))
 TORCHRUN_AGENT = (sys.executable, AGENT_SCRIPT)
@@ -40,6 +42,7 @@ def start(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=die_with_parent,  # never outlives sagelaunch, however it ends
     )
 
 
