@@ -49,7 +49,11 @@ IMPORT_NAMES = {
 # (container_libraries/), on the hosts' path when the code imports one this venv lacks.
 STAND_INS = {
     "xgboost": {
-        "sagemaker_xgboost_container": "data_utils.get_dmatrix in File mode, distributed.rabit_run",
+        # Every module and public name of the 3.0-5 container's library
+        # (data/xgboost_container_surface.json); what is not emulated raises when used.
+        "sagemaker_xgboost_container": "its whole module surface: data_utils in File mode, "
+        "distributed.rabit_run, checkpointing (the container's own); serving and algorithm mode "
+        "raise when used",
         # Pinned by the XGBoost container's requirements.txt (sagemaker-containers 2.8.6.post2),
         # which no longer imports on Python 3.10+.
         "sagemaker_containers": "training_env(), entry_point._wait_hostname_resolution()",

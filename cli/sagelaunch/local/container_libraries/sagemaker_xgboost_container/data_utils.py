@@ -1,20 +1,40 @@
 """`get_dmatrix` and `get_content_type` as the XGBoost container's data_utils behaves in File
 input mode: a channel folder (files up to three folders deep, names starting with '.' or '_'
 skipped) or one file, in CSV (label first, the delimiter sniffed from the first line, instance
-weights second with csv_weights=1), LIBSVM or Parquet (label first). Pipe mode and
-recordio-protobuf are refused with the reason: sagelaunch local feeds channels as files."""
+weights second with csv_weights=1), LIBSVM or Parquet (label first), and the per-format readers,
+get_size and check_data_redundancy beneath it. Pipe mode and recordio-protobuf are refused with the
+reason: sagelaunch local feeds channels as files; so is validate_data_file_path (the built-in
+algorithm's check), when called."""
 
 from __future__ import annotations
 
 import csv
+import logging
 import os
 import tempfile
 import warnings
 
 import xgboost as xgb
 
+from sagemaker_xgboost_container import _not_emulated
+
+BATCH_SIZE = 4000
 CSV, LIBSVM, PARQUET, RECORDIO_PROTOBUF = "csv", "libsvm", "parquet", "recordio-protobuf"
 MAX_FOLDER_DEPTH = 3
+# The container's own lists and messages (sagemaker_containers' CSV is text/csv).
+VALID_CONTENT_TYPES = [
+    *(CSV, LIBSVM, PARQUET, RECORDIO_PROTOBUF, "text/csv", "text/libsvm", "text/x-libsvm"),
+    *("application/x-parquet", "application/x-recordio-protobuf"),
+]
+VALID_PIPED_CONTENT_TYPES = [CSV, PARQUET, RECORDIO_PROTOBUF, "text/csv"]
+VALID_PIPED_CONTENT_TYPES += ["application/x-parquet", "application/x-recordio-protobuf"]
+INVALID_CONTENT_TYPE_ERROR = (
+    "{invalid_content_type} is not an accepted ContentType: " + ", ".join(VALID_CONTENT_TYPES) + "."
+)
+INVALID_CONTENT_FORMAT_ERROR = (
+    "First line '{line_snippet}...' of file '{file_name}' is not "
+    "'{content_type}' format. Please ensure the file is in '{content_type}' format."
+)
 _CONTENT_TYPES = {
     "csv": CSV,
     "text/csv": CSV,
@@ -109,3 +129,74 @@ def _parquet(files: list[str]) -> xgb.DMatrix:
 
     data = np.vstack([pd.read_parquet(file).to_numpy() for file in files])
     return xgb.DMatrix(data[:, 1:], label=data[:, 0])
+
+
+def get_csv_dmatrix(path, csv_weights, is_pipe=False):
+    """CSV data (a file or a folder of files) as the container reads it in File mode."""
+    _refuse_pipe(is_pipe)
+    return _text(_data_files(path, 1), CSV, csv_weights)
+
+
+def get_libsvm_dmatrix(files_path, is_pipe=False):
+    """LIBSVM data (a file or a folder of files) as the container reads it."""
+    _refuse_pipe(is_pipe)
+    return _text(_data_files(files_path, 1), LIBSVM, 0)
+
+
+def get_parquet_dmatrix(path, is_pipe=False):
+    """Parquet data (a file or a folder of files), label first, as the container reads it."""
+    _refuse_pipe(is_pipe)
+    return _parquet(_data_files(path, 1))
+
+
+def _refuse_pipe(is_pipe: bool) -> None:
+    if is_pipe:
+        raise NotImplementedError(NOT_EMULATED.format("Pipe input mode: use File mode locally"))
+
+
+get_recordio_protobuf_dmatrix = _not_emulated.function(
+    __name__, "get_recordio_protobuf_dmatrix", "recordio-protobuf input is not emulated"
+)
+validate_data_file_path = _not_emulated.function(
+    __name__, "validate_data_file_path", "the built-in algorithm's input validation is not emulated"
+)
+
+
+def get_size(data_path, is_pipe=False):
+    """The data's size in bytes (0 where it does not exist), as the container's get_size: the
+    built-in algorithm and scripts use it to tell a host without data."""
+    if is_pipe and os.path.exists(f"{data_path}_0"):
+        return 1
+    if not os.path.exists(data_path):
+        logging.info(f"Path {data_path} does not exist!")
+        return 0
+    if os.path.isfile(data_path):
+        return os.path.getsize(data_path)
+    total = 0
+    for root, _, files in os.walk(data_path):
+        for name in files:
+            if name.startswith("."):
+                raise ValueError("Hidden file found in the data path! Remove that before training.")
+            total += os.path.getsize(os.path.join(root, name))
+    return total
+
+
+def check_data_redundancy(train_path, validate_path):
+    """Warn, as the container does, of files of the same name and size in both channels."""
+    for path, channel in ((train_path, "training"), (validate_path, "validation")):
+        if not os.path.exists(path):
+            raise ValueError(f"{channel} data's path is not existed")
+    for name in sorted(_file_names(train_path) & _file_names(validate_path)):
+        train, validate = os.path.join(train_path, name), os.path.join(validate_path, name)
+        if os.path.getsize(train) == os.path.getsize(validate):
+            logging.warning(
+                f"Suspected identical files found. ({train} and {validate}"
+                f"with same size {os.path.getsize(validate)} bytes)."
+                " Note: Duplicate data in the training set and validation set is usually"
+                " not intentional and can impair the validity of the model evaluation by"
+                " the validation score."
+            )
+
+
+def _file_names(folder: str) -> set[str]:
+    return {f for f in os.listdir(folder) if os.path.isfile(os.path.join(folder, f))}

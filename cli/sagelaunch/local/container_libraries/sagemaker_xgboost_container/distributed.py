@@ -28,8 +28,9 @@ from _stand_in_hosts import LOOPBACK, address, wait_hostname_resolution
 
 from sagemaker_xgboost_container import xgb_collective
 
-__all__ = ["Rabit", "RabitHelper", "rabit_run", "wait_hostname_resolution"]
+__all__ = ["LOCAL_HOSTNAME", "Rabit", "RabitHelper", "rabit_run", "wait_hostname_resolution"]
 
+LOCAL_HOSTNAME = "127.0.0.1"  # the container's name for this machine when a run has no hosts
 CONTAINER_PORT = 9099
 PORT_VARIABLE = "SAGELAUNCH_XGBOOST_TRACKER_PORT"
 

@@ -1,0 +1,22 @@
+# Written by `python -m sagelaunch.local.xgboost_surface` from
+# aws/sagemaker-xgboost-container@cb8df91cd44c7b01c53ccf321fd3fdf3eb78adae
+# src/sagemaker_xgboost_container/constants/sm_env_constants.py.
+# Do not edit: a module written by hand in its place is kept instead.
+"""sagemaker_xgboost_container.constants.sm_env_constants in sagelaunch local: the container's
+constants, with its values."""
+
+SM_CURRENT_HOST = "SM_CURRENT_HOST"
+SM_HOSTS = "SM_HOSTS"
+SM_NUM_GPUS = "SM_NUM_GPUS"
+SM_CHANNEL_TRAIN = "SM_CHANNEL_TRAIN"
+SM_CHANNEL_VALIDATION = "SM_CHANNEL_VALIDATION"
+SM_MODEL_DIR = "SM_MODEL_DIR"
+SM_INPUT_TRAINING_CONFIG_FILE = "SM_INPUT_TRAINING_CONFIG_FILE"
+SM_INPUT_DATA_CONFIG_FILE = "SM_INPUT_DATA_CONFIG_FILE"
+SM_CHECKPOINT_CONFIG_FILE = "SM_CHECKPOINT_CONFIG_FILE"
+SM_OUTPUT_DATA_DIR = "SM_OUTPUT_DATA_DIR"
+SAGEMAKER_INFERENCE_ENSEMBLE = "SAGEMAKER_INFERENCE_ENSEMBLE"
+SAGEMAKER_INFERENCE_OUTPUT = "SAGEMAKER_INFERENCE_OUTPUT"
+SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT = "SAGEMAKER_DEFAULT_INVOCATIONS_ACCEPT"
+SAGEMAKER_BATCH = "SAGEMAKER_BATCH"
+ONE_THREAD_PER_PROCESS = "1"
