@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
 import py_compile
 import re
@@ -23,10 +24,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sagelaunch import atomic
 from sagelaunch.errors import UsageError
 from sagelaunch.local import install_errors, overlay_site
 
@@ -198,7 +201,9 @@ def major_minor(version: str) -> tuple[int, ...] | None:
 
 
 def version_warning(framework: str, framework_version: str | None) -> str | None:
-    """A warning when the installed framework is not the container's major.minor."""
+    """A warning when the installed framework is not the container's major.minor, with the fix
+    that can work here: local.framework: match only where the index has a wheel of that version
+    for this Python (match_installable), else what runs instead."""
     installed = installed_framework(framework)
     if not framework_version or installed is None:
         return None
@@ -208,7 +213,7 @@ def version_warning(framework: str, framework_version: str | None) -> str | None
     fix = (
         f"install torch {_dotted(wanted)} into this venv to match"
         if framework == "pytorch"
-        else f"set local.framework: match to install and run {framework} {_dotted(wanted)} instead"
+        else match_advice(framework, _dotted(wanted), installed, match_installable)
     )
     return (
         f"framework_version {framework_version}, but this run uses this machine's {framework} "
@@ -216,6 +221,123 @@ def version_warning(framework: str, framework_version: str | None) -> str | None
         f"results and APIs may differ, and a script written for {_dotted(wanted)} may fail "
         f"where {_dotted(have)} changed them; {fix}"
     )
+
+
+# Whether local.framework: match can install a framework version (version_warning's advice):
+# asked of the index once per version, Python and index, without downloading, and bounded.
+WHEEL_CHECK_TIMEOUT_S = 5.0
+WHEEL_ANSWERS = "framework-wheels.json"  # in ENVS_DIR: the index's answers, per version
+WHEEL_ANSWER_DAYS = 7  # a "no" may change with a new release: asked again after this
+_INDEX_VARIABLES = ("UV_DEFAULT_INDEX", "UV_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL")
+_wheel_answers: dict[str, bool] = {}
+
+
+def match_advice(
+    framework: str,
+    wanted: str,
+    installed: str,
+    can_install: Callable[[str, str], bool | None],
+) -> str:
+    """The end of the version warning: local.framework: match where ``can_install(framework,
+    wanted)`` says the index has a wheel for this Python; else what runs instead (no wheel: why
+    match cannot help; None, no answer: match is not suggested)."""
+    answer = can_install(framework, wanted)
+    if answer:
+        return f"set local.framework: match to install and run {framework} {wanted} instead"
+    if answer is False:
+        return (
+            f"local.framework: match cannot install {framework} {wanted} here (no wheel of it "
+            f"for {install_errors.this_python()}), so this machine's {framework} {installed} "
+            f"runs: use a venv with a Python {framework} {wanted} supports, or run the "
+            "container itself with --docker"
+        )
+    return (
+        f"this machine's {framework} {installed} runs (the package index did not say whether "
+        f"{framework} {wanted} can be installed for {install_errors.this_python()})"
+    )
+
+
+def match_installable(framework: str, wanted: str) -> bool | None:
+    """Whether the package index has a wheel of ``framework`` ``wanted`` (major.minor) for this
+    Python, as framework_overlay would install it: True, False, or None where the index did not
+    answer in WHEEL_CHECK_TIMEOUT_S (or uv is missing). Never raises; answers are cached in this
+    process and in ENVS_DIR."""
+    name = FRAMEWORK_DISTRIBUTIONS[framework][0]
+    pin = f"{name}=={wanted}.*"
+    index = [f"{v}={os.environ[v]}" for v in _INDEX_VARIABLES if os.environ.get(v)]
+    key = " ".join([pin, sys.executable, *index])
+    if key not in _wheel_answers:
+        stored = _stored_wheel_answer(key)
+        answer = stored if stored is not None else _ask_index(name, pin)
+        if answer is None:
+            return None
+        _wheel_answers[key] = answer
+        if stored is None:
+            _store_wheel_answer(key, answer)
+    return _wheel_answers[key]
+
+
+def _ask_index(name: str, pin: str) -> bool | None:
+    try:
+        # One try: uv's retries of a refused connection alone outlast the timeout.
+        retries = {"UV_HTTP_RETRIES": os.environ.get("UV_HTTP_RETRIES", "0")}
+        done = _dry_run(name, pin, WHEEL_CHECK_TIMEOUT_S, {**os.environ, **retries})
+    except Exception:  # no uv, or anything else: no answer (advice never fails the run)
+        return None
+    if done is None:
+        return None
+    if done.returncode == 0:
+        return True
+    if install_errors.no_wheel(done.stderr):
+        return False
+    said = " ".join(done.stderr.split()).lower()
+    if "no solution found" in said and "network was disabled" not in said:
+        return False  # no such version at all
+    return None  # the index unreachable (or offline without its page cached), or another error
+
+
+def _dry_run(
+    name: str, pin: str, timeout: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str] | None:
+    """uv's resolution of ``pin`` for this interpreter, wheels only and without dependencies:
+    nothing downloaded or installed. None when the index did not answer within ``timeout``."""
+    command = [*uv_command(), "pip", "install", "--dry-run", "--no-deps", "--only-binary", name]
+    with tempfile.TemporaryDirectory() as nowhere:
+        command += ["--python", sys.executable, "--target", nowhere, pin]
+        try:
+            return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+def _wheel_answers_file() -> Path:
+    return ENVS_DIR / WHEEL_ANSWERS
+
+
+def _stored_wheel_answer(key: str) -> bool | None:
+    try:
+        entry = json.loads(_wheel_answers_file().read_text("utf-8")).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(entry, dict) or not isinstance(entry.get("installable"), bool):
+        return None
+    if time.time() - float(entry.get("asked", 0)) > WHEEL_ANSWER_DAYS * 86400:
+        return None
+    return bool(entry["installable"])
+
+
+def _store_wheel_answer(key: str, answer: bool) -> None:
+    """Best effort: an advisory answer that cannot be stored is asked again next run."""
+    path = _wheel_answers_file()
+    try:
+        answers = json.loads(path.read_text("utf-8")) if path.is_file() else {}
+        if not isinstance(answers, dict):
+            answers = {}
+        answers[key] = {"installable": answer, "asked": int(time.time())}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(path, json.dumps(answers, indent=1, sort_keys=True) + "\n")
+    except (OSError, ValueError):
+        pass
 
 
 def _dotted(version: tuple[int, ...]) -> str:
@@ -256,14 +378,8 @@ def _torch_refusal(version: str, pin: str) -> UsageError:
     is asked (resolution only, nothing downloaded) to tell which."""
     installed = installed_framework("pytorch") or "(none)"
     wanted = _dotted(major_minor(version) or ())
-    command = [*uv_command(), "pip", "install", "--dry-run", "--no-deps", "--only-binary", "torch"]
-    with tempfile.TemporaryDirectory() as nowhere:
-        command += ["--python", sys.executable, "--target", nowhere, pin]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:  # no answer: the index's CUDA builds are reason enough
-            done = subprocess.CompletedProcess(command, 0, "", "")
-    reason = install_errors.no_wheel(done.stderr) if done.returncode else None
+    done = _dry_run("torch", pin, 60)  # no answer: the index's CUDA builds are reason enough
+    reason = install_errors.no_wheel(done.stderr) if done is not None and done.returncode else None
     if reason:
         return UsageError(
             f"local.framework: match cannot install torch {wanted} on this machine: no torch "
