@@ -22,7 +22,18 @@ from typing import Any
 import pytest
 import yaml
 
+from sagelaunch.local import network, sandbox
 from tests.conftest import ENTRYPOINTS, REPO
+
+# Whether a job's hosts get networks of their own here (network.py): a sandbox, the namespace
+# tools and pasta; where not, they share this machine's, each host at a loopback address.
+OWN_NETWORKS = network.choose(sandbox.choose("auto").isolated, mpi=False, isolation=False).own
+
+
+def host_address(index: int) -> str:
+    """Where host ``index`` (from 0) of a job without MPI is, as its /etc/hosts says."""
+    return network.netns_keeper.address(index) if OWN_NETWORKS else sandbox.address(index)
+
 
 # Variables a launcher or a real job would set; runs start without them.
 # SAGEMAKER_BASE_DIR: importing the training toolkit where /opt/ml does not exist sets it in

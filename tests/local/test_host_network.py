@@ -15,8 +15,8 @@ import pytest
 from sagelaunch.local import network, sandbox
 from tests.local.conftest import clean_env, pytorch_config, run_local
 
-OWN_NETWORKS = sandbox.choose("auto").isolated and shutil.which("ip") is not None
-needs_own = pytest.mark.skipif(not OWN_NETWORKS, reason="no user/network namespaces here")
+NAMESPACES = sandbox.choose("auto").isolated and shutil.which("ip") is not None
+needs_own = pytest.mark.skipif(not NAMESPACES, reason="no user/network namespaces here")
 needs_pasta = pytest.mark.skipif(shutil.which("pasta") is None, reason="no pasta (passt) here")
 
 # Every host listens on 0.0.0.0:12345 (a fixed port, as a script-written TF_CONFIG has it), then
@@ -156,7 +156,7 @@ def test_the_fallback_says_what_is_missing(monkeypatch):
     assert said is not None and "network.isolation is not emulated" in said
 
 
-@pytest.mark.skipif(not OWN_NETWORKS, reason="no user/network namespaces here")
+@needs_own
 def test_namespaces_that_cannot_be_made_fall_back_to_the_machines_network(monkeypatch, tmp_path):
     monkeypatch.setattr(network, "KEEPER", tmp_path / "missing.py")
     choice = network.Choice(True, isolation=True)

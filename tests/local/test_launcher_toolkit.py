@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
@@ -75,14 +74,11 @@ def test_single_host_pytorch_has_master_addr_and_port_like_the_container(write_c
 
 # A tiny job that waits until the test opens a loopback port, so two runs overlap for sure (a
 # gate file would not do: in the sandbox each host has a private /tmp, as in the container).
+# Waits until the test opens its gate (a file outside the run: visible, read-only, to the job).
 WAITER = """\
-import os, socket, time
-while True:
-    try:
-        socket.create_connection(("127.0.0.1", int(os.environ["GATE_PORT"])), timeout=5).close()
-        break
-    except OSError:
-        time.sleep(0.05)
+import os, time
+while not os.path.exists(os.environ["GATE"]):
+    time.sleep(0.05)
 """
 
 
@@ -111,9 +107,8 @@ def test_workdir_holding_user_files_is_refused_and_left_alone(write_config, tmp_
 
 def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_path):
     config = _waiter_config(write_config)
-    gate = socket.socket()
-    gate.bind(("127.0.0.1", 0))  # closed to the waiters until it listens
-    env = clean_env(GATE_PORT=str(gate.getsockname()[1]))
+    gate = tmp_path / "gate"  # closed to the waiters until it exists
+    env = clean_env(GATE=str(gate))
     command = [*local_command(config), "--workdir"]
     first = subprocess.Popen(
         [*command, str(tmp_path / "run")],
@@ -138,10 +133,9 @@ def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_pa
             text=True,
         )
     finally:
-        gate.listen(8)
+        gate.write_text("open")
         out, err = first.communicate(timeout=120)
         other_out, other_err = other.communicate(timeout=120)
-        gate.close()
     assert first.returncode == 0, out[-2000:] + err[-2000:]
     assert second.returncode == 2
     assert f"pid {first.pid}" in second.stdout + second.stderr

@@ -18,9 +18,10 @@ import pytest
 import yaml
 
 from sagelaunch.local import launchers, sandbox
-from tests.local.conftest import checksums, clean_env, run_local, visible_root
+from tests.local.conftest import checksums, clean_env, host_address, run_local, visible_root
 
 NAMESPACES = sandbox.choose("auto").isolated
+ADDRESSES = {"algo-1": host_address(0), "algo-2": host_address(1)}
 SAGELAUNCH_CACHES = (".sagelaunch/", "home/.cache/sagelaunch/")
 
 # Reads the container's literal paths, then tries to damage everything it can name; every attempt
@@ -226,7 +227,7 @@ def test_each_host_is_algo_n_by_name_and_reaches_the_first_hosts_fixed_port(user
     for host in ("algo-1", "algo-2"):
         seen = json.loads((workdir / host / "model" / "seen.json").read_text())
         assert seen["hostname"] == host
-        assert seen["resolved"] == {"algo-1": "127.0.0.1", "algo-2": "127.0.0.2"}
+        assert seen["resolved"] == ADDRESSES
     heard = json.loads((workdir / "algo-1" / "model" / "seen.json").read_text())["heard"]
     assert heard == "hello from algo-2"
 

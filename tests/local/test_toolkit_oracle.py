@@ -22,7 +22,10 @@ from sagelaunch.local import sandbox
 from sagelaunch.local.environment import TRAINING_MODULES, user_args
 from sagelaunch.local.supervisor import HostProcess
 from sagelaunch.local.tree import HostTree
-from tests.local.conftest import clean_env, read_json, run_local
+from tests.local.conftest import OWN_NETWORKS, clean_env, read_json, run_local
+
+# The PyTorch toolkit's master: the first host by name where each host has a network of its own.
+MASTER_ADDR = "algo-1" if OWN_NETWORKS else "127.0.0.1"
 
 DUMP_ENV = """\
 import json, os, sys
@@ -102,7 +105,7 @@ def test_every_host_gets_the_toolkits_environment(write_config, tmp_path):
         assert received["sm"] == expected, _diff(received["sm"], expected)
         assert received["other"] == {
             "TRAINING_JOB_NAME": job_name,
-            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_ADDR": MASTER_ADDR,
             "CURRENT_HOST": host,
         }
         assert received["argv"] == json.loads(expected["SM_USER_ARGS"])

@@ -316,6 +316,12 @@ class LocalRun(Strict):
         "not framework_version's); match: install framework_version's major.minor from the "
         "package index into a cached overlay (XGBoost, TensorFlow; not PyTorch).",
     )
+    software: Literal["image", "machine"] = Field(
+        "image",
+        description="image: the job imports what its framework image holds (its definition's "
+        "packages and their dependencies), not the rest of this venv (a PyTorch job cannot import "
+        "TensorFlow); machine: everything this venv has. A custom image_uri is run as machine.",
+    )
     sandbox: Literal["auto", "namespace", "off"] = Field(
         "auto",
         description="auto: each host's processes in a user + mount namespace where /opt/ml is "

@@ -31,14 +31,14 @@ from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
 
-from sagelaunch.local.software import normal_name, project_name
+from sagelaunch.local import job_packages
+from sagelaunch.local.software import normal_name
 
 # `import a.b, c as d` and `from a.b import c`, also indented (imports inside functions); not
 # relative ones (`from . import x`).
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w., \t]+)", re.MULTILINE)
 _FROM = re.compile(r"^[ \t]*from[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _NAME = re.compile(r"[ \t]*([A-Za-z_]\w*)")
-_EXTRA = re.compile(r"\bextra\s*==")
 _MAX_SCANNED = 2000  # .py files read from a code folder: a folder of data needs no more
 
 
@@ -151,9 +151,8 @@ def _python_sources(dist: importlib.metadata.Distribution) -> list[importlib.met
 
 
 def _required(dist: importlib.metadata.Distribution) -> list[str]:
-    """Names of what ``dist`` requires unconditionally (not its extras')."""
-    requires = dist.requires or ()
-    return [normal_name(project_name(r)) for r in requires if not _EXTRA.search(r)]
+    """Names of what ``dist`` requires here (not its extras')."""
+    return [normal_name(name) for name in job_packages.required_names(dist)]
 
 
 def site_folders() -> list[Path]:

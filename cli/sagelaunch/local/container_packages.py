@@ -120,13 +120,13 @@ def _provider(
         if name and software.normal_name(name) in offered:
             return offered[software.normal_name(name)]
     for name, shipped in offered.items():
-        if module in _top_level(name):
+        if module in top_level_modules(name):
             return shipped
     return None
 
 
 @cache
-def _top_level(distribution: str) -> frozenset[str]:
+def top_level_modules(distribution: str) -> frozenset[str]:
     """The modules an installed distribution provides (its top_level.txt, else its RECORD)."""
     try:
         found = importlib.metadata.distribution(distribution)

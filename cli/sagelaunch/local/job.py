@@ -107,14 +107,8 @@ def run(
         _make_command_executable(trees, str(prepared.planned.config.entry_point))
         _save_metric_definitions(workdir, plan.request)
         config = prepared.loaded.config
-        overlays, warnings = job_software.prepare(
-            config.framework,
-            config.framework_version,
-            config.compute.instance_type,
-            config.local.framework,
-            trees[0].code,
-            say,
-        )
+        job_software_ = job_software.prepare(config, trees[0].code, say)
+        overlays, warnings = job_software_.folders, list(job_software_.warnings)
         warnings += [launch.warning] if launch.warning else []
         warnings += filter(None, [model_dir.warning(prepared.planned.config)])
         warnings += filter(None, [checkpoint_sync.warning(plan.request)])
@@ -146,7 +140,7 @@ def run(
         if prepared.sandbox.isolated:
             names = [host.name for host in trees]
             sandbox.write_hosts_file(workdir, names, prepared.sandbox.network)
-        with software.on_path(overlays):
+        with software.on_path(overlays, job_software_.hidden):
             specs = host_processes.host_processes(
                 prepared, plan, trees, agents or [], options.cores
             )

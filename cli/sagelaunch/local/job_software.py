@@ -7,23 +7,30 @@ what each image ships."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from sagelaunch.local import container_packages, software
+from sagelaunch.config.model import LaunchConfig
+from sagelaunch.local import container_packages, image_software, job_packages, software
 
 
-def prepare(
-    framework: str,
-    framework_version: str | None,
-    instance_type: str | None,
-    policy: str,
-    code: Path,
-    say: Callable[[str], None],
-) -> tuple[list[Path], list[str]]:
-    """The overlays the hosts import from (first wins) and the warnings to show."""
+@dataclass(frozen=True)
+class JobSoftware:
+    """What the hosts import from: the overlays (first wins), the file naming what of this venv
+    they may not import (None: all of it), and the warnings to show."""
+
+    folders: list[Path] = field(default_factory=list)
+    hidden: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def prepare(config: LaunchConfig, code: Path, say: Callable[[str], None]) -> JobSoftware:
+    """The job's software, as its image would hold it (see the module docstring)."""
+    framework, framework_version = config.framework, config.framework_version
+    instance_type = config.compute.instance_type
     folders: list[Path] = []
     warning = software.version_warning(framework, framework_version)
-    if warning and policy == "match":
+    if warning and config.local.framework == "match":
         folders.append(software.framework_overlay(framework, str(framework_version), say))
         warning = None
     pins = container_packages.missing_pins(framework, code, framework_version, instance_type, say)
@@ -33,4 +40,19 @@ def prepare(
     if stand_ins:
         say(f"  container library: sagelaunch's stand-in for {', '.join(stand_ins)}")
         folders.append(container_packages.STAND_INS_DIR)
-    return folders, [warning] if warning else []
+    image = _image(config)
+    if image is not None:
+        say(f"  software: what the {image.label} holds (local.software: image)")
+    hidden = job_packages.hidden_modules_file(framework, image, code)
+    return JobSoftware(folders, hidden, [warning] if warning else [])
+
+
+def _image(config: LaunchConfig) -> image_software.Image | None:
+    """The image whose packages the job sees; None where it sees this whole venv (a custom
+    image_uri, whose packages are not known, or local.software: machine)."""
+    if config.local.software == "machine" or config.image_uri:
+        return None
+    choice = image_software.choose(
+        config.framework, config.framework_version, config.compute.instance_type
+    )
+    return choice.image if choice else None

@@ -12,6 +12,10 @@ Python imports it once its own site directories are set up, and it:
   site-packages: after the standard library and ahead of the venv's packages, as pip upgrading a
   package in the container's site-packages replaces the old one;
 - processes their ``.pth`` files, as Python does in a site directory (their folders go last);
+- hides the top-level modules listed in the file SAGELAUNCH_HIDDEN_MODULES names (job_packages.py:
+  this venv's distributions that the job's image does not hold) from the folders then on
+  sys.path but the overlays and PYTHONPATH's, and from the meta path's own finders (an editable
+  install's): ``import tensorflow`` fails there as in the image, and ``find_spec`` says None;
 - then runs the ``sitecustomize`` this one hides (the next on sys.path: the venv's, the
   system's), so the machine's own customisation is not lost.
 
@@ -26,13 +30,58 @@ import site
 import sys
 
 VARIABLE = "SAGELAUNCH_SITE_PACKAGES"
+HIDDEN_VARIABLE = "SAGELAUNCH_HIDDEN_MODULES"
 
 
 def main() -> None:
     folders = [folder for folder in os.environ.get(VARIABLE, "").split(os.pathsep) if folder]
+    own = {_key(entry) for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry}
+    venv = [entry for entry in sys.path if entry and _key(entry) not in own]
     if folders:
         add_site_folders(folders)
+    hidden = os.environ.get(HIDDEN_VARIABLE)
+    if hidden:
+        with open(hidden, encoding="utf-8") as listed:
+            hide(frozenset(listed.read().split()), {_key(entry) for entry in venv})
     chain(os.path.dirname(os.path.abspath(__file__)))
+
+
+class _Hiding:
+    """A finder that does not find the hidden top-level modules; all else as ``finder``."""
+
+    def __init__(self, finder: object, names: frozenset[str]) -> None:
+        self._finder = finder
+        self._names = names
+
+    def find_spec(self, fullname: str, *args: object) -> object:
+        if fullname in self._names:
+            return None
+        return self._finder.find_spec(fullname, *args)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._finder, name)
+
+
+def hide(names: frozenset[str], folders: set[str]) -> None:
+    """``names`` unfindable in ``folders`` (sys.path entries) and by non-standard meta path
+    finders; the standard library's finders and every other folder are left alone."""
+    from importlib.machinery import BuiltinImporter, FrozenImporter, PathFinder
+
+    def hook(entry: str) -> object:
+        if _key(entry) not in folders:
+            raise ImportError
+        for other in sys.path_hooks:
+            if other is not hook:
+                try:
+                    return _Hiding(other(entry), names)
+                except ImportError:
+                    continue
+        raise ImportError
+
+    sys.path_hooks.insert(0, hook)
+    sys.path_importer_cache.clear()
+    standard = (BuiltinImporter, FrozenImporter, PathFinder)
+    sys.meta_path[:] = [f if f in standard else _Hiding(f, names) for f in sys.meta_path]
 
 
 def add_site_folders(folders: list[str]) -> None:

@@ -398,17 +398,21 @@ def _torch_refusal(version: str, pin: str) -> UsageError:
 
 
 @contextmanager
-def on_path(folders: list[Path]) -> Iterator[None]:
+def on_path(folders: list[Path], hidden: Path | None = None) -> Iterator[None]:
     """While the hosts' environments are built, this process's environment gives every host
     process (mpirun's ranks and TF parameter servers included) the overlays as site directories
     after the standard library, first wins (overlay_site.py): PYTHONPATH leads with the folder
     holding its sitecustomize.py (after the code folder, which environment.py puts first), and
-    SAGELAUNCH_SITE_PACKAGES names the overlays."""
-    saved = {name: os.environ.get(name) for name in ("PYTHONPATH", overlay_site.VARIABLE)}
-    if folders:
+    SAGELAUNCH_SITE_PACKAGES names the overlays, SAGELAUNCH_HIDDEN_MODULES the file of modules
+    the job's image does not hold (job_packages.py)."""
+    names = ("PYTHONPATH", overlay_site.VARIABLE, overlay_site.HIDDEN_VARIABLE)
+    saved = {name: os.environ.get(name) for name in names}
+    if folders or hidden:
         before = saved["PYTHONPATH"]
         os.environ["PYTHONPATH"] = os.pathsep.join([str(site_bootstrap()), *filter(None, [before])])
         os.environ[overlay_site.VARIABLE] = os.pathsep.join(map(str, folders))
+    if hidden:
+        os.environ[overlay_site.HIDDEN_VARIABLE] = str(hidden)
     try:
         yield
     finally:

@@ -1,0 +1,95 @@
+"""A job imports what its framework image holds, not the rest of sagelaunch's venv
+(job_packages.py): held for every image definition shipped, and through real runs."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from sagelaunch.local import image_software, job_packages
+from tests.local.conftest import pytorch_config, run_local
+
+IMAGES = image_software.images()
+INSTALLED = job_packages._installed()
+OTHER_FRAMEWORKS = {  # distributions of other frameworks (module name = distribution name)
+    "pytorch": {"tensorflow", "xgboost"},
+    "tensorflow": {"torch", "xgboost", "deepspeed"},
+    "xgboost": {"torch", "tensorflow", "deepspeed"},
+}
+
+
+def _hidden(image: image_software.Image) -> set[str]:
+    roots = [*job_packages._framework_roots(image.framework), *job_packages.image_names(image)]
+    return set(job_packages.hidden_modules(job_packages.visible(roots, INSTALLED), INSTALLED))
+
+
+@pytest.mark.parametrize("image", IMAGES, ids=lambda image: image.label)
+def test_a_job_sees_its_images_packages_and_nothing_else_of_this_venv(image):
+    hidden = _hidden(image)
+    for name in job_packages.image_names(image):  # what the image holds and this venv has
+        if name in INSTALLED:
+            modules = job_packages.container_packages.top_level_modules(name)
+            assert not modules & hidden, f"{image.label} holds {name}, hidden: {modules & hidden}"
+    assert "sagelaunch" in hidden  # the tool itself is in no image
+    # Another framework is hidden unless the image's definition holds it (TensorFlow 2.21's
+    # pyproject.toml installs torch from PyTorch's CPU index, and so its jobs see torch).
+    held = set(job_packages.image_names(image))
+    for other in OTHER_FRAMEWORKS[image.framework]:
+        if importlib.util.find_spec(other):
+            assert (other in hidden) == (other not in held), f"{image.label}: {other}"
+    own = {"pytorch": "torch", "tensorflow": "tensorflow", "xgboost": "xgboost"}[image.framework]
+    assert own not in hidden
+
+
+def test_joblib_is_seen_only_where_the_images_resolved_packages_have_it():
+    """The XGBoost images hold scikit-learn, which requires joblib (their definitions never name
+    it); the TensorFlow 2.19 image holds neither."""
+    by_label = {image.label: image for image in IMAGES}
+    assert "joblib" not in _hidden(by_label["xgboost 1.7-1 image"])
+    assert "joblib" in _hidden(by_label["tensorflow 2.19 CPU image"])
+
+
+PROBE = """\
+import importlib.util, sys
+for name in sys.argv[1:]:
+    found = importlib.util.find_spec(name) is not None
+    try:
+        __import__(name)
+        imported = "imported"
+    except ModuleNotFoundError as error:
+        imported = str(error)
+    print(f"{name}: find_spec {found}, {imported}", flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("framework", "version", "seen", "unseen"),
+    [
+        ("pytorch", "2.8.0", ["torch", "numpy"], ["tensorflow", "sagelaunch", "xgboost"]),
+        ("xgboost", "1.7-1", ["xgboost", "joblib"], ["torch", "tensorflow"]),
+    ],
+)
+def test_a_runs_script_imports_what_its_image_holds(
+    write_config, tmp_path, framework, version, seen, unseen
+):
+    config = write_config(
+        pytorch_config(
+            framework=framework,
+            framework_version=version,
+            entry_point="probe.py",
+            source_dir="code",
+            compute={"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            distribution={"strategy": "none"},
+            local={"hosts": 1},
+        ),
+        code={"probe.py": PROBE.replace("sys.argv[1:]", repr([*seen, *unseen]))},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = (tmp_path / "run" / "logs" / "algo-1.log").read_text()
+    for name in seen:
+        assert f"{name}: find_spec True, imported" in log, log
+    for name in unseen:
+        assert f"{name}: find_spec False, No module named '{name}'" in log, log
