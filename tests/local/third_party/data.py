@@ -84,6 +84,11 @@ def abalone(root: Path) -> dict[str, Path]:
     return {"train": folder / "train", "validation": folder / "validation"}
 
 
+def abalone_train(root: Path) -> dict[str, Path]:
+    """sagemaker-python-sdk's tests/data/xgboost_abalone/abalone: the one channel ``train``."""
+    return {"train": abalone(root)["train"]}
+
+
 def unread_channel(root: Path) -> dict[str, Path]:
     """The PyTorch toolkit's local test passes its MNIST folder as ``training`` only because
     fit() is given a channel; the script never reads it."""
@@ -91,6 +96,44 @@ def unread_channel(root: Path) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "fake_input.txt").write_text("the script does not read its channel\n")
     return {"training": folder}
+
+
+def mnist_flat(root: Path) -> dict[str, Path]:
+    """sagemaker-python-sdk's tests/data/tensorflow_mnist/data: flat 784-pixel rows in
+    train_data.npy / eval_data.npy, their labels in train_labels.npy / eval_labels.npy."""
+    folder = root / "mnist-flat"
+    folder.mkdir(parents=True, exist_ok=True)
+    for split, count, seed in (("train", 128, 8), ("eval", 32, 9)):
+        images, labels = _images(count, seed)
+        np.save(folder / f"{split}_data.npy", images.reshape(count, 784).astype(np.float32))
+        np.save(folder / f"{split}_labels.npy", labels.astype(np.int64))
+    return {"training": folder}
+
+
+def mnist_torchvision(root: Path) -> dict[str, Path]:
+    """The layout torchvision's ``datasets.MNIST(root, download=False)`` reads: the four idx
+    files, uncompressed, under ``MNIST/raw/`` (what the PyTorch MNIST notebooks upload)."""
+    folder = root / "mnist-torchvision"
+    raw = folder / "MNIST" / "raw"
+    for prefix, count, seed in (("train", 128, 10), ("t10k", 32, 11)):
+        images, labels = _images(count, seed)
+        for kind, array in (("images-idx3", images), ("labels-idx1", labels)):
+            gz = raw / f"{prefix}-{kind}-ubyte.gz"
+            _idx_gz(gz, array)
+            gz.with_suffix("").write_bytes(gzip.decompress(gz.read_bytes()))
+            gz.unlink()
+    return {"training": folder}
+
+
+def mnist_npz(root: Path) -> dict[str, Path]:
+    """amazon-sagemaker-examples' Horovod TensorFlow notebook: train/train.npz and
+    test/test.npz, each with ``data`` and ``labels``, as two channels."""
+    folder = root / "mnist-npz"
+    for split, count, seed in (("train", 128, 12), ("test", 32, 13)):
+        images, labels = _images(count, seed)
+        (folder / split).mkdir(parents=True, exist_ok=True)
+        np.savez(folder / split / f"{split}.npz", data=images, labels=labels)
+    return {"train": folder / "train", "test": folder / "test"}
 
 
 def no_channels(root: Path) -> dict[str, Path]:
@@ -109,6 +152,21 @@ CHANNELS: dict[str, Callable[[Path], dict[str, Path]]] = {
     "params_script_sh": no_channels,
     "mnist_pytorch": mnist_idx,
     "mnist_tensorflow": mnist_idx,
+    # issue 62 item 6
+    "multi_worker_mnist": mnist_npy,
+    "multi_worker_mnist_mwms": mnist_npy,
+    "tensorflow_mnist_ps": mnist_flat,
+    "hvd_basic": no_channels,
+    "xgboost_abalone_dist": abalone,
+    "mnist_hvd": mnist_npz,
+    "pytorch_horovod_mnist": mnist_torchvision,
+    "mpi_demo": no_channels,
+    "smdataparallel_mnist": no_channels,
+    "model_trainer_basic": no_channels,
+    "tensorflow2_mnist": mnist_idx,
+    "heterogeneous_clusters": no_channels,
+    "hpo_pytorch_mnist": mnist_torchvision,
+    "xgboost_abalone_isolated": abalone_train,
 }
 
 
