@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
             n for n, t in files.items() if not (args.out / n).is_file()
             or (args.out / n).read_text("utf-8") != t
         )  # fmt: skip
-        extra = sorted(p.name for p in args.out.iterdir() if p.name not in files)
+        extra = sorted(p.name for p in args.out.iterdir() if p.is_file() and p.name not in files)
         for name in stale:
             print(f"differs from what the generator writes: {name}")
         for name in extra:
