@@ -21,11 +21,11 @@ import pytest
 from sagelaunch.local import sandbox
 from sagelaunch.local.supervisor import GRACE_VARIABLE
 from tests.local.conftest import (
-    alive,
     clean_env,
     local_command,
     pytorch_config,
     run_local,
+    survivors,
     wait_until,
 )
 
@@ -89,24 +89,9 @@ def _wait_until_running(run: subprocess.Popen[str], gate: Path) -> None:
 def _gone_within(token: str, seconds: float) -> list[int]:
     """The run's processes still alive ``seconds`` after it was cut off (none, once gone)."""
     deadline = time.monotonic() + seconds
-    while _survivors(token) and time.monotonic() < deadline:
+    while survivors(token) and time.monotonic() < deadline:
         time.sleep(0.1)
-    return _survivors(token)
-
-
-def _survivors(token: str) -> list[int]:
-    """Every live process that inherited this test's token: the run's whole process tree."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if f"RUN_TOKEN={token}".encode() in environ.split(b"\0") and alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
+    return survivors(token)
 
 
 # A shell entry point whose python runs as its child (the toolkit runs it with /bin/sh).
@@ -161,7 +146,7 @@ def test_interrupt_stops_every_host_and_releases_the_folder(
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
-    assert _survivors(token) == []
+    assert survivors(token) == []
     assert "local run interrupted" in err
     for host in HOSTS:  # one line per host, the run's files kept and named
         assert f"{host}: stopped" in err
@@ -198,7 +183,7 @@ def test_sigterm_handlers_get_the_grace_period_in_the_sandbox(sleeper, tmp_path)
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
     assert [(gate / f"{host}.saved").is_file() for host in HOSTS] == [True, True], err
-    assert _survivors(token) == []
+    assert survivors(token) == []
 
 
 @pytest.mark.slow
@@ -223,7 +208,7 @@ def test_a_second_interrupt_kills_at_once(sleeper, tmp_path):
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 4, out[-2000:] + err[-2000:]
     assert "killed at once (second interrupt)" in err, err
-    assert _survivors(token) == []
+    assert survivors(token) == []
 
 
 @pytest.mark.slow
@@ -247,14 +232,14 @@ def test_nothing_of_the_run_outlives_sagelaunch_killed_or_hung_up(
     run = _start(config, tmp_path / "run", clean_env(GATE=str(gate), RUN_TOKEN=token))
     try:
         _wait_until_running(run, gate)
-        assert len(_survivors(token)) >= 4  # both hosts' scripts and their children, at least
+        assert len(survivors(token)) >= 4  # both hosts' scripts and their children, at least
         os.kill(run.pid, signum)
         run.communicate(timeout=60)
         assert _gone_within(token, 5.0) == []
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
-        for pid in _survivors(token):  # never left to the rest of the suite
+        for pid in survivors(token):  # never left to the rest of the suite
             os.kill(pid, signal.SIGKILL)
 
 
@@ -295,5 +280,5 @@ def test_a_scripts_daemon_ends_with_its_host(write_config, tmp_path):
         assert [(gate / f"{h}.daemon").is_file() for h in HOSTS] == [True, True]
         assert _gone_within(token, 5.0) == []
     finally:
-        for pid in _survivors(token):
+        for pid in survivors(token):
             os.kill(pid, signal.SIGKILL)

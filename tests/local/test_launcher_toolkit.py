@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
 from sagelaunch.local import launchers
-from tests.local.conftest import clean_env, local_command, pytorch_config, run_local, wait_until
+from tests.local.conftest import (
+    clean_env,
+    local_command,
+    pytorch_config,
+    run_local,
+    visible_root,
+    wait_until,
+)
 
 # A third-party pattern: a shell entry point that calls ``python`` and needs the job's packages.
 TRAIN_SH = """\
@@ -107,7 +115,9 @@ def test_workdir_holding_user_files_is_refused_and_left_alone(write_config, tmp_
 
 def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_path):
     config = _waiter_config(write_config)
-    gate = tmp_path / "gate"  # closed to the waiters until it exists
+    gates = visible_root("gate")  # a sandbox has its own /tmp: tmp_path is not seen there
+    gates.mkdir(parents=True)
+    gate = gates / "open"  # closed to the waiters until it exists
     env = clean_env(GATE=str(gate))
     command = [*local_command(config), "--workdir"]
     first = subprocess.Popen(
@@ -136,6 +146,7 @@ def test_two_runs_at_once_same_workdir_one_refused_with_pid(write_config, tmp_pa
         gate.write_text("open")
         out, err = first.communicate(timeout=120)
         other_out, other_err = other.communicate(timeout=120)
+        shutil.rmtree(gates)
     assert first.returncode == 0, out[-2000:] + err[-2000:]
     assert second.returncode == 2
     assert f"pid {first.pid}" in second.stdout + second.stderr

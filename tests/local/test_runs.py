@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,12 @@ from sagelaunch.local.artifacts import members
 from tests.conftest import ENTRYPOINTS
 from tests.local.conftest import (
     TINY_GPT,
-    alive,
     clean_env,
     local_command,
     pytorch_config,
     read_json,
     run_local,
+    survivors,
 )
 from tests.local.data import write_dataset
 
@@ -139,14 +140,17 @@ def test_one_host_failing_stops_the_others(write_config, tmp_path):
         code={"fail.py": FAILING},
     )
     # algo-1 sleeps 120 s: the run ending within the 90 s timeout means it was cut short.
-    done = run_local(config, "--workdir", str(tmp_path / "run"), timeout=90)
+    token = uuid.uuid4().hex
+    done = run_local(
+        config, "--workdir", str(tmp_path / "run"), timeout=90, env=clean_env(RUN_TOKEN=token)
+    )
     assert done.returncode == 1, done.stderr[-3000:]
     assert "ValueError: boom on algo-2" in done.stderr
     assert "algo-2 failed" in done.stderr and "about to fail" in done.stderr
     pids = list((tmp_path / "run").glob("algo-*/output/data/algo-*"))
     recorded = [int(p) for f in pids for p in f.name.split("-")[2:]]
     assert len(recorded) == 4  # two workers and their torchrun agents
-    assert not [pid for pid in recorded if alive(pid)]
+    assert survivors(token) == []
     assert (tmp_path / "run" / "algo-1").is_dir()  # kept for a look after a failure
 
 
@@ -234,10 +238,11 @@ def test_ctrl_c_stops_every_host(write_config, tmp_path):
         ),
         code={"sleep.py": SLEEPER},
     )
+    token = uuid.uuid4().hex
     proc = subprocess.Popen(
         local_command(config),
         cwd=tmp_path,
-        env=clean_env(),
+        env=clean_env(RUN_TOKEN=token),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -253,5 +258,4 @@ def test_ctrl_c_stops_every_host(write_config, tmp_path):
         proc.kill()
     assert proc.returncode == 4, stderr[-2000:]
     assert "interrupted" in stderr
-    recorded = [int(f.name.split("-")[-1]) for f in _pid_files(tmp_path)]
-    assert not [pid for pid in recorded if alive(pid)]
+    assert survivors(token) == []

@@ -31,27 +31,34 @@ from sagelaunch.local import container_packages, image_software, software
 
 # What every image's Python has besides its packages (pip's tools).
 ALWAYS = frozenset({"pip", "setuptools", "wheel"})
+# In the hidden file, between the modules and the distributions (whose metadata is hidden too:
+# torch imports optree where importlib.metadata finds it).
+DISTRIBUTIONS = "[distributions]"
+_FORMAT = 2  # of the hidden file: a new one is written when it changes
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?(.*)$")
 
 
 def hidden_modules_file(
     framework: str, image: image_software.Image | None, code: Path
 ) -> Path | None:
-    """The file naming the top-level modules a job of ``image`` may not import (None: hide
-    nothing), written once per content under the envs folder."""
+    """The file naming the top-level modules a job of ``image`` may not import and the
+    distributions whose metadata it may not see (None: hide nothing), written once per content
+    under the envs folder."""
     if image is None:
         return None
     installed = _installed()
     wanted = [*_framework_roots(framework), *image_names(image), *software.requirement_names(code)]
-    key = hashlib.sha256(json.dumps([sys.prefix, sorted(installed), wanted]).encode()).hexdigest()[
-        :20
-    ]
+    key = hashlib.sha256(
+        json.dumps([_FORMAT, sys.prefix, sorted(installed), wanted]).encode()
+    ).hexdigest()[:20]
     path = (software.ENVS_DIR / f"hidden-{key}.txt").resolve()
     if not path.is_file():
-        hidden = hidden_modules(visible(wanted, installed), installed)
+        shown = visible(wanted, installed)
+        hidden = hidden_modules(shown, installed)
+        lines = [*hidden, DISTRIBUTIONS, *sorted(set(installed) - shown)]
         path.parent.mkdir(parents=True, exist_ok=True)
         writing = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        writing.write_text("\n".join(hidden) + "\n", "utf-8")
+        writing.write_text("\n".join(lines) + "\n", "utf-8")
         writing.replace(path)  # two runs at once write the same text
     return path
 

@@ -18,6 +18,10 @@ Same flags as the toolkit's command, for Open MPI 5 (PRRTE), with these differen
 * no ``--display-map`` (a map of one machine), no ``LD_PRELOAD`` of the toolkit's gethostname
   shim (mpi_rank.py sets the host instead) and no ``python -m mpi4py`` (mpi4py is not a
   dependency; the entry point's process group does not use it).
+* ``btl self,tcp`` where the toolkit has ``^openib`` (which allows shared memory): each rank
+  runs in a PID namespace of its own (sandbox.py), where every rank is pid 2, and Open MPI's
+  shared-memory transport, which tells its peers apart by pid, crashes; ranks of separate hosts
+  share no memory on SageMaker either.
 * ``orte_abort_on_non_zero_status`` is Open MPI 4's name; Open MPI 5 aborts the job when a rank
   fails by default, and accepts (ignores) the old parameter, so it stays as the toolkit has it.
 """
@@ -89,7 +93,7 @@ def command(
         "btl_tcp_if_include": INTERFACE,
         "plm_rsh_no_tree_spawn": "1",
         "pml": "ob1",
-        "btl": "^openib",
+        "btl": "self,tcp",  # no shared memory: each rank has a PID namespace of its own
         "orte_abort_on_non_zero_status": "1",
         "btl_vader_single_copy_mechanism": "none",
     }

@@ -78,6 +78,7 @@ class Choice:
     reason: str = ""
     pasta: str | None = None
     isolation: bool = False
+    mpi: bool = False  # shared by design (see choose): the sandbox line says so, no warning
 
 
 def choose(isolated: bool, mpi: bool, isolation: bool) -> Choice:
@@ -85,7 +86,8 @@ def choose(isolated: bool, mpi: bool, isolation: bool) -> Choice:
     if not isolated:
         return Choice(False, "no sandbox", isolation=isolation)
     if mpi:
-        return Choice(False, "an mpi job: mpirun starts every host's ranks", isolation=isolation)
+        why = "an mpi job: one mpirun starts every host's ranks"
+        return Choice(False, why, isolation=isolation, mpi=True)
     missing = [tool for tool in _TOOLS if shutil.which(tool) is None]
     if missing:
         why = f"no {', '.join(missing)} here (iproute2, util-linux)"
@@ -99,8 +101,9 @@ def choose(isolated: bool, mpi: bool, isolation: bool) -> Choice:
 
 
 def warning(choice: Choice, network: HostNetwork) -> str | None:
-    """The one line a run shows where its hosts share the machine's network."""
-    if network.own:
+    """The one line a run shows where its hosts share the machine's network for a reason this
+    machine can change, or where that loses the network isolation the job asked for."""
+    if network.own or (choice.mpi and not choice.isolation):
         return None
     isolation = (
         "; network.isolation is not emulated: the job reaches this machine's network"

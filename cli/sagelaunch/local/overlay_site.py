@@ -31,6 +31,7 @@ import sys
 
 VARIABLE = "SAGELAUNCH_SITE_PACKAGES"
 HIDDEN_VARIABLE = "SAGELAUNCH_HIDDEN_MODULES"
+DISTRIBUTIONS = "[distributions]"  # job_packages.DISTRIBUTIONS
 
 
 def main() -> None:
@@ -42,7 +43,9 @@ def main() -> None:
     hidden = os.environ.get(HIDDEN_VARIABLE)
     if hidden:
         with open(hidden, encoding="utf-8") as listed:
-            hide(frozenset(listed.read().split()), {_key(entry) for entry in venv})
+            modules, _, distributions = listed.read().partition(DISTRIBUTIONS)
+        hide(frozenset(modules.split()), {_key(entry) for entry in venv})
+        hide_metadata(frozenset(distributions.split()))
     chain(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -60,6 +63,41 @@ class _Hiding:
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._finder, name)
+
+
+class _HidingPathFinder:
+    """The standard PathFinder, less the hidden distributions' metadata (importlib.metadata asks
+    the meta path's finders for distributions)."""
+
+    def __init__(self, path_finder: type, distributions: frozenset[str]) -> None:
+        self._finder = path_finder
+        self._distributions = distributions
+
+    def find_distributions(self, *args: object, **kwargs: object) -> object:
+        for found in self._finder.find_distributions(*args, **kwargs):  # type: ignore[attr-defined]
+            if _normal(found.metadata["Name"] or "") not in self._distributions:
+                yield found
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._finder, name)
+
+
+def _normal(name: str) -> str:
+    """A project name as installers compare them (PEP 503), without importing re."""
+    for separator in "_.":
+        name = name.replace(separator, "-")
+    while "--" in name:
+        name = name.replace("--", "-")
+    return name.lower()
+
+
+def hide_metadata(distributions: frozenset[str]) -> None:
+    """``distributions`` absent from importlib.metadata, as from the image."""
+    from importlib.machinery import PathFinder
+
+    sys.meta_path[:] = [
+        _HidingPathFinder(f, distributions) if f is PathFinder else f for f in sys.meta_path
+    ]
 
 
 def hide(names: frozenset[str], folders: set[str]) -> None:

@@ -196,14 +196,10 @@ DEFAULT = {"distributed_operations", "abalone_distributed_2hosts"}
 # Each under 20 s here: instance groups through sagemaker_training's Environment, the XGBoost
 # container's rabit_run on 2 hosts from a notebook, network isolation.
 DEFAULT |= {"heterogeneous_clusters", "xgboost_abalone_dist", "xgboost_abalone_isolated"}
-MPI_SHARED_MEMORY = (
-    "local: each MPI rank runs in a PID namespace of its own (every rank pid 2), and Open MPI's "
-    "shared-memory BTL, which tells its peers apart by pid, segfaults in the first send between "
-    "two ranks (mca_btl_sm_sendi); mpirun's --mca btl ^openib leaves that BTL on"
-)
-# case -> the gap in local it shows. openmpi: rank 1 (algo-2) segfaults in the gather since the
-# hosts' PID namespaces (seen again for issue 62 item 6; mpi_demo below shows the same gap).
-XFAIL: dict[str, str] = {"openmpi": MPI_SHARED_MEMORY}
+# case -> the gap in local it shows (none open: openmpi and mpi_demo segfaulted in Open MPI's
+# shared-memory BTL once every rank had a PID namespace of its own, until mpirun's btl became
+# "self,tcp", local/mpi.py).
+XFAIL: dict[str, str] = {}
 
 
 def _param(name: str) -> Any:
@@ -374,18 +370,13 @@ def test_a_third_party_script_stops_for_the_reason_it_names(name: str, tmp_path:
 
 
 @OPT_IN
-@pytest.mark.xfail(
-    strict=True,
-    reason=MPI_SHARED_MEMORY,
-)
 def test_mpi_demo_sends_point_to_point(tmp_path: Path) -> None:
     """amazon-sagemaker-examples' mpi_demo.py (TensorFlow, mpi, 3 hosts × 2 processes, mpi4py):
     rank 0 sends [0 1 2] to rank 1, which prints it. Rank 0 segfaults in that send inside the
-    sandboxes (with local.sandbox: off rank 1 receives it). With the gap closed (mpirun's btl
-    "self,tcp") the send, the broadcast and the gather go through and the script then fails on
-    np.float (this machine's numpy removed it; the TF 2.3 image has numpy 1.18: not a gap of
-    local): drop this mark then and assert that exit 1. Needs mpi4py from uv's cache, as the
-    openmpi case."""
+    sandboxes until mpirun's btl became "self,tcp". The send, the broadcast and the gather go
+    through; the script then fails on np.float (this machine's numpy removed it; the TF 2.3
+    image has numpy 1.18: not a gap of local). Needs mpi4py from uv's cache, as the openmpi
+    case."""
     if not in_uv_cache("mpi4py", tmp_path):
         pytest.skip("mpi4py is not in uv's cache (a run by hand installs it from the index)")
     config, _, _ = job_config("amazon-sagemaker-examples/mpi_demo.yaml", tmp_path)
@@ -395,3 +386,4 @@ def test_mpi_demo_sends_point_to_point(tmp_path: Path) -> None:
     text = said(done)
     assert "Number of MPI processes that will talk to each other: 6" in text, text[-4000:]
     assert "I received some data: [0 1 2]" in text, text[-4000:]
+    assert done.returncode == 1 and "has no attribute 'float'" in text, text[-4000:]
