@@ -93,3 +93,38 @@ def test_a_runs_script_imports_what_its_image_holds(
         assert f"{name}: find_spec True, imported" in log, log
     for name in unseen:
         assert f"{name}: find_spec False, No module named '{name}'" in log, log
+
+
+KERAS_2_SCRIPT = """\
+import os
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+model.compile(optimizer="sgd", loss="mse")
+model.save(os.path.join(os.environ["SM_MODEL_DIR"], "000000001"))  # Keras 2: a SavedModel
+print("tf.keras is", tf.keras.__name__.split(".")[0], flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_an_image_with_keras_2_gets_keras_2(write_config, tmp_path):
+    """TensorFlow 2.14's image had Keras 2 in tf.keras; this machine's TensorFlow has Keras 3,
+    where ``model.save(folder)`` is refused. The job gets tf-keras with TF_USE_LEGACY_KERAS=1,
+    TensorFlow's own route, and saves its SavedModel as it did (two real notebook scripts do)."""
+    config = write_config(
+        pytorch_config(
+            framework="tensorflow",
+            framework_version="2.14.1",
+            entry_point="save.py",
+            source_dir="code",
+            compute={"instance_type": "ml.m5.xlarge", "instance_count": 1},
+            distribution={"strategy": "none"},
+            local={"hosts": 1},
+        ),
+        code={"save.py": KERAS_2_SCRIPT},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--keep", timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "TF_USE_LEGACY_KERAS=1" in done.stderr
+    assert "tf.keras is tf_keras" in (tmp_path / "run" / "logs" / "algo-1.log").read_text()
+    assert (tmp_path / "run" / "algo-1" / "model" / "000000001" / "saved_model.pb").is_file()

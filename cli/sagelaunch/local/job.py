@@ -140,7 +140,7 @@ def run(
         if prepared.sandbox.isolated:
             names = [host.name for host in trees]
             sandbox.write_hosts_file(workdir, names, prepared.sandbox.network)
-        with software.on_path(overlays, job_software_.hidden):
+        with software.on_path(overlays, job_software_.hidden, job_software_.environment):
             specs = host_processes.host_processes(
                 prepared, plan, trees, agents or [], options.cores
             )

@@ -13,6 +13,9 @@ from pathlib import Path
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.local import container_packages, image_software, job_packages, software
 
+KERAS_3 = (2, 16)  # the first TensorFlow whose tf.keras is Keras 3
+LEGACY_KERAS = "TF_USE_LEGACY_KERAS"
+
 
 @dataclass(frozen=True)
 class JobSoftware:
@@ -22,6 +25,7 @@ class JobSoftware:
     folders: list[Path] = field(default_factory=list)
     hidden: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)  # what the image's software needs
 
 
 def prepare(config: LaunchConfig, code: Path, say: Callable[[str], None]) -> JobSoftware:
@@ -34,17 +38,35 @@ def prepare(config: LaunchConfig, code: Path, say: Callable[[str], None]) -> Job
         folders.append(software.framework_overlay(framework, str(framework_version), say))
         warning = None
     pins = container_packages.missing_pins(framework, code, framework_version, instance_type, say)
-    installed = software.overlay(code, pins, say)
+    image = _image(config)
+    keras = legacy_keras(image)
+    if keras:
+        say(f"  software: {keras} with TF_USE_LEGACY_KERAS=1, as the {image.label} had Keras 2")
+    installed = software.overlay(code, [*pins, *([keras] if keras else [])], say)
     folders += [installed] if installed else []
     stand_ins = container_packages.stand_ins(framework, code)
     if stand_ins:
         say(f"  container library: sagelaunch's stand-in for {', '.join(stand_ins)}")
         folders.append(container_packages.STAND_INS_DIR)
-    image = _image(config)
     if image is not None:
         say(f"  software: what the {image.label} holds (local.software: image)")
     hidden = job_packages.hidden_modules_file(framework, image, code)
-    return JobSoftware(folders, hidden, [warning] if warning else [])
+    environment = {LEGACY_KERAS: "1"} if keras else {}
+    return JobSoftware(folders, hidden, [warning] if warning else [], environment)
+
+
+def legacy_keras(image: image_software.Image | None) -> str | None:
+    """tf-keras at this machine's TensorFlow release, where the job's image had Keras 2 inside
+    TensorFlow (before 2.16) and this machine's TensorFlow has Keras 3: with TF_USE_LEGACY_KERAS
+    set, ``tf.keras`` is then tf-keras, Keras 2's API (TensorFlow's own migration advice), so a
+    script written for it saves and loads as it did. None where no such shim is needed."""
+    if image is None or image.framework != "tensorflow":
+        return None
+    have = software.major_minor(software.installed_framework("tensorflow") or "")
+    wanted = software.major_minor(image.version)
+    if have is None or wanted is None or wanted >= KERAS_3 or have < KERAS_3:
+        return None
+    return f"tf-keras=={have[0]}.{have[1]}.*"
 
 
 def _image(config: LaunchConfig) -> image_software.Image | None:

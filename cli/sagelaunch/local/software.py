@@ -154,8 +154,13 @@ def uv_command() -> list[str]:
 
 
 def _already_installed(named: list[str]) -> list[str]:
-    """This venv's distributions, less those the install names (those it installs)."""
+    """This venv's distributions, less those the install names (those it installs). A framework
+    installed under one of its names counts under all (tensorflow-cpu is tensorflow: tf-keras's
+    requirement of tensorflow never brings a second one)."""
     installed = {normal_name(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    for names in FRAMEWORK_DISTRIBUTIONS.values():
+        if installed & set(names):
+            installed |= set(names)
     return sorted(installed - set(named))
 
 
@@ -398,15 +403,20 @@ def _torch_refusal(version: str, pin: str) -> UsageError:
 
 
 @contextmanager
-def on_path(folders: list[Path], hidden: Path | None = None) -> Iterator[None]:
+def on_path(
+    folders: list[Path], hidden: Path | None = None, environment: dict[str, str] | None = None
+) -> Iterator[None]:
     """While the hosts' environments are built, this process's environment gives every host
     process (mpirun's ranks and TF parameter servers included) the overlays as site directories
     after the standard library, first wins (overlay_site.py): PYTHONPATH leads with the folder
     holding its sitecustomize.py (after the code folder, which environment.py puts first), and
     SAGELAUNCH_SITE_PACKAGES names the overlays, SAGELAUNCH_HIDDEN_MODULES the file of modules
-    the job's image does not hold (job_packages.py)."""
-    names = ("PYTHONPATH", overlay_site.VARIABLE, overlay_site.HIDDEN_VARIABLE)
+    the job's image does not hold (job_packages.py); ``environment`` is what that software needs
+    (TF_USE_LEGACY_KERAS)."""
+    environment = environment or {}
+    names = ("PYTHONPATH", overlay_site.VARIABLE, overlay_site.HIDDEN_VARIABLE, *environment)
     saved = {name: os.environ.get(name) for name in names}
+    os.environ.update(environment)
     if folders or hidden:
         before = saved["PYTHONPATH"]
         os.environ["PYTHONPATH"] = os.pathsep.join([str(site_bootstrap()), *filter(None, [before])])
