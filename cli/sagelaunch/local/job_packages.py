@@ -27,7 +27,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from sagelaunch.local import container_packages, image_software, software
+from sagelaunch.local import container_packages, image_locks, image_software, software
 
 # What every image's Python has besides its packages (pip's tools).
 ALWAYS = frozenset({"pip", "setuptools", "wheel"})
@@ -66,10 +66,8 @@ def hidden_modules_file(
 def image_names(image: image_software.Image) -> list[str]:
     """The distributions ``image`` holds: its resolved lock where stored, else its definition's."""
     try:
-        from sagelaunch.local import image_locks
-
         locked = image_locks.resolved(image)
-    except (ImportError, OSError):  # no lock stored for this image
+    except OSError:  # no lock stored for this image
         locked = {}
     return sorted({*locked, *image_software.packages(image)})
 

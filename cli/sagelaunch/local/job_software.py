@@ -40,7 +40,7 @@ def prepare(config: LaunchConfig, code: Path, say: Callable[[str], None]) -> Job
     pins = container_packages.missing_pins(framework, code, framework_version, instance_type, say)
     image = _image(config)
     keras = legacy_keras(image)
-    if keras:
+    if keras and image:
         say(f"  software: {keras} with TF_USE_LEGACY_KERAS=1, as the {image.label} had Keras 2")
     installed = software.overlay(code, [*pins, *([keras] if keras else [])], say)
     folders += [installed] if installed else []

@@ -95,9 +95,8 @@ def hide_metadata(distributions: frozenset[str]) -> None:
     """``distributions`` absent from importlib.metadata, as from the image."""
     from importlib.machinery import PathFinder
 
-    sys.meta_path[:] = [
-        _HidingPathFinder(f, distributions) if f is PathFinder else f for f in sys.meta_path
-    ]
+    wrapped = [_HidingPathFinder(f, distributions) if f is PathFinder else f for f in sys.meta_path]
+    sys.meta_path[:] = wrapped  # type: ignore[assignment]  # a proxy, not a declared finder
 
 
 def hide(names: frozenset[str], folders: set[str]) -> None:
@@ -116,10 +115,11 @@ def hide(names: frozenset[str], folders: set[str]) -> None:
                     continue
         raise ImportError
 
-    sys.path_hooks.insert(0, hook)
+    sys.path_hooks.insert(0, hook)  # type: ignore[arg-type]  # returns a proxy finder
     sys.path_importer_cache.clear()
     standard = (BuiltinImporter, FrozenImporter, PathFinder)
-    sys.meta_path[:] = [f if f in standard else _Hiding(f, names) for f in sys.meta_path]
+    wrapped = [f if f in standard else _Hiding(f, names) for f in sys.meta_path]
+    sys.meta_path[:] = wrapped  # type: ignore[assignment]  # proxies, not declared finders
 
 
 def add_site_folders(folders: list[str]) -> None:
