@@ -127,15 +127,20 @@ def test_a_pin_without_a_wheel_is_relaxed():
         "Because scikit-learn==0.24.1 has no usable wheels and you require scikit-learn==0.24.1, "
         "we can conclude that your requirements are unsatisfiable."
     )
-    assert image_locks.step(made, error)
-    assert made.wanted == {"scikit-learn": "scikit-learn", "numpy": "numpy"}
+    assert image_locks.step(made, error)  # a newer release first
+    assert made.wanted == {"scikit-learn": "scikit-learn>=0.24.1", "numpy": "numpy"}
     assert "scikit-learn==0.24.1" in made.relaxed["scikit-learn"]
+    error = "Because there is no version of scikit-learn>=0.24.1 and you require scikit-learn"
+    assert image_locks.step(made, error)  # then any
+    assert made.wanted["scikit-learn"] == "scikit-learn"
 
 
 def test_a_project_without_any_wheel_is_read_from_its_sdist_at_the_image_pin():
     made = _plan("retrying==1.3.3")
     assert image_locks.step(made, "Because retrying==1.3.3 has no usable wheels and ...")
-    assert image_locks.step(made, "Because all versions of retrying have no usable wheels and")
+    assert made.wanted == {"retrying": "retrying>=1.3.3"}
+    error = "Because all versions of retrying>=1.3.3 have no usable wheels and"
+    assert image_locks.step(made, error)
     assert made.wanted == {"retrying": "retrying==1.3.3"} and made.sdists == {"retrying"}
     assert made.relaxed == {}
 
@@ -150,6 +155,7 @@ def test_a_name_pypi_lacks_is_dropped_and_conflicting_pins_are_relaxed():
     )
     assert image_locks.step(made, error)
     assert set(made.relaxed) == {"tensorflow-text", "tensorflow"}
+    assert made.wanted["tensorflow"] == "tensorflow>=2.16.1"
     assert made.wanted["tensorflow-io"] == "tensorflow-io"
     assert not image_locks.step(made, "error: something else entirely")
 

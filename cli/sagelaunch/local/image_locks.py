@@ -271,22 +271,35 @@ def _act(made: Plan, name: str, why: str) -> bool:
         new = why == NO_WHEEL and name not in made.sdists
         made.sdists.add(name)
         return new
+    relaxed_before = made.wanted[name] != made.pins[name]
+    if why == NO_WHEEL and relaxed_before and name not in made.restored:
+        return _restore(made, name)  # no newer release has a wheel either
     if _pinned(made, name):
         return _relax(made, name, why)
-    if why == NO_WHEEL and name not in made.sdists:  # no wheel at all: the sdist, image's pin
+    if why == NO_WHEEL and name not in made.sdists:  # no release has a wheel: its sdist
         made.sdists.add(name)
-        if made.relaxed.get(name, "").endswith(f": {NO_WHEEL})") and name not in made.restored:
-            made.restored.add(name)
-            made.relaxed.pop(name)
-            made.wanted[name] = made.pins[name]
         return True
     return _drop(made, name, why)
 
 
+def _restore(made: Plan, name: str) -> bool:
+    """The image's own pin again, read from its sdist: no wheel of any release fits it."""
+    made.restored.add(name)
+    made.sdists.add(name)
+    made.relaxed.pop(name, None)
+    made.wanted[name] = made.pins[name]
+    return True
+
+
 def _relax(made: Plan, name: str, why: str) -> bool:
-    """Drop the pin uv cannot meet, keep the package; the header says why."""
-    made.relaxed[name] = f"(image pins {made.pins[name]}: {why})"
-    made.wanted[name] = _bare(made.wanted[name])
+    """Loosen the pin uv cannot meet (a newer release first, then any); the header says why."""
+    current = made.wanted[name]
+    floor = re.fullmatch(r"\s*==\s*([0-9][^,;\s*]*?)(?:\.\*)?\s*", current[len(_bare(current)) :])
+    if current == made.pins[name] and floor:
+        made.wanted[name] = f"{_bare(current)}>={floor.group(1)}"
+    else:
+        made.wanted[name] = _bare(current)
+    made.relaxed[name] = f"(image pins {made.pins[name]}: {why}; as {made.wanted[name]})"
     return True
 
 
@@ -393,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     """Write every image's lock (or those --only names), or --check them."""
     parser = argparse.ArgumentParser(prog=GENERATOR, description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="verify, resolve nothing")
-    parser.add_argument("--only", metavar="SUBSTRING", help="the images whose lock name has it")
+    parser.add_argument(
+        "--only", action="append", metavar="SUBSTRING", help="the images whose lock name has it"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="images resolved at once")
     args = parser.parse_args(argv)
     if args.check:
@@ -401,7 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in problems:
             print(problem)
         return 1 if problems else 0
-    images = [i for i in image_software.images() if (args.only or "") in lock_path(i).stem]
+    wanted = args.only or [""]
+    images = [i for i in image_software.images() if any(w in lock_path(i).stem for w in wanted)]
     uv = subprocess.run([*uv_command(), "--version"], capture_output=True, text=True).stdout
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         done = pool.map(lambda i: generate(i, uv.strip()), images)
