@@ -101,6 +101,9 @@ def main(argv: list[str]) -> int:
         return 1
     print(json.dumps({"holders": holders}), flush=True)
     sys.stdin.read()  # until sagelaunch closes it, or dies
+    for pid in holders:  # gone before the keeper is: nothing of the run outlives its end
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
     return 0
 
 

@@ -215,14 +215,11 @@ def _wait_ready(proc: subprocess.Popen[bytes], ready: Path) -> None:
 
 
 def _end(procs: list[subprocess.Popen[bytes]]) -> None:
+    """pasta keeps no state worth a graceful stop: killed at once, the run ends sooner."""
     for proc in procs:
-        proc.terminate()
+        proc.kill()
     for proc in procs:
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        proc.wait()
 
 
 def _stop(keeper: subprocess.Popen[str]) -> None:
