@@ -95,6 +95,8 @@ def test_packages_without_bytecode_are_compiled_once_and_nothing_of_the_users(ro
         "source_dir": "code",
         "compute": {"instance_type": "ml.c5.xlarge", "instance_count": 1},
         "distribution": {"strategy": "none"},
+        # tinylib is this venv's, in no image: the job sees it only with the whole venv
+        "local": {"software": "machine"},
     }
     (root / "job.yaml").write_text(yaml.safe_dump(config))
     users = {name: checksums(root / name) for name in ("userlib", "code")}

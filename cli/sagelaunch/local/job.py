@@ -107,7 +107,9 @@ def run(
         _make_command_executable(trees, str(prepared.planned.config.entry_point))
         _save_metric_definitions(workdir, plan.request)
         config = prepared.loaded.config
-        job_software_ = job_software.prepare(config, trees[0].code, say)
+        job_software_ = job_software.prepare(
+            config, trees[0].code, workdir / sandbox.SANDBOX_DIR, say
+        )
         overlays, warnings = job_software_.folders, list(job_software_.warnings)
         warnings += [launch.warning] if launch.warning else []
         warnings += filter(None, [model_dir.warning(prepared.planned.config)])

@@ -23,10 +23,13 @@ import importlib.metadata
 import json
 import os
 import re
+import shutil
 import sys
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from sagelaunch import caches
 from sagelaunch.local import container_packages, image_locks, image_software, software
 
 # What every image's Python has besides its packages (pip's tools).
@@ -34,33 +37,50 @@ ALWAYS = frozenset({"pip", "setuptools", "wheel"})
 # In the hidden file, between the modules and the distributions (whose metadata is hidden too:
 # torch imports optree where importlib.metadata finds it).
 DISTRIBUTIONS = "[distributions]"
+HIDDEN_FILE = "hidden-modules.txt"  # in the run folder's sandbox folder
 _FORMAT = 2  # of the hidden file: a new one is written when it changes
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?(.*)$")
 
 
 def hidden_modules_file(
-    framework: str, image: image_software.Image | None, code: Path
+    framework: str, image: image_software.Image | None, code: Path, run_dir: Path
 ) -> Path | None:
     """The file naming the top-level modules a job of ``image`` may not import and the
-    distributions whose metadata it may not see (None: hide nothing), written once per content
-    under the envs folder."""
+    distributions whose metadata it may not see (None: hide nothing): computed once per
+    content into the cache folder, and copied into the run folder, which every host's sandbox
+    sees (a cache under /tmp would not be: a sandbox's /tmp is its own)."""
     if image is None:
         return None
+    cached = _cached_hidden_file(framework, image, code)
+    copy = run_dir / HIDDEN_FILE
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(cached, copy)
+    return copy.resolve()
+
+
+def _cached_hidden_file(framework: str, image: image_software.Image, code: Path) -> Path:
     installed = _installed()
     wanted = [*_framework_roots(framework), *image_names(image), *software.requirement_names(code)]
     key = hashlib.sha256(
         json.dumps([_FORMAT, sys.prefix, sorted(installed), wanted]).encode()
     ).hexdigest()[:20]
-    path = (software.ENVS_DIR / f"hidden-{key}.txt").resolve()
+    path = (caches.folder("job-packages") / f"hidden-{key}.txt").resolve()
     if not path.is_file():
         shown = visible(wanted, installed)
         hidden = hidden_modules(shown, installed)
         lines = [*hidden, DISTRIBUTIONS, *sorted(set(installed) - shown)]
         path.parent.mkdir(parents=True, exist_ok=True)
-        writing = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        # Two runs at once (a local sweep's trials are threads of one process) each write theirs.
+        writing = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         writing.write_text("\n".join(lines) + "\n", "utf-8")
         writing.replace(path)  # two runs at once write the same text
     return path
+
+
+def hidden_imports(hidden_file: Path, code: Path) -> list[str]:
+    """What the scripts in ``code`` import that this venv has and the job's image does not."""
+    modules = hidden_file.read_text("utf-8").partition(DISTRIBUTIONS)[0].split()
+    return sorted(container_packages.imported_modules(code) & set(modules))
 
 
 def image_names(image: image_software.Image) -> list[str]:

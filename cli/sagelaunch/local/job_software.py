@@ -28,7 +28,9 @@ class JobSoftware:
     environment: dict[str, str] = field(default_factory=dict)  # what the image's software needs
 
 
-def prepare(config: LaunchConfig, code: Path, say: Callable[[str], None]) -> JobSoftware:
+def prepare(
+    config: LaunchConfig, code: Path, run_dir: Path, say: Callable[[str], None]
+) -> JobSoftware:
     """The job's software, as its image would hold it (see the module docstring)."""
     framework, framework_version = config.framework, config.framework_version
     instance_type = config.compute.instance_type
@@ -50,9 +52,26 @@ def prepare(config: LaunchConfig, code: Path, say: Callable[[str], None]) -> Job
         folders.append(container_packages.STAND_INS_DIR)
     if image is not None:
         say(f"  software: what the {image.label} holds (local.software: image)")
-    hidden = job_packages.hidden_modules_file(framework, image, code)
+    hidden = job_packages.hidden_modules_file(framework, image, code, run_dir)
+    warnings = [warning] if warning else []
+    if hidden and image and config.source_dir:  # the user's code (the shipped entry points
+        # import optional libraries, such as deepspeed, only when a job asks for them)
+        imports = job_packages.hidden_imports(hidden, code)
+        warnings += filter(None, [_hidden_warning(imports, image)])
     environment = {LEGACY_KERAS: "1"} if keras else {}
-    return JobSoftware(folders, hidden, [warning] if warning else [], environment)
+    return JobSoftware(folders, hidden, warnings, environment)
+
+
+def _hidden_warning(modules: list[str], image: image_software.Image) -> str | None:
+    """The scripts import what this venv has and the image does not: they fail there, as on
+    SageMaker, unless requirements.txt brings it."""
+    if not modules:
+        return None
+    return (
+        f"the code imports {', '.join(modules)}, which this venv has but the {image.label} does "
+        "not hold: the job cannot import it, as on SageMaker; add it to requirements.txt beside "
+        "the entry point, or set local.software: machine to run with this whole venv"
+    )
 
 
 def legacy_keras(image: image_software.Image | None) -> str | None:

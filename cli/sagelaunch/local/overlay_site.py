@@ -41,9 +41,15 @@ def main() -> None:
     if folders:
         add_site_folders(folders)
     hidden = os.environ.get(HIDDEN_VARIABLE)
+    listed = ""
     if hidden:
-        with open(hidden, encoding="utf-8") as listed:
-            modules, _, distributions = listed.read().partition(DISTRIBUTIONS)
+        try:
+            with open(hidden, encoding="utf-8") as file:
+                listed = file.read()
+        except OSError:  # the run folder gone under a straggler: hide nothing, never crash
+            pass
+    if listed:
+        modules, _, distributions = listed.partition(DISTRIBUTIONS)
         hide(frozenset(modules.split()), {_key(entry) for entry in venv})
         hide_metadata(frozenset(distributions.split()))
     chain(os.path.dirname(os.path.abspath(__file__)))

@@ -419,7 +419,10 @@ def on_path(
     os.environ.update(environment)
     if folders or hidden:
         before = saved["PYTHONPATH"]
-        os.environ["PYTHONPATH"] = os.pathsep.join([str(site_bootstrap()), *filter(None, [before])])
+        # Beside the overlays where there are some (so a sandbox binds them too), else beside the
+        # hidden file in the run folder: nothing written outside the run for it.
+        bootstrap = site_bootstrap(None if folders or hidden is None else hidden.parent)
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(bootstrap), *filter(None, [before])])
         os.environ[overlay_site.VARIABLE] = os.pathsep.join(map(str, folders))
     if hidden:
         os.environ[overlay_site.HIDDEN_VARIABLE] = str(hidden)
@@ -433,12 +436,13 @@ def on_path(
                 os.environ[name] = value
 
 
-def site_bootstrap() -> Path:
-    """ENVS_DIR, holding a copy of overlay_site.py as its sitecustomize.py (with its bytecode:
-    in the sandbox the folder is read-only). The overlays live in it, so a sandbox binding what
-    PYTHONPATH names under /tmp binds them too (the stand-ins are sagelaunch's own files, which
-    it binds anyway); no import asks for their names, which are hashes."""
-    folder = ENVS_DIR.resolve()
+def site_bootstrap(folder: Path | None = None) -> Path:
+    """``folder`` (default ENVS_DIR), holding a copy of overlay_site.py as its sitecustomize.py
+    (with its bytecode: in the sandbox the folder is read-only). The overlays live in ENVS_DIR,
+    so a sandbox binding what PYTHONPATH names under /tmp binds them too (the stand-ins are
+    sagelaunch's own files, which it binds anyway); no import asks for their names, which are
+    hashes."""
+    folder = (folder or ENVS_DIR).resolve()
     source = Path(overlay_site.__file__).read_text("utf-8")
     script = folder / "sitecustomize.py"
     if not script.is_file() or script.read_text("utf-8") != source:
