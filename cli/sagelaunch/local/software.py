@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -412,8 +413,19 @@ def on_path(
     holding its sitecustomize.py (after the code folder, which environment.py puts first), and
     SAGELAUNCH_SITE_PACKAGES names the overlays, SAGELAUNCH_HIDDEN_MODULES the file of modules
     the job's image does not hold (job_packages.py); ``environment`` is what that software needs
-    (TF_USE_LEGACY_KERAS)."""
-    environment = environment or {}
+    (TF_USE_LEGACY_KERAS). One run at a time (a local sweep's trials are threads of one
+    process, and the environment is the process's): the others wait the few milliseconds the
+    hosts' environments take to build."""
+    with _ENVIRONMENT_LOCK:
+        yield from _on_path(folders, hidden, environment or {})
+
+
+_ENVIRONMENT_LOCK = threading.Lock()
+
+
+def _on_path(
+    folders: list[Path], hidden: Path | None, environment: dict[str, str]
+) -> Iterator[None]:
     names = ("PYTHONPATH", overlay_site.VARIABLE, overlay_site.HIDDEN_VARIABLE, *environment)
     saved = {name: os.environ.get(name) for name in names}
     os.environ.update(environment)
