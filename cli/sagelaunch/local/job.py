@@ -195,7 +195,8 @@ def _with_network(
     choice = network.choose(prepared.sandbox.isolated, prepared.launch.kind == MPIRUN, isolation)
     helpers = workdir / sandbox.SANDBOX_DIR / "network"
     made = stack.enter_context(network.hosts_network(choice, prepared.hosts, helpers))
-    message = network.warning(choice, made) if prepared.sandbox.isolated else None
+    # Without a sandbox its line says the network is shared; a lost network.isolation is said too.
+    message = network.warning(choice, made) if prepared.sandbox.isolated or isolation else None
     if message:
         say(f"[yellow]warning:[/yellow] {message}")
     return replace(prepared, sandbox=replace(prepared.sandbox, network=made)), message
