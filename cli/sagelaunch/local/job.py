@@ -107,10 +107,10 @@ def run(
         _make_command_executable(trees, str(prepared.planned.config.entry_point))
         _save_metric_definitions(workdir, plan.request)
         config = prepared.loaded.config
-        job_software_ = job_software.prepare(
+        prepared_software = job_software.prepare(
             config, trees[0].code, workdir / sandbox.SANDBOX_DIR, say
         )
-        overlays, warnings = job_software_.folders, list(job_software_.warnings)
+        overlays, warnings = prepared_software.folders, list(prepared_software.warnings)
         warnings += [launch.warning] if launch.warning else []
         warnings += filter(None, [model_dir.warning(prepared.planned.config)])
         warnings += filter(None, [checkpoint_sync.warning(plan.request)])
@@ -142,7 +142,7 @@ def run(
         if prepared.sandbox.isolated:
             names = [host.name for host in trees]
             sandbox.write_hosts_file(workdir, names, prepared.sandbox.network)
-        with software.on_path(overlays, job_software_.hidden, job_software_.environment):
+        with software.on_path(overlays, prepared_software.hidden, prepared_software.environment):
             specs = host_processes.host_processes(
                 prepared, plan, trees, agents or [], options.cores
             )

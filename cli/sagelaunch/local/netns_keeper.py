@@ -37,7 +37,8 @@ def address(index: int) -> str:
 
 
 def die_with_parent() -> None:
-    """SIGKILL when the parent goes, whichever way it goes (kill -9 included)."""
+    """SIGKILL when the parent goes, whichever way it goes (kill -9 included). Also sagelaunch's
+    preexec_fn for every process a run starts: there the parent is the thread that started it."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() == 1:  # the parent was gone before the request took
         os._exit(1)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sagelaunch.local import netns_keeper
+from sagelaunch.local.netns_keeper import die_with_parent
 
 OWN = "own"  # a network namespace per host
 MACHINE = "machine"  # the machine's, shared by every host
@@ -232,9 +233,3 @@ def _stop(keeper: subprocess.Popen[str]) -> None:
         except (OSError, subprocess.TimeoutExpired):
             keeper.kill()
     keeper.wait()
-
-
-def die_with_parent() -> None:
-    """In a child before exec: SIGKILL when sagelaunch's thread that started it ends, however
-    it ends (kill -9 included), so nothing of a run outlives it."""
-    netns_keeper.die_with_parent()
