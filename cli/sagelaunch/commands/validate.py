@@ -90,6 +90,13 @@ def _print_table(reports: list[Report]) -> None:
             result += f" [yellow]{len(report.warnings)} warning(s)[/yellow]"
         table.add_row(str(report.file), result, job)
     stdout.print(table)
+    for report in reports:  # a sweep's size, counted from its block (nothing expanded)
+        if report.loaded and (sweep := report.loaded.config.sweep) is not None:
+            stdout.print(
+                f"{escape(str(report.file))}: sweep of {sweep.size_text()}, at most "
+                f"{sweep.max_trials:,} (sweep.max_trials)",
+                highlight=False,
+            )
     for report in reports:
         for problem in report.errors:
             stderr.print(f"[red]error:[/red] {escape(str(problem))}", highlight=False)

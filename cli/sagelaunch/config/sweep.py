@@ -16,6 +16,13 @@ from pydantic import Discriminator, Field, Tag, model_validator
 from sagelaunch import naming
 from sagelaunch.strict import Strict
 
+# The most trials a sweep may have unless its sweep.max_trials says more. A few hundred holds the
+# grids people mean (3 keys of 7 values: 343 trials) while a grid that multiplies out by mistake
+# (3 keys of 30 values: 27,000 trials) is refused before one trial is expanded. Every trial is a
+# billed job, checked and planned before the first is sent (about 3 ms to check, more to plan):
+# at 4 at once and an hour a trial, 500 trials are already 5 days of jobs.
+MAX_TRIALS = 500
+
 
 class SweepObjective(Strict):
     metric: str = Field(
@@ -46,6 +53,13 @@ class Sweep(Strict):
     max_parallel: int = Field(
         4, ge=1, le=100, description="At most this many trials running at once."
     )
+    max_trials: int = Field(
+        MAX_TRIALS,
+        ge=1,
+        description="The most trials (jobs) the sweep may have: a larger grid, or more random "
+        f"samples, is refused before anything is expanded (default {MAX_TRIALS}; raise it for "
+        "a sweep that is meant to be that large).",
+    )
     objective: SweepObjective | None = Field(
         None, description="The metric that picks the best trial (optional)."
     )
@@ -65,11 +79,34 @@ class Sweep(Strict):
                 f"samples: {self.samples} exceeds the {self.grid_size} combinations of the "
                 "grid; use method: grid"
             )
+        if self.size > self.max_trials:  # counted from the lengths: nothing is expanded
+            raise ValueError(self.over_ceiling())
         return self
 
     @property
     def grid_size(self) -> int:
         return math.prod(len(values) for values in self.parameters.values())
+
+    @property
+    def size(self) -> int:
+        """How many trials (jobs) the sweep has, without expanding it: the grid's product of
+        value counts, or the random draw's samples."""
+        return self.grid_size if self.method == "grid" else self.samples or 0
+
+    def size_text(self) -> str:
+        """``1,000 trials (grid 10 × 10 × 10)`` or ``8 trials (random, of a grid of 1,000)``."""
+        noun = "trial" if self.size == 1 else "trials"
+        if self.method == "grid":
+            shape = " × ".join(str(len(v)) for v in self.parameters.values())
+            return f"{self.size:,} {noun} (grid {shape})"
+        return f"{self.size:,} {noun} (random, of a grid of {self.grid_size:,})"
+
+    def over_ceiling(self) -> str:
+        narrow = "narrow the grid" if self.method == "grid" else "draw fewer samples"
+        return (
+            f"this sweep is {self.size:,} trials, over sweep.max_trials ({self.max_trials:,}): "
+            f"raise sweep.max_trials or {narrow}"
+        )
 
 
 def _has_repeats(values: list[Any]) -> bool:

@@ -12,6 +12,7 @@ import copy
 import itertools
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from sagelaunch.config.loader import (
 )
 from sagelaunch.config.sweep import Sweep, sweep_value_path
 from sagelaunch.config.yamlsource import Document
-from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.errors import ConfigError, Problem, UsageError
 
 
 @dataclass(frozen=True)
@@ -57,27 +58,52 @@ class SweepSpec:
 def build_trials(base: LoadedConfig, overrides: list[str] | None = None) -> list[Trial]:
     """Every trial of ``base``'s sweep, checked; ConfigError with every bad trial's problems.
     `validate` runs this too, so a sweep that would fail fails there first."""
-    assert base.config.sweep is not None
-    document = load_document(base.path, overrides)
-    trials, problems = [], []
-    for index, picks in enumerate(combinations(base.config.sweep), start=1):
-        try:
-            trials.append(_trial(base.path, document, base.config.sweep, index, picks))
-        except ConfigError as exc:
-            problems += exc.problems
+    problems: list[Problem] = []
+    trials = list(iter_trials(base, overrides, problems))
     if problems:
         raise ConfigError(problems)
     return trials
 
 
-def combinations(sweep: Sweep) -> list[tuple[int, ...]]:
-    """Each trial as the index of its value per parameter: the whole grid, or a seeded draw of
-    ``samples`` distinct points from it (kept in grid order, so trial numbers read naturally)."""
-    grid = list(itertools.product(*(range(len(v)) for v in sweep.parameters.values())))
+def iter_trials(
+    base: LoadedConfig, overrides: list[str] | None, problems: list[Problem]
+) -> Iterator[Trial]:
+    """Each trial of ``base``'s sweep as it is built and checked, one at a time (a dry run shows
+    the first before the last is built); a bad trial is left out and its problems are added to
+    ``problems``."""
+    sweep = base.config.sweep
+    assert sweep is not None
+    document = load_document(base.path, overrides)
+    for index, picks in enumerate(combinations(sweep), start=1):
+        try:
+            yield _trial(base.path, document, sweep, index, picks)
+        except ConfigError as exc:
+            problems += exc.problems
+
+
+def combinations(sweep: Sweep) -> Iterator[tuple[int, ...]]:
+    """Each trial as the index of its value per parameter, lazily: the whole grid, or a seeded
+    draw of ``samples`` distinct points from it (kept in grid order, so trial numbers read
+    naturally). Never more than sweep.max_trials: the sweep's size is known before this runs."""
+    if sweep.size > sweep.max_trials:  # the model refuses it; nothing gets past with more
+        raise UsageError(sweep.over_ceiling())
+    sizes = [len(values) for values in sweep.parameters.values()]
     if sweep.method == "grid":
-        return grid
-    picked = sorted(random.Random(sweep.seed).sample(range(len(grid)), sweep.samples or 0))
-    return [grid[i] for i in picked]
+        yield from itertools.product(*(range(n) for n in sizes))
+        return
+    # A draw from the grid's point numbers (a range: nothing built), decoded in grid order.
+    picked = sorted(random.Random(sweep.seed).sample(range(sweep.grid_size), sweep.samples or 0))
+    for point in picked:
+        yield _grid_point(point, sizes)
+
+
+def _grid_point(point: int, sizes: list[int]) -> tuple[int, ...]:
+    """The ``point``-th combination of itertools.product over ranges of ``sizes``."""
+    picks = []
+    for size in reversed(sizes):  # the last parameter varies fastest
+        point, pick = divmod(point, size)
+        picks.append(pick)
+    return tuple(reversed(picks))
 
 
 def _trial(
