@@ -30,8 +30,19 @@ def __getattr__(name: str) -> Console:
     if name not in _consoles:
         from rich.console import Console
 
-        _consoles[name] = Console(stderr=name == "stderr", highlight=False, soft_wrap=True)
+        console = Console(stderr=name == "stderr", highlight=False, soft_wrap=True)
+        if not console.is_terminal:
+            # No terminal to fit (a pipe, a CI log, a file): Rich would draw tables 80 columns
+            # wide (or $COLUMNS) and cut their cells ("resu…", two rows of one "name-…"). Wide
+            # enough that every table is its natural width: each cell whole, on one line.
+            console.width = UNBOUNDED_WIDTH
+        _consoles[name] = console
     return _consoles[name]
+
+
+# The width of a console that is not a terminal: a table is drawn at its natural width, never
+# this wide (Rich pads a table to its columns, not to the console's width).
+UNBOUNDED_WIDTH = 100_000
 
 
 # One colour per emulated host or job host, in host order (local runs and job logs alike).

@@ -65,6 +65,8 @@ def plan(
 
     An unchanged config (same content, code, sagelaunch and SDK versions) is answered from
     .sagelaunch/cache/plans without running the SDK again."""
+    from rich.markup import escape
+
     from sagelaunch.cli_params import output_file
     from sagelaunch.services.failover import alternative_costs
     from sagelaunch.services.planning import make_plan
@@ -79,9 +81,8 @@ def plan(
         job_name,
         progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
     )
-    if output is not PlanFormat.table or strict:
-        for warning in result.warnings:  # the table shows them itself
-            stderr.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    for warning in result.warnings:  # on stderr in every format; json also lists them
+        stderr.print(f"[yellow]warning:[/yellow] {escape(str(warning))}", highlight=False)
     if strict and result.warnings:
         raise SagelaunchError(
             f"{len(result.warnings)} warning(s) and --strict: nothing planned",

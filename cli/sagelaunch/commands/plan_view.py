@@ -35,8 +35,7 @@ def render(plan: Plan) -> None:
         from sagelaunch.commands.tuning_view import render_tuning_plan
 
         render_tuning_plan(plan.tuning)
-    for warning in plan.warnings:
-        stdout.print(f"[yellow]warning:[/yellow] {escape(str(warning))}", highlight=False)
+    # The plan's warnings are not part of the view: `plan` prints them on stderr.
 
 
 def _mesh(dims: dict[str, int]) -> str:
