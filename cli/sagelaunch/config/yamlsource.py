@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import Event
+from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.parser import RoundTripParser
 
-from sagelaunch.config.yamlguard import ShapeGuard
+from sagelaunch.config.yamlguard import CORE, ShapeGuard, tag_refusal
 from sagelaunch.errors import ConfigError, Problem
 
 KeyPath = tuple[str | int, ...]
@@ -29,6 +31,7 @@ Position = tuple[str, int, int]  # file, 1-based line, 1-based column
 # Keys whose unquoted numbers must keep their exact text: `framework_version: 1.10` is "1.10".
 _VERBATIM_KEYS = frozenset({"framework_version"})
 _NUMBER_TOKEN = re.compile(r"[-+]?[0-9][0-9._eE+-]*")
+_KEY_TOKEN = re.compile(r"[^\s:,\[\]{}]*")
 
 
 @dataclass
@@ -56,19 +59,38 @@ def format_path(path: KeyPath) -> str:
     return text
 
 
+class _TextDates(RoundTripConstructor):
+    """An unquoted date or time (``start: 2024-01-01``) is the text written: a launch config's
+    values are text, numbers, booleans, null, lists and mappings (hyperparameters reach the
+    job as text, and the SDK's JSON cannot carry a date). An explicit ``!!timestamp`` is
+    refused at its tag (yamlguard)."""
+
+
+_TextDates.add_constructor(CORE + "timestamp", lambda self, node: str(node.value))
+
+
 def _yaml(label: str) -> YAML:
     """The round-trip loader, its parser's events checked by a ShapeGuard as they are composed:
-    alias bombs and deep nesting are refused before they load, in one read of the text."""
+    alias bombs, deep nesting and tags a plain value cannot have are refused before they load,
+    in one read of the text."""
     guard = ShapeGuard(label)
 
     class GuardedParser(RoundTripParser):
         def get_event(self) -> Event:
             event = super().get_event()
             guard.see(event)
+            refusal = tag_refusal(label, event, self._implicit)
+            if refusal is not None:
+                raise refusal
             return event
+
+        def _implicit(self, text: str) -> str:
+            tag = str(self.loader.resolver.resolve(ScalarNode, text, (True, False)))
+            return tag.removeprefix(CORE)
 
     yaml = YAML(typ="rt")
     yaml.Parser = GuardedParser
+    yaml.Constructor = _TextDates
     yaml.allow_duplicate_keys = False
     return yaml
 
@@ -112,10 +134,11 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
         result: dict[str, Any] = {}
         for key, value in node.items():
             line, col = _key_position(node, key)
-            child = (*path, str(key))
+            name = _key_name(key, (label, line + 1, col + 1), lines)
+            child = (*path, name)
             positions[child] = (label, line + 1, col + 1)
-            value = _verbatim(str(key), value, partial(_source_token, node, key, lines))
-            result[str(key)] = _plain(value, child, positions, label, lines)
+            value = _verbatim(name, value, partial(_source_token, node, key, lines))
+            result[name] = _plain(value, child, positions, label, lines)
         return result
     if isinstance(node, CommentedSeq):
         items = []
@@ -125,6 +148,8 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
             positions[item_path] = (label, line + 1, col + 1)
             items.append(_plain(value, item_path, positions, label, lines))
         return items
+    if isinstance(node, TaggedScalar):  # !!str x: the only tag left on a scalar (yamlguard)
+        return str(node.value)
     if isinstance(node, bool):
         return bool(node)
     if isinstance(node, int):
@@ -136,14 +161,37 @@ def _plain(node: Any, path: KeyPath, positions: dict, label: str, lines: list[st
     return node
 
 
+def _key_name(key: Any, where: Position, lines: list[str]) -> str:
+    """A mapping key as the name it is: text (a date's as written, ``!!str 1`` the text "1"), an
+    integer's digits; a key YAML reads as true/false, null, a float or a collection names
+    nothing the user meant (``true`` would become "True"): refused, with the fix."""
+    if isinstance(key, TaggedScalar):
+        return str(key.value)
+    if isinstance(key, str):
+        return str(key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        return str(int(key))
+    if isinstance(key, (bool, float)) or key is None:
+        kind = {bool: "true/false", type(None): "null"}.get(type(key), "a number")
+        _, line, col = where
+        written = _KEY_TOKEN.match(lines[line - 1][col - 1 :] if line <= len(lines) else "")
+        text = written.group(0) if written else ""
+        message = f"this key is read as {kind}, not as a name: quote it ('{text}': ...)"
+        if not text:
+            message = "this key is empty: write a name before the ':'"
+    else:
+        message = "a key must be a single name, not a list or a mapping: write one name"
+    raise ConfigError([Problem(*where, "", message)])
+
+
 def _key_position(node: CommentedMap, key: Any) -> tuple[int, int]:
     """0-based line and column of ``key``; a key merged in with `<<` is found in its own map."""
-    if key in node.lc.data:
+    if key in (node.lc.data or {}):  # None in a mapping that holds only a `<<` merge
         return node.lc.key(key)
     for merged in node.merge:
         if key in merged:
             return _key_position(merged, key)
-    return node.lc.line, node.lc.col
+    return node.lc.line or 0, node.lc.col or 0
 
 
 def _verbatim(key: str, value: Any, token: Callable[[], re.Match[str] | None]) -> Any:
