@@ -29,6 +29,10 @@ from sagelaunch.errors import MAX_PROBLEMS, ConfigError, Problem, more
 from sagelaunch.strategies import registry
 
 SET_LABEL = "--set"
+# How many bases an `extends:` chain may have: a team's chain is a handful deep; a runaway one
+# (generated, or a loop through ever-new paths) is refused at the extends that goes too far,
+# not left to exhaust the recursion.
+MAX_EXTENDS = 32
 SWITCH_TAGS = (SWITCH, SETTINGS)
 __all__ = ["LoadedConfig", "config_files", "default_source_dir", "load"]
 
@@ -88,6 +92,12 @@ def _resolve_extends(path: Path, chain: tuple[Path, ...]) -> Document:
     if not isinstance(base_ref, str):
         raise ConfigError([Problem(*where, "extends", "must be a path to a base config")])
     base_path = (path.parent / base_ref).resolve()
+    if len(chain) >= MAX_EXTENDS:  # this file would be base number MAX_EXTENDS + 1
+        message = (
+            f"extends chain longer than {MAX_EXTENDS} bases (from {chain[0]}): merge some of "
+            "the bases into one, or extend a base nearer the top of the chain"
+        )
+        raise ConfigError([Problem(*where, "extends", message)])
     if base_path in (*chain, path.resolve()):
         cycle = " -> ".join(str(p) for p in (*chain, path.resolve(), base_path))
         raise ConfigError([Problem(*where, "extends", f"extends cycle: {cycle}")])
