@@ -10,7 +10,7 @@ import pytest
 from sagelaunch.config.loader import load
 from sagelaunch.errors import ConfigError
 from sagelaunch.local import channels
-from sagelaunch.local.tree import HostTree
+from sagelaunch.local.tree import HostTree, input_data_config
 from tests.local.data import write_dataset
 
 FILES = [channels.DataFile(f"part-{i:03d}.csv", f"/data/part-{i:03d}.csv") for i in range(7)]
@@ -201,3 +201,74 @@ def test_an_s3_channel_without_credentials_names_the_channel_and_local_inputs(wr
     )
     assert "local.inputs: {train: ./data/train}" in done.stderr
     assert "[algo-1]" not in done.stderr  # no host started
+
+
+def test_a_group_only_channel_is_dealt_over_that_groups_hosts_alone(tmp_path, make_config):
+    """Instance groups, planned as for a real run: a sharded channel named for one group is dealt
+    round-robin over that group's hosts only (each file to exactly one of them, all files
+    delivered); a replicated one gives each of them everything; the other group's hosts get
+    neither (no folder, no inputdataconfig.json entry). The receiving group is listed second, so
+    its hosts are not the cluster's first: dealing over every host would lose files."""
+    from sagelaunch.local import groups, preflight
+    from sagelaunch.local.options import Options
+    from sagelaunch.services.local_run import local_plan
+
+    data = write_dataset(tmp_path / "data", train_files=7, rows_per_file=2)
+    loaded = load(
+        make_config(
+            {
+                "compute": {
+                    "instance_type": None,
+                    "instance_count": None,
+                    "groups": [
+                        {"name": "dnn_group", "instance_type": "ml.g5.xlarge", "instance_count": 2},
+                        {
+                            "name": "data_group",
+                            "instance_type": "ml.c5.xlarge",
+                            "instance_count": 3,
+                        },
+                    ],
+                },
+                "distribution": {"strategy": "torchrun", "groups": ["dnn_group"]},
+                "inputs": {
+                    "train": {
+                        "uri": "s3://bucket/train/",
+                        "distribution": "sharded",
+                        "groups": ["data_group"],
+                    },
+                    "validation": {"uri": "s3://bucket/validation/", "groups": ["data_group"]},
+                },
+                "local": {
+                    "hosts": 3,
+                    "inputs": {"train": "data/train", "validation": "data/validation"},
+                },
+            }
+        )
+    )
+    prepared = preflight.prepare(loaded, Options())
+    assert [(h.name, h.group) for h in prepared.cluster] == [
+        ("algo-1", "dnn_group"),
+        ("algo-2", "dnn_group"),
+        ("algo-3", "data_group"),
+        ("algo-4", "data_group"),
+        ("algo-5", "data_group"),
+    ]
+    plan, _ = local_plan(prepared.planned, [])
+    receiving = groups.receivers(plan.request, prepared.cluster)
+    assert receiving == {"train": [2, 3, 4], "validation": [2, 3, 4]}
+    trees = _trees(tmp_path, len(prepared.cluster))
+    counts = channels.populate(trees, prepared.sources, tmp_path / "cache", _no_s3, receiving)
+    assert counts == {"train": [0, 0, 3, 2, 2], "validation": [0, 0, 1, 1, 1]}
+    every_file = sorted(p.name for p in (data / "train").iterdir())
+    shares = [_channel_files(tree, "train") for tree in trees[2:]]
+    assert shares == [every_file[0::3], every_file[1::3], every_file[2::3]]
+    dealt = [key for share in shares for key in share]
+    assert sorted(dealt) == every_file and len(dealt) == len(set(dealt))
+    assert all(_channel_files(t, "validation") == ["part-000.csv"] for t in trees[2:])
+    everyone = input_data_config(plan.request)
+    assert everyone["train"]["S3DistributionType"] == "ShardedByS3Key"
+    for index, tree in enumerate(trees[:2]):
+        assert not tree.channel("train").exists() and not tree.channel("validation").exists()
+        assert groups.host_channels(everyone, receiving, index) == {}
+    for index in range(2, 5):
+        assert set(groups.host_channels(everyone, receiving, index)) == {"train", "validation"}

@@ -167,3 +167,75 @@ def test_offloaded_data_gives_the_homogeneous_runs_losses(write_config, tmp_path
     assert not (run / "algo-2/input/data").joinpath("train").exists()
     assert not (run / "algo-3/input/data").joinpath("train").exists()
     assert (run / "model.tar.gz").is_file()
+
+
+LIST_CHANNELS = """\
+import json, os, pathlib
+
+channel = os.environ.get("SM_CHANNEL_TRAIN")
+seen = {
+    "channels": json.loads(os.environ["SM_CHANNELS"]),
+    "train": sorted(p.name for p in pathlib.Path(channel).iterdir()) if channel else None,
+}
+out = pathlib.Path(os.environ["SM_OUTPUT_DATA_DIR"])
+out.mkdir(parents=True, exist_ok=True)
+(out / "seen.json").write_text(json.dumps(seen))
+"""
+
+
+@pytest.mark.slow
+def test_a_sharded_channel_is_dealt_over_its_groups_hosts_only(write_config, tmp_path):
+    """5 hosts, the sharded channel for the second group's 3: as each host's script sees it,
+    those 3 hold the 7 files between them, each file once; the first group's hosts have no
+    such channel (SM_CHANNELS, inputdataconfig.json, /opt/ml/input/data)."""
+    data = tmp_path / "data" / "train"
+    data.mkdir(parents=True)
+    for index in range(7):
+        (data / f"part-{index}.csv").write_text(f"{index}\n")
+    config = write_config(
+        {
+            "name": "hetero-sharded",
+            "framework": "pytorch",
+            "entry_point": "list_channels.py",
+            "source_dir": "code",
+            "framework_version": "2.2.0",
+            "compute": {
+                "groups": [
+                    {"name": "dnn_group", "instance_type": "ml.g5.xlarge", "instance_count": 2},
+                    {"name": "data_group", "instance_type": "ml.c5.xlarge", "instance_count": 3},
+                ]
+            },
+            "inputs": {
+                "train": {
+                    "uri": "s3://bucket/train/",
+                    "distribution": "sharded",
+                    "groups": ["data_group"],
+                }
+            },
+            "local": {"hosts": 3, "inputs": {"train": "data/train"}},
+        },
+        code={"list_channels.py": LIST_CHANNELS},
+    )
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--keep")
+    assert done.returncode == 0, done.stderr[-3000:]
+    run = tmp_path / "run"
+    seen = {
+        h: read_json(run / h / "output/data/seen.json")
+        for h in sorted(p.name for p in run.glob("algo-*"))
+    }
+    assert list(seen) == ["algo-1", "algo-2", "algo-3", "algo-4", "algo-5"]
+    for host in ("algo-1", "algo-2"):
+        assert seen[host] == {"channels": [], "train": None}
+        assert read_json(run / host / "input/config/inputdataconfig.json") == {}
+        assert not (run / host / "input/data/train").exists()
+    shares = [seen[host]["train"] for host in ("algo-3", "algo-4", "algo-5")]
+    assert all(seen[h]["channels"] == ["train"] for h in ("algo-3", "algo-4", "algo-5"))
+    assert shares == [
+        ["part-0.csv", "part-3.csv", "part-6.csv"],
+        ["part-1.csv", "part-4.csv"],
+        ["part-2.csv", "part-5.csv"],
+    ]
+    dealt = [name for share in shares for name in share]
+    assert sorted(dealt) == sorted(p.name for p in data.iterdir()) and len(set(dealt)) == 7
+    shard = read_json(run / "algo-3/input/config/inputdataconfig.json")["train"]
+    assert shard["S3DistributionType"] == "ShardedByS3Key"
