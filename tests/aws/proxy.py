@@ -52,6 +52,13 @@ class FaultProxy:
         # (ResourceInUse). With this set the proxy refuses it as AWS does.
         self.unique_creates = False
         self._claimed: set[str] = set()
+        # Answers lost on the wire, in order, for the next requests of an operation: each is
+        # forwarded (moto acts on it) and then "close": the connection is closed without an
+        # answer (botocore: ConnectionClosedError), or "stall": no answer until the proxy stops
+        # (the client's read timeout fires first: ReadTimeoutError). operation -> [mode].
+        self.lost_answers: dict[str, list[str]] = {}
+        self.lost: Counter[str] = Counter()  # "service:Operation" -> answers dropped
+        self._released = threading.Event()  # set by stop(): stalled answers give up
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -68,12 +75,13 @@ class FaultProxy:
         return self
 
     def stop(self) -> None:
+        self._released.set()
         self._server.shutdown()
         self._server.server_close()
 
     def reset(self) -> None:
         with self.lock:
-            for counter in (self.requests, self.calls, self.faults, self.forwarded):
+            for counter in (self.requests, self.calls, self.faults, self.forwarded, self.lost):
                 counter.clear()
             self.upstream_errors.clear()
             self.s3_bytes_in = 0
@@ -81,6 +89,7 @@ class FaultProxy:
             self.created_names.clear()
             self._claimed.clear()
             self._calls.clear()
+            self.lost_answers.clear()
 
     def total(self) -> int:
         return sum(self.requests.values())
@@ -90,10 +99,27 @@ class FaultProxy:
         schedule = self.fault_schedule
         return sum(schedule[n % len(schedule)] for n in range(self.calls[operation]))
 
-    def script(self, operation: str, code: str, message: str, times: int = 1) -> None:
-        """Answer the next ``times`` requests of ``operation`` with this AWS error (HTTP 400)."""
+    def script(
+        self, operation: str, code: str, message: str, times: int = 1, status: int = 400
+    ) -> None:
+        """Answer the next ``times`` requests of ``operation`` with this AWS error."""
         with self.lock:
-            self.scripted.setdefault(operation, []).extend([(400, code, message)] * times)
+            self.scripted.setdefault(operation, []).extend([(status, code, message)] * times)
+
+    def lose_answers(self, operation: str, *modes: str) -> None:
+        """Forward the next ``len(modes)`` requests of ``operation``, then drop each answer:
+        "close" the connection, or "stall" without answering (see ``lost_answers``)."""
+        assert set(modes) <= {"close", "stall"}, modes
+        with self.lock:
+            self.lost_answers.setdefault(operation, []).extend(modes)
+
+    def _lost_answer(self, operation: str) -> str | None:
+        with self.lock:
+            queue = self.lost_answers.get(operation)
+            mode = queue.pop(0) if queue else None
+            if mode is not None:
+                self.lost[operation] += 1
+            return mode
 
     def _scripted_answer(self, operation: str, body: bytes) -> tuple[int, str, str] | None:
         """A scripted error, or AWS's refusal of a second create of one name; counted."""
@@ -160,7 +186,12 @@ class FaultProxy:
                     self._fault(operation)
                     return
                 proxy._record_forward(operation, body)
-                self._forward(body)
+                lost = proxy._lost_answer(operation)
+                self._forward(body, answer=lost is None)
+                if lost == "stall":  # hold the connection, silent, past any read timeout
+                    proxy._released.wait(timeout=60)
+                if lost is not None:
+                    self.close_connection = True  # and close it: no status line, no body
 
             do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
 
@@ -172,16 +203,19 @@ class FaultProxy:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def _forward(self, body: bytes) -> None:
+            def _forward(self, body: bytes, answer: bool = True) -> None:
                 upstream = http.client.HTTPConnection(*proxy.upstream, timeout=30)
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP}
                 headers["Content-Length"] = str(len(body))
                 upstream.request(self.command, self.path, body=body, headers=headers)
                 response = upstream.getresponse()
                 data = response.read()
+                upstream.close()
                 if response.status >= 500:
                     with proxy.lock:
                         proxy.upstream_errors[f"{self._operation} {response.status}"] += 1
+                if not answer:  # moto acted on the request; its answer never reaches the client
+                    return
                 self.send_response(response.status)
                 for key, value in response.getheaders():
                     if key.lower() not in _HOP_BY_HOP and key.lower() != "content-length":
@@ -190,7 +224,6 @@ class FaultProxy:
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(data)
-                upstream.close()
 
             def _json_error(self, status: int, code: str, message: str) -> None:
                 body = json.dumps({"__type": code, "message": message}).encode()

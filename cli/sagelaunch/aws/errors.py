@@ -164,11 +164,35 @@ def _line(value: object) -> str:
     return re.sub(r"\s+", " ", str(value)).strip()
 
 
-def is_already_exists(exc: ClientError) -> bool:
+def is_already_exists(exc: BaseException) -> bool:
     """A create that lost to an earlier attempt of itself (a retried timeout)."""
+    if not isinstance(exc, ClientError):
+        return False
     return error_code(exc) in ("ResourceInUse", "ResourceInUseException") or (
         error_code(exc) == "ValidationException" and "already exist" in error_message(exc).lower()
     )
+
+
+def may_have_landed(exc: BaseException) -> bool:
+    """Whether a request that ended in ``exc`` may have been carried out all the same.
+
+    - The transport family botocore raises (and retries, as transient): `HTTPClientError`
+      (`ConnectionClosedError`, `ReadTimeoutError`, `ResponseStreamingError`: sent, the answer
+      lost) and `ConnectionError` (`EndpointConnectionError`, `ConnectTimeoutError`, SSL and
+      proxy failures). The last attempt's class says nothing of the earlier ones: attempt 1 may
+      have landed and timed out, and attempt 2 found the endpoint gone.
+    - A ClientError after retries, or a 5xx: the earlier attempts failed in one of those ways,
+      or the server failed after acting. A first-attempt 4xx (validation, access, quota) was
+      refused before anything was done.
+    """
+    if isinstance(exc, (BotoConnectionError, HTTPClientError)):
+        return True
+    if isinstance(exc, ClientError):
+        meta = exc.response.get("ResponseMetadata", {})
+        return (
+            int(meta.get("RetryAttempts") or 0) > 0 or int(meta.get("HTTPStatusCode") or 0) >= 500
+        )
+    return False
 
 
 def unless_not_found(describe: Callable[[], Any]) -> dict[str, Any] | None:

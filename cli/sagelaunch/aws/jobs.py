@@ -7,13 +7,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-from botocore.exceptions import ConnectionError as BotoConnectionError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from sagelaunch.aws.errors import (
     DENIED,
     error_code,
     is_already_exists,
+    may_have_landed,
     translated,
     unless_not_found,
 )
@@ -50,21 +50,26 @@ def create_or_attach(
 
     botocore retries a create that timed out or was throttled; when an earlier attempt had in
     fact gone through, the retry is refused as "already exists", and we attach to what it made
-    instead of failing. A create whose connection broke after all retries may have landed too:
-    ``find`` (a describe) tells."""
+    instead of failing. A create that failed in any way that may have reached the server
+    (`may_have_landed`: the answer was lost on the wire, or any attempt was retried) is looked
+    up by ``find`` (a describe): when it landed, we attach (the caller checks it is ours)
+    instead of failing, so a rerun without an idempotency key makes no second job."""
     try:
         response = send()
-    except ClientError as exc:
-        existing = find() if is_already_exists(exc) else None
-        if existing is None:
-            raise
-        return existing[arn_key], existing
-    except BotoConnectionError:
-        existing = find()
+    except (ClientError, BotoCoreError) as exc:
+        existing = _look_up(find) if is_already_exists(exc) or may_have_landed(exc) else None
         if existing is None:
             raise
         return existing[arn_key], existing
     return response[arn_key], None
+
+
+def _look_up(find: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
+    """``find``'s answer; None when it cannot tell either (the create's own error stands)."""
+    try:
+        return find()
+    except (AwsError, BotoCoreError, ClientError):
+        return None
 
 
 @translated
