@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,17 +30,38 @@ def bundle_path_for(plan_path: Path) -> Path:
     return plan_path.with_name(plan_path.stem + ".sourcedir.tar.gz")
 
 
-def save(plan_path: Path, plan: Plan, bundle_data: bytes | None) -> None:
+def save(plan_path: Path, plan: Plan, bundle_data: bytes | os.PathLike[str] | None) -> None:
+    """The plan, and its bundle (bytes, or the bundle's file: copied, never read into memory)
+    beside it."""
     document = plan.as_json()
     if bundle_data is not None:
         bundle_path = bundle_path_for(plan_path)
-        atomic.write_bytes(bundle_path, bundle_data)
+        if isinstance(bundle_data, bytes):
+            atomic.write_bytes(bundle_path, bundle_data)
+        else:
+            _copy(Path(os.fspath(bundle_data)), bundle_path)
         document["bundle_path"] = bundle_path.name
     atomic.write_text(plan_path, json.dumps(document, indent=2) + "\n")
 
 
-def load(plan_path: Path) -> tuple[Plan, bytes | None]:
-    """A saved plan and its bundle bytes, verified against the recorded sha256."""
+def _copy(source: Path, target: Path) -> None:
+    """``source`` to ``target`` through a temporary file beside it (readers never see half)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    os.close(handle)
+    try:
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def load(plan_path: Path) -> tuple[Plan, Path | None]:
+    """A saved plan and its bundle's file, verified against the recorded sha256 (read in
+    chunks: a large bundle is never held in memory)."""
     document = _document(plan_path)
     bundle_name = document.pop("bundle_path", None)
     try:
@@ -48,15 +72,18 @@ def load(plan_path: Path) -> tuple[Plan, bytes | None]:
         return plan, None
     bundle_path = plan_path.parent / str(bundle_name)
     try:
-        data = bundle_path.read_bytes()
+        digest = hashlib.sha256()
+        with bundle_path.open("rb") as file:
+            while chunk := file.read(1024 * 1024):
+                digest.update(chunk)
     except OSError as exc:
         raise UsageError(f"{plan_path}: its bundle {bundle_path} is missing: {exc}") from None
-    if hashlib.sha256(data).hexdigest() != plan.upload.sha256:
+    if digest.hexdigest() != plan.upload.sha256:
         raise UsageError(
             f"{bundle_path} changed after the plan was made (sha256 mismatch)",
             hint="make a new plan: sagelaunch plan CONFIG --out " + plan_path.name,
         )
-    return plan, data
+    return plan, bundle_path
 
 
 def _invalid(plan_path: Path, errors: list[Any]) -> UsageError:

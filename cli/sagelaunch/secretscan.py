@@ -131,6 +131,42 @@ def scan(environment: Mapping[str, str]) -> list[Finding]:
     return [f for f in found if f is not None]
 
 
+# The same shapes found inside a line of text, each a whole word (disk-usage-... is no sk-...).
+_SHAPES_IN_TEXT = tuple(
+    (
+        p
+        if p.pattern.startswith("(?s)")
+        else re.compile(rf"(?<![A-Za-z0-9_])(?:{p.pattern})(?![A-Za-z0-9])"),
+        reason,
+    )
+    for p, reason in _SHAPES
+)
+# A value given a name in a line of a file: `NAME = "value"`, `"name": "value"`, `NAME=value`.
+_QUOTED = re.compile(r"""([A-Za-z_][A-Za-z0-9_.\-]*)["']?\s*[:=]\s*(["'])([^"'\s]+)\2""")
+_BARE = re.compile(
+    r"""^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.\-]*)\s*[:=]\s*([^"'\s#,;(){}]+)\s*$"""
+)
+
+
+def line_finding(line: str, code: bool = False) -> str | None:
+    """Why a line of a file holds a secret (never the value), or None: a credential's shape
+    anywhere in it, or a secret-looking value given a name. In ``code`` (a .py file) only a
+    quoted value counts as given: ``token = tokenizer(x)`` names no secret."""
+    if len(line) > 4096:
+        line = line[:4096]
+    for pattern, reason in _SHAPES_IN_TEXT:
+        if pattern.search(line):
+            return f"has the shape of {reason}"
+    named = [(m.group(1), m.group(3)) for m in _QUOTED.finditer(line)]
+    if not code:
+        named += [(m.group(1), m.group(2)) for m in _BARE.finditer(line)]
+    for name, value in named:
+        found = finding(name.rsplit(".", 1)[-1], value)
+        if found is not None and "high-entropy" not in found.reason:
+            return f"{name}: {found.reason}"
+    return None
+
+
 def _named(parts: list[str]) -> str | None:
     """What a secret-holding name says it holds (None: no such word, or it describes one)."""
     if not parts or parts[-1] in _DESCRIBES:

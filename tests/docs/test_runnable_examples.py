@@ -10,11 +10,17 @@ SAGELAUNCH_CACHE_DIR: tests/conftest.py), and must exit 0. A ```yaml block is sa
 of launch_configs/ (relative paths such as `extends:` resolve) and must pass `sagelaunch validate`,
 run in this process (typer's CliRunner; with no AWS settings either, and it calls no AWS).
 
-Words after the marker, e.g. `<!-- runnable: fresh moto -->`, say how a block runs:
+Every ```sh block runs as a reader runs it right after the README's set-up (`make setup`), with
+nothing activated: `.venv/bin/` is not on PATH, so a bare `sagelaunch` (or `python -m pytest`,
+`ruff`) fails (exit 127, or the machine's python without sagelaunch). The pages' convention: a
+block calls `.venv/bin/sagelaunch` (`.venv/bin/python`, ...), or sources `.venv/bin/activate`
+first. Every ```sh block of every page is marked `<!-- runnable -->`, or `<!-- not run: REASON -->`
+(a reason the reader can see, e.g. it installs into the reader's own tool folder); the pages
+hold at most MAX_NOT_RUN of those.
 
-- (none): as in a shell with the project's virtualenv activated (`sagelaunch` on PATH).
-- fresh: as right after `make setup`, nothing activated: a bare `sagelaunch` fails (exit 127), so
-  the block calls `.venv/bin/sagelaunch`, or sources `.venv/bin/activate` first.
+Words after the marker, e.g. `<!-- runnable: moto -->`, say how a block runs:
+
+- (none): offline, with no AWS settings.
 - moto: with an AWS account: moto's server on loopback, reset for the page, fake credentials,
   region us-east-1 and the bucket of launch_configs/ (tests/aws/conftest.py's `moto` fixture).
   The page's test is marked `integration`.
@@ -28,6 +34,11 @@ launch_configs/):
   (comments aside); FILE must pass `validate`.
 - over=FILE: the block laid over FILE, as `extends: FILE` lays a config over its base, must pass
   `validate` (keys a page shows on their own, to add to a config like FILE).
+
+A whole config the page tells the reader to save, e.g. `<!-- runnable: save=first-job.yaml -->`,
+is written there, at the root of the page's checkout, and validated there (so its code folder is
+what a reader's would be: a config at the root of the clone, nothing beside it); the page's
+later blocks use it, a slow block's own session included.
 
 A ```text block marked `<!-- output -->` right after a runnable ```sh block is what that block
 prints, stdout and stderr as a terminal interleaves them, 80 columns wide. Both are compared after
@@ -57,7 +68,7 @@ from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
-OPTIONS = {"fresh", "moto", "slow"}
+OPTIONS = {"moto", "slow"}
 # No AWS unless a block asks for moto: no profile, no instance role.
 NO_AWS = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",
@@ -72,9 +83,11 @@ MARKED = re.compile(
     r"(?:\n*<!-- output -->\n```\w*\n(?P<output>.*?)^```)?",
     re.MULTILINE | re.DOTALL,
 )
-# A sh block of the pages that promise every command runs: marked runnable, or not run, and why.
-UNMARKED_SH = re.compile(r"^(?!<!-- (?:runnable|not run)[^\n]*-->\n)[^\n]*\n```sh\n", re.MULTILINE)
-AS_WRITTEN = ("docs/getting-started.md", "docs/guide/commands.md")
+# A sh block neither marked runnable nor `not run: REASON`.
+UNMARKED_SH = re.compile(r"^(?!<!-- (?:runnable|not run: \S)[^\n]*-->\n)[^\n]*\n```sh\n", re.MULTILINE)
+NOT_RUN = re.compile(r"^<!-- not run: (?P<reason>[^\n]*?) -->\n```sh\n", re.MULTILINE)
+MAX_NOT_RUN = 8  # keep it tiny: a block that can run offline or against moto runs
+ALL_PAGES = sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").glob("**/*.md"))
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,7 @@ class Block:
     options: frozenset[str]
     output: str | None  # what it prints, when the page shows it
     part_of: tuple[str, str] | None = None  # (excerpt or over, the config's path)
+    save: str | None = None  # save=FILE: the reader saves this config as FILE
 
 
 def runnable_blocks() -> dict[str, list[Block]]:
@@ -96,6 +110,8 @@ def runnable_blocks() -> dict[str, list[Block]]:
             line = text[: match.start()].count("\n") + 2
             words = (match.group("options") or "").split()
             keyed = [tuple(word.split("=", 1)) for word in words if "=" in word]
+            saved = [name for how, name in keyed if how == "save"]
+            keyed = [pair for pair in keyed if pair[0] != "save"]
             block = Block(
                 f"{name}:{line}",
                 match.group("language"),
@@ -103,7 +119,10 @@ def runnable_blocks() -> dict[str, list[Block]]:
                 frozenset(word for word in words if "=" not in word),
                 match.group("output"),
                 keyed[0] if len(keyed) == 1 else None,  # several: refused below
+                saved[0] if saved else None,
             )
+            assert len(saved) <= 1 and not (saved and keyed), f"{block.where}: save= alone"
+            assert not saved or (block.language == "yaml" and "/" not in saved[0])
             assert len(keyed) <= 1, f"{block.where}: one of excerpt=, over= at most"
             pages.setdefault(name, []).append(block)
     return pages
@@ -120,7 +139,7 @@ def marks(blocks: list[Block], slow: bool = False) -> list[pytest.MarkDecorator]
 
 def test_the_docs_mark_examples_runnable() -> None:
     assert {"sh", "yaml"} <= {block.language for block in BLOCKS}
-    assert {"fresh", "moto"} <= {option for block in BLOCKS for option in block.options}
+    assert {"moto", "slow"} <= {option for block in BLOCKS for option in block.options}
     assert any(block.output is not None for block in BLOCKS)
     for block in BLOCKS:
         assert block.options <= OPTIONS, f"{block.where}: unknown {set(block.options - OPTIONS)}"
@@ -138,15 +157,38 @@ def test_the_docs_mark_examples_runnable() -> None:
         assert text.count("<!-- output -->") == shown, f"{page}: an output block follows no block"
 
 
-@pytest.mark.parametrize("page", AS_WRITTEN)
+@pytest.mark.parametrize("page", ALL_PAGES)
 def test_every_command_of_the_page_runs(page: str) -> None:
-    """These pages promise that every command runs as written, right after `make setup`."""
+    """Every page promises that its commands run as written, right after `make setup`."""
     text = (ROOT / page).read_text()
     unmarked = [text[: m.end()].count("\n") for m in UNMARKED_SH.finditer(text)]
     assert unmarked == [], f"{page}: sh blocks at lines {unmarked} are neither runnable nor not run"
-    for block in PAGES[page]:
-        if block.language == "sh":
-            assert "fresh" in block.options, f"{block.where}: run it as written (fresh)"
+
+
+def test_the_blocks_not_run_are_few_and_say_why() -> None:
+    found = [
+        (page, m.group("reason"))
+        for page in ALL_PAGES
+        for m in NOT_RUN.finditer((ROOT / page).read_text())
+    ]
+    assert all(len(reason.split()) >= 3 for _, reason in found), found
+    assert len(found) <= MAX_NOT_RUN, f"{len(found)} blocks not run: {found}"
+
+
+def test_a_block_runs_with_nothing_activated(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The harness's shell is a reader's right after `make setup`: a bare `sagelaunch` is not
+    found (exit 127), `.venv/bin/sagelaunch` runs, and so does it after sourcing the activate
+    script."""
+    session = Session(tmp_path, request)
+    bare = Block("bare", "sh", "sagelaunch --version\n", frozenset(), None)
+    with pytest.raises(AssertionError, match="bare: exit 127"):
+        session.run(bare)
+    session.run(Block("venv", "sh", ".venv/bin/sagelaunch --version\n", frozenset(), None))
+    activated = "source .venv/bin/activate\nsagelaunch --version\n"
+    session.run(Block("activated", "sh", activated, frozenset(), None))
+    environment = session.environment(bare)
+    assert str(VENV_BIN) not in environment["PATH"].split(os.pathsep)
+    assert "VIRTUAL_ENV" not in environment
 
 
 @pytest.mark.parametrize(
@@ -169,7 +211,12 @@ def test_runnable_page(page: str, tmp_path: Path, request: pytest.FixtureRequest
     [pytest.param(b, marks=marks([b], True), id=b.where) for b in BLOCKS if "slow" in b.options],
 )
 def test_runnable_slow_block(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    Session(tmp_path, request).run(block)
+    session = Session(tmp_path, request)
+    page = block.where.rsplit(":", 1)[0]
+    for earlier in PAGES[page][: PAGES[page].index(block)]:
+        if earlier.save:  # the configs the reader saved before this block
+            session.run(earlier)
+    session.run(block)
 
 
 class Session:
@@ -203,7 +250,7 @@ class Session:
             and key not in {"VIRTUAL_ENV", "FORCE_COLOR", "TTY_COMPATIBLE", "PWD"}
         }
         elsewhere = [p for p in env["PATH"].split(os.pathsep) if p and Path(p) != VENV_BIN]
-        first = self.not_activated if "fresh" in block.options else VENV_BIN
+        first = self.not_activated  # nothing activated: `.venv/bin/sagelaunch`, as written
         env.update(
             PATH=os.pathsep.join([str(first), *elsewhere]),
             HOME=str(self.tmp / "home"),
@@ -244,10 +291,14 @@ class Session:
         shutil.copytree(ROOT / "launch_configs", configs)
         example = configs / "docs-example.yaml"
         how, config = block.part_of or ("", "")
+        if block.save:
+            example = self.checkout / block.save
         base = configs / Path(config).relative_to("launch_configs") if config else None
         if how == "excerpt" and base is not None:
             expect_excerpt(block, yaml.safe_load(block.body), yaml.safe_load(base.read_text()))
             example = base
+        elif block.save:
+            example.write_text(block.body)
         elif how == "over" and base is not None:
             assert "extends" not in yaml.safe_load(block.body), f"{block.where}: over= and extends:"
             # `extends:` last: an error's line number is the block's own

@@ -129,7 +129,7 @@ def test_saved_plan_round_trips_and_detects_a_changed_bundle(cli, tmp_path):
     assert cli("plan", SMDDP, "--out", out, "-o", "json").exit_code == 0
     plan, data = plan_file.load(out)
     assert data is not None and plan.upload is not None and plan.upload.sha256
-    plan_file.bundle_path_for(out).write_bytes(data + b"tampered")
+    plan_file.bundle_path_for(out).write_bytes(data.read_bytes() + b"tampered")
     with pytest.raises(Exception, match="changed after the plan was made"):
         plan_file.load(out)
 

@@ -157,6 +157,12 @@ def test_a_second_checkout_plans_from_the_shared_cache_without_the_sdk(tmp_path,
     (first, first_modules), (second, second_modules) = plans
     assert "sagemaker" in first_modules
     assert not second_modules & {"sagemaker", "boto3", "botocore"}
+    # The plan is the same; the folder each shipped its code from is its own checkout's.
+    folders = [plan["upload"].pop("source_dir") for plan in (first, second)]
+    assert folders == [
+        str(tmp_path / "clone-1" / "code"),
+        str(tmp_path / "clone-2" / "deeper" / "code"),
+    ]
     assert second == first
     assert list((tmp_path / "shared" / planning.PLANS).glob("*.json"))
     assert not (tmp_path / "clone-1" / ".sagelaunch").exists()  # nothing beside the config

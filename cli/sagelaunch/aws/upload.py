@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -31,29 +32,50 @@ def exists(s3: Any, uri: str) -> bool:
 
 
 @translated
-def put(s3: Any, uri: str, data: bytes, progress: Progress | None = None) -> None:
-    """One PutObject of ``data``, reporting progress as the bytes go out."""
+def put(
+    s3: Any, uri: str, data: bytes | os.PathLike[str], progress: Progress | None = None
+) -> None:
+    """One PutObject of ``data`` (bytes, or a file such as a code bundle: read from disk as it
+    is sent, never held in memory), reporting progress as the bytes go out."""
     bucket, key = split_s3_uri(uri)
-    body = _ProgressBody(data, progress)
+    if isinstance(data, bytes):
+        source: io.RawIOBase | io.BufferedIOBase = io.BytesIO(data)
+    else:
+        source = open(os.fspath(data), "rb")  # noqa: SIM115 (closed below)
+    body = _ProgressBody(source, progress)
     handler_id = f"sagelaunch-progress-{id(body)}"
     s3.meta.events.register("request-created.s3.PutObject", body.start, unique_id=handler_id)
     try:
         s3.put_object(Bucket=bucket, Key=key, Body=body)
     finally:
         s3.meta.events.unregister("request-created.s3.PutObject", unique_id=handler_id)
+        source.close()
 
 
-class _ProgressBody(io.BytesIO):
+class _ProgressBody(io.RawIOBase):
     """A body that reports how far the HTTP send has read it.
 
     botocore reads the body before sending (checksums, signing); those reads must not move the
     bar. So reporting starts at `request-created` (emitted per attempt, after the checksum), as
     s3transfer does it, and a retried attempt starts the bar again from zero."""
 
-    def __init__(self, data: bytes, progress: Progress | None) -> None:
-        super().__init__(data)
+    def __init__(self, source: io.RawIOBase | io.BufferedIOBase, progress: Progress | None) -> None:
+        super().__init__()
+        self._source = source
         self._progress = progress
         self._live = False
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._source.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._source.tell()
 
     def start(self, **_: object) -> None:
         self._live = self._progress is not None
@@ -61,7 +83,7 @@ class _ProgressBody(io.BytesIO):
             self._progress(0)
 
     def read(self, size: int | None = -1) -> bytes:
-        chunk = super().read(size)
+        chunk = self._source.read(-1 if size is None else size)
         if self._live and chunk and self._progress is not None:
             self._progress(self.tell())
         return chunk

@@ -104,14 +104,20 @@ def plan(
     as_data = {**shown.as_json(), **({"alternatives": alternatives} if alternatives else {})}
     if quota is not None:
         as_data["quota"] = quota.as_json()
+    if bundle_data is not None and isinstance(as_data.get("upload"), dict):
+        as_data["upload"] = {**as_data["upload"], **bundle_data.as_json()}  # what it came from
     if output is PlanFormat.json:
         print_json(as_data)
     elif output is PlanFormat.yaml:
         _print_yaml(as_data)
     else:
+        from rich.markup import escape
+
         from sagelaunch.commands.plan_view import render, render_alternatives
 
         render(shown)
+        if bundle_data is not None:
+            stdout.print(f"[bold]code[/bold] {escape(bundle_data.description())}", highlight=False)
         if alternatives:
             render_alternatives(alternatives, shown.region)
 

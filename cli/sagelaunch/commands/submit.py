@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -142,7 +143,7 @@ def _warn(message: str) -> None:
     out.stderr.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False)
 
 
-def _upload(aws: Clients, uri: str, data: bytes) -> None:
+def _upload(aws: Clients, uri: str, data: bytes | os.PathLike[str]) -> None:
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
     from sagelaunch.services.submit import put
@@ -152,7 +153,8 @@ def _upload(aws: Clients, uri: str, data: bytes) -> None:
     with Progress(
         *columns, console=out.stderr, transient=True, disable=not out.stderr.is_terminal
     ) as progress:
-        task = progress.add_task("upload", total=len(data))
+        size = len(data) if isinstance(data, bytes) else os.stat(data).st_size
+        task = progress.add_task("upload", total=size)
         put(aws, uri, data, progress=lambda sent: progress.update(task, completed=sent))
 
 

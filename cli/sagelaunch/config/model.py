@@ -369,6 +369,11 @@ class LaunchConfig(Strict):
         description="Extra files or folders (relative to this file) uploaded with the code, at "
         "the bundle's top level under their own names, as the SDK's dependencies=[...].",
     )
+    respect_gitignore: bool = Field(
+        True,
+        description="false: .gitignore files do not shape the code bundle (.sagelaunchignore "
+        "and the credentials never uploaded still do).",
+    )
     sdk: Literal["v2", "v3"] = Field(
         "v2",
         description="The SDK that launches the job: v2 (Estimator, the default) or v3 "

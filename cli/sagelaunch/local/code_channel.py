@@ -16,7 +16,11 @@ and so in what the toolkit computes from it.
 
 from __future__ import annotations
 
+import os
 import posixpath
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from sagelaunch import atomic
@@ -39,11 +43,24 @@ def bundle_name(request: dict[str, Any]) -> str | None:
     return None
 
 
-def fill(host: HostTree, request: dict[str, Any], code: bytes) -> None:
-    """The bundle in the host's `code` channel (when the job is isolated and the host gets it)."""
+def fill(host: HostTree, request: dict[str, Any], code: bytes | os.PathLike[str]) -> None:
+    """The bundle in the host's `code` channel (when the job is isolated and the host gets it):
+    bytes, or the bundle's file, copied (never read into memory)."""
     name = bundle_name(request)
-    if name is not None and host.channel(CHANNEL).is_dir():
-        atomic.write_bytes(host.channel(CHANNEL) / name, code)
+    if name is None or not host.channel(CHANNEL).is_dir():
+        return
+    target = host.channel(CHANNEL) / name
+    if isinstance(code, bytes):
+        atomic.write_bytes(target, code)
+        return
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{name}.", suffix=".tmp")
+    os.close(handle)
+    try:
+        shutil.copyfile(os.fspath(code), temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def on_host(hyperparameters: dict[str, str], host: HostTree) -> dict[str, str]:

@@ -87,7 +87,7 @@ class Result:
 def run(
     prepared: Prepared,
     plan: Plan,
-    code: bytes | None,
+    code: bundle.BundleData | None,
     options: Options,
     printer: supervisor.Printer,
     say: Callable[[str], None],
@@ -254,7 +254,7 @@ def _stopped_error(
 
 
 def _build_trees(
-    workdir: Path, prepared: Prepared, request: dict[str, Any], code: bytes | None
+    workdir: Path, prepared: Prepared, request: dict[str, Any], code: bundle.BundleData | None
 ) -> list[tree.HostTree]:
     cluster = prepared.cluster
     trees = [tree.HostTree(host.name, workdir / host.name) for host in cluster]

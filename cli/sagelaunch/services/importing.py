@@ -94,7 +94,7 @@ def unpack_saved_bundle(path: Path, target: Path) -> str | None:
     # Unpacked aside and renamed into place: two imports at once never mix their files.
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    bundle.extract(saved.read_bytes(), staging)
+    bundle.extract(saved, staging)
     try:
         staging.rename(target)
     except OSError:

@@ -18,6 +18,7 @@ from sagelaunch.local.software import FRAMEWORK_MODULES
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from sagelaunch.bundle import Bundle
     from sagelaunch.config.loader import LoadedConfig
     from sagelaunch.errors import Problem
     from sagelaunch.local.job import Result
@@ -90,7 +91,7 @@ def _installed(module: str) -> bool:
 
 def local_plan(
     planned: LoadedConfig, warnings: list[Problem], progress: Progress = nullcontext
-) -> tuple[Plan, bytes | None]:
+) -> tuple[Plan, Bundle | None]:
     """The request SageMaker would get for ``planned``, the local variant of the config (offline,
     cached)."""
     from sagelaunch import bundle, naming
@@ -107,7 +108,7 @@ def local_plan(
         code_in_key=False,  # edited scripts re-run without the SDK: the code URI is moved
         progress=progress,
     )
-    return plan, code.data
+    return planning.with_code_warnings(plan, code), code
 
 
 def run_in_docker(

@@ -75,11 +75,12 @@ def _profile_region() -> str | None:
 
 
 class MadePlan(NamedTuple):
-    """A config's plan, its code bundle's bytes (None for a built-in algorithm) and the config
-    as loaded (what else a caller shows, e.g. the failover chain, without loading it again)."""
+    """A config's plan, its code bundle (a file on disk, ``os.fspath(bundle)``; None for a
+    built-in algorithm) and the config as loaded (what else a caller shows, e.g. the failover
+    chain, without loading it again)."""
 
     plan: Plan
-    bundle: bytes | None
+    bundle: bundles.Bundle | None
     loaded: LoadedConfig
 
 
@@ -109,7 +110,14 @@ def make_plan(
         cache_dir=cache_dir,
     )
     _check_request_limits(loaded, plan)
-    return MadePlan(plan, code.data if code else None, loaded)
+    return MadePlan(with_code_warnings(plan, code), code, loaded)
+
+
+def with_code_warnings(plan: Plan, code: bundles.Bundle | None) -> Plan:
+    """``plan`` with what walking its code found (links out of source_dir, credentials left
+    out, big files, token-looking values): read from the tree on every run, never cached."""
+    found = [PlanWarning(source="tool", message=line) for line in code.warnings()] if code else []
+    return plan.model_copy(update={"warnings": [*plan.warnings, *found]}) if found else plan
 
 
 def _check_request_limits(loaded: LoadedConfig, plan: Plan) -> None:

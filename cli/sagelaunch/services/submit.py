@@ -40,10 +40,12 @@ from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
+    from sagelaunch.bundle import BundleData
     from sagelaunch.services.planning import Progress
 
-# Sends the bundle: (clients, s3 uri, bytes). The command passes one that draws a progress bar.
-Uploader = Callable[["Clients", str, bytes], None]
+# Sends the bundle: (clients, s3 uri, its file or bytes). The command passes one that draws a
+# progress bar.
+Uploader = Callable[["Clients", str, "BundleData"], None]
 # Tells the user one line of advice (the command prints it on stderr as a warning).
 Warn = Callable[[str], None]
 
@@ -98,8 +100,8 @@ def load_plan(
     overrides: list[str] | None,
     region: str | None,
     progress: Progress | None = None,
-) -> tuple[Plan, bytes | None, bool]:
-    """The plan and its bundle bytes, and whether it came from a saved plan file."""
+) -> tuple[Plan, BundleData | None, bool]:
+    """The plan and its bundle (its file), and whether it came from a saved plan file."""
     if target.suffix != ".json":
         # Only a config needs the config model (and maybe the SDK); a saved plan needs neither.
         from sagelaunch.services.planning import make_plan
@@ -128,7 +130,7 @@ def send(
     aws: Clients,
     request: dict[str, Any],
     upload: Upload | None,
-    data: bytes | None,
+    data: BundleData | None,
     may_exist: bool,
     uploader: Uploader | None = None,
     check_quota: bool = False,
@@ -175,7 +177,7 @@ def create_once(
     kind: Kind,
     request: dict[str, Any],
     upload: Upload | None,
-    data: bytes | None,
+    data: BundleData | None,
     may_exist: bool,
     uploader: Uploader | None = None,
     before_create: Callable[[], None] | None = None,
@@ -216,7 +218,9 @@ def require_same(kind: Kind, request: dict[str, Any], existing: dict[str, Any]) 
         raise AttachRefused(request[kind.name_key], differences, tuning=kind is TUNING)
 
 
-def put(aws: Clients, uri: str, data: bytes, progress: Callable[[int], None] | None = None) -> None:
+def put(
+    aws: Clients, uri: str, data: BundleData, progress: Callable[[int], None] | None = None
+) -> None:
     """PutObject of the code bundle; ``progress`` gets the bytes sent so far."""
     from sagelaunch.aws import upload
 

@@ -30,6 +30,7 @@ from sagelaunch.statuses import JobStatus
 from sagelaunch.sweeps.results import SweepResult, TrialState
 
 if TYPE_CHECKING:
+    from sagelaunch.bundle import BundleData
     from sagelaunch.local.job import Result
     from sagelaunch.local.preflight import Prepared
     from sagelaunch.plan_model import Plan
@@ -55,7 +56,7 @@ class LocalTrial:
     trial: Trial
     prepared: Prepared
     plan: Plan
-    code: bytes | None
+    code: BundleData | None  # the bundle's file
     workdir: Path
 
 

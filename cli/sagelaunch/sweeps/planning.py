@@ -26,7 +26,7 @@ from sagelaunch.services import planning
 class TrialPlan:
     trial: Trial
     plan: Plan
-    bundle: bytes | None
+    bundle: bundles.BundleData | None  # the bundle's file (bytes in tests)
     code: bundles.Bundle | None = None  # what `bundle` came from (a failover attempt reuses it)
 
 
@@ -81,7 +81,8 @@ def plan_trials(
             cache_dir=cache_dir,
         )
         name = trial_job_name(spec.base.config.name, sweep_key, trial, plan.request)
-        planned.append(TrialPlan(trial, plan.renamed(name), code.data if code else None, code))
+        plan = planning.with_code_warnings(plan, code)
+        planned.append(TrialPlan(trial, plan.renamed(name), code, code))
     return PlannedSweep(spec, sweep_key, key is not None, planned)
 
 
