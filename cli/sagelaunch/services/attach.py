@@ -4,10 +4,14 @@
 twice) only when its DescribeTrainingJob matches the plan's CreateTrainingJob request. Compared:
 
 - every top-level field of the request that DescribeTrainingJob returns (``COMPARED``), when the
-  description has it (Tags, for one, are never described);
+  description has it (Tags, for one, are never described). HyperParameters always: a job
+  created without any is described without the field, which is no hyperparameters, so a plan
+  that adds one is a different request;
 - inside them, every key the request has. Keys only the description has are defaults AWS filled
   in (``OutputDataConfig.KmsKeyId: ""``, ``CompressionType``, ``RecordWrapperType``): equal to
-  leaving them out. Lists must match element by element.
+  leaving them out. Not in HyperParameters (``EXACT``): AWS fills in none there, and every one
+  reaches the entry point, so a hyperparameter only the old job has differs too. Lists must
+  match element by element.
 
 Not compared: ``AlgorithmSpecification.MetricDefinitions``, which AWS rewrites for built-in
 algorithms and moto replaces with its own; the metrics scraped do not change what runs.
@@ -44,6 +48,9 @@ COMPARED = (
     "InfraCheckConfig",
 )
 NOT_COMPARED: set[tuple[str, ...]] = {("AlgorithmSpecification", "MetricDefinitions")}
+# Fields compared key for key both ways, an absent one as empty ({}): what AWS returns is exactly
+# what was sent, no defaults filled in.
+EXACT: dict[str, Any] = {"HyperParameters": {}}
 MISSING = "(absent)"
 
 
@@ -61,9 +68,22 @@ def differences(request: dict[str, Any], described: dict[str, Any]) -> list[Diff
     """Where the existing job differs from ``request`` (empty: it is the same job)."""
     found: list[Difference] = []
     for field in COMPARED:
-        if field in request and field in described:
+        if field in EXACT:
+            planned, existing = request.get(field, EXACT[field]), described.get(field, EXACT[field])
+            _compare((field,), planned, existing, found)
+            _only_existing((field,), planned, existing, found)
+        elif field in request and field in described:
             _compare((field,), request[field], described[field], found)
     return found
+
+
+def _only_existing(
+    path: tuple[str, ...], planned: Any, existing: Any, found: list[Difference]
+) -> None:
+    """The keys of an ``EXACT`` field that only the existing job has."""
+    if isinstance(planned, dict) and isinstance(existing, dict):
+        for key in sorted(set(existing) - set(planned)):
+            found.append(Difference(_dotted((*path, key)), MISSING, _shown(existing[key])))
 
 
 def _compare(
