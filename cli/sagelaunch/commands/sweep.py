@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,7 +23,8 @@ from sagelaunch.output import (
 )
 
 if TYPE_CHECKING:
-    from sagelaunch.sweeps.planning import PlannedSweep
+    from sagelaunch.services.planning import Progress
+    from sagelaunch.sweeps.planning import PlannedSweep, SweepStream
     from sagelaunch.sweeps.results import SweepResult
 
 
@@ -97,12 +99,17 @@ def sweep(
             result = sweep_local.run(spec, parallel, workdir, notify, progress)
         _finish(result, output, results, waited=True)
         return
-    from sagelaunch.sweeps.planning import plan_trials
+    from sagelaunch.sweeps.planning import plan_trials, stream_trials
 
+    if dry_run and output is OutputFormat.table:  # streamed: the first trial shows at once
+        _dry_run(stream_trials(config, overrides, region, idempotency_key), progress)
+        return
     planned = plan_trials(config, overrides, region, idempotency_key, progress)
     _warn([str(w) for trial in planned.trials for w in trial.plan.warnings])
     if dry_run:
-        _dry_run(planned, output)
+        from sagelaunch.commands.sweep_view import dry_run_json
+
+        print_json(dry_run_json(planned))
         return
     _run_on_sagemaker(ctx, planned, max_parallel, wait, timeout_s, output, results, check_quota)
 
@@ -155,16 +162,30 @@ def _finish(result: SweepResult, output: OutputFormat, results: Path | None, wai
     conclude_sweep(result, waited)
 
 
-def _dry_run(planned: PlannedSweep, output: OutputFormat) -> None:
-    from sagelaunch.commands.sweep_view import dry_run_json, trials_table
+def _dry_run(stream: SweepStream, progress: Progress) -> None:
+    """The trial table, a row as each trial is built and checked (so a bad trial fails the
+    sweep before any request is made), then each trial's request as it is planned."""
+    from sagelaunch.commands.sweep_view import TrialRows
 
-    if output is OutputFormat.json:
-        print_json(dry_run_json(planned))
-        return
-    _print_table(trials_table(planned))
-    for trial in planned.trials:
+    rows = TrialRows(stream.name, stream.sweep)
+    _line(rows.title())
+    _line(rows.header())
+    checked = []
+    for trial in stream.trials():
+        _line(rows.row(trial))
+        checked.append(trial)
+    seen: set[str] = set()
+    for trial in stream.plans(checked, progress):
+        _warn([w for w in map(str, trial.plan.warnings) if w not in seen])
+        seen.update(map(str, trial.plan.warnings))
         stdout.print(f"\n[bold]trial {trial.trial.index}[/bold] {trial.plan.job_name}")
         print_json(trial.plan.redacted().request)
+
+
+def _line(text: str) -> None:
+    """One line of the streamed table, sent at once (a pipe's reader sees it now)."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
 
 
 def _live(output: OutputFormat):  # type: ignore[no-untyped-def]

@@ -1,5 +1,6 @@
-"""How sweeps look: the trial table of a dry run, the live table while trials run, the final
-results table with the best trial marked, and the dry run's JSON."""
+"""How sweeps look: the trial table of a dry run (streamed: a row per trial as it is checked),
+the live table while trials run, the final results table with the best trial marked, and the
+dry run's JSON."""
 
 from __future__ import annotations
 
@@ -16,37 +17,54 @@ from sagelaunch.output import stderr
 from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
+    from sagelaunch.config.sweep import Sweep
+    from sagelaunch.config.trials import Trial
     from sagelaunch.sweeps.planning import PlannedSweep
     from sagelaunch.sweeps.results import SweepResult, TrialState
 
 
-def trials_table(planned: PlannedSweep) -> Table:
-    """--dry-run: every trial, its values, job name, instances and price ceiling."""
-    sweep = planned.spec.sweep
-    table = Table(
-        title=f"sweep {planned.name}: {len(planned.trials)} trials ({sweep.method}), "
-        f"at most {sweep.max_parallel} at once",
-        box=None,
-        header_style="bold",
-    )
-    keys = list(sweep.parameters)
-    table.add_column("trial", no_wrap=True, justify="right")
-    for column in short_names(keys):
-        table.add_column(column, no_wrap=True)
-    table.add_column("job", overflow="fold", ratio=1)
-    for column in ("instances", "max $"):
-        table.add_column(column, no_wrap=True)
-    for trial in planned.trials:
-        cost = trial.plan.cost
-        ceiling = f"{cost.max_usd:,.2f}" if cost.max_usd is not None else "?"
-        table.add_row(
-            str(trial.trial.index),
-            *(_value(trial.trial.parameters[k]) for k in keys),
-            trial.plan.job_name,
-            f"{cost.instance_count} × {cost.instance_type}",
-            ceiling,
+class TrialRows:
+    """--dry-run's trial table a line at a time: trial, its values, max $ and instances. The
+    widths come from the sweep's block (its values, its size), known before any trial is
+    built, so each row prints as soon as its trial is checked."""
+
+    def __init__(self, name: str, sweep: Sweep) -> None:
+        self.name, self.sweep = name, sweep
+        self.keys = list(sweep.parameters)
+        self.headers = short_names(self.keys)
+        self.widths = [
+            max(len(header), *(len(_value(v)) for v in values))
+            for header, values in zip(self.headers, sweep.parameters.values(), strict=True)
+        ]
+        self.index_width = max(len("trial"), len(str(sweep.size)))
+
+    def title(self) -> str:
+        return (
+            f"sweep {self.name}: {self.sweep.size_text()}, at most "
+            f"{self.sweep.max_parallel} at once"
         )
-    return table
+
+    def header(self) -> str:
+        return self._line("trial", self.headers, "max $", "instances")
+
+    def row(self, trial: Trial) -> str:
+        from sagelaunch.config.cost import estimate
+
+        config = trial.loaded.config
+        cost = estimate(config)
+        ceiling = f"{cost.max_usd:,.2f}" if cost.max_usd is not None else "?"
+        values = [_value(trial.parameters[k]) for k in self.keys]
+        instances = f"{config.compute.instance_count} × {config.compute.instance_type}"
+        return self._line(str(trial.index), values, ceiling, instances)
+
+    def _line(self, index: str, values: list[str], ceiling: str, instances: str) -> str:
+        cells = [index.rjust(self.index_width)]
+        cells += [value.ljust(width) for value, width in zip(values, self.widths, strict=True)]
+        cells += [ceiling.rjust(MAX_USD_WIDTH), instances]
+        return "  ".join(cells)
+
+
+MAX_USD_WIDTH = 10  # 1,234,567.89
 
 
 def dry_run_json(planned: PlannedSweep) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.errors import QuotaExceeded
+from sagelaunch.errors import QuotaExceeded, UsageError
 from sagelaunch.sweeps.failover import capacity_ending, next_attempt
 from sagelaunch.sweeps.pacing import Beat, Pacing
 from sagelaunch.sweeps.planning import PlannedSweep
@@ -66,6 +66,9 @@ class Scheduler:
     check_quota: bool = False  # hold trials the account's quotas cannot take (services.quota_check)
 
     def __post_init__(self) -> None:
+        ceiling = self.sweep.spec.sweep
+        if len(self.sweep.trials) > ceiling.max_trials:  # the loader refuses such a sweep
+            raise UsageError(ceiling.over_ceiling())  # and no job of it is ever created
         self.plans = list(self.sweep.trials)  # each trial's current failover attempt
         self.result = SweepResult(
             self.sweep.name,
