@@ -83,8 +83,9 @@ class Bundle:
         """What the walks found that a user must hear (links out, credentials, big files...)."""
         lines: list[str] = []
         for found in self.walks:
-            label = "source_dir" if found.root == self.source_dir else "dependency"
-            lines += found.warnings(label)
+            # source_dir's links are the config's warning (rules/code.py), at its line
+            main = found.root == self.source_dir
+            lines += found.warnings("source_dir" if main else "dependency", links=not main)
         return lines
 
     def ignored(self) -> dict[str, int]:
@@ -99,12 +100,14 @@ class Bundle:
         """One line for people: which entry point, from which folder, how much."""
         what = self.entry_point or "the code"
         where = f" from {self.source_dir}" if self.source_dir else ""
-        line = f"{what}{where} ({len(self.files):,} files, {human_bytes(self.source_bytes)})"
+        line = (
+            f"{what}{where} ({_count(len(self.files), 'file')}, {human_bytes(self.source_bytes)})"
+        )
         ignored = self.ignored()
         if ignored["files"] or ignored["folders"]:
-            left = f"{ignored['files']:,} files ({human_bytes(ignored['bytes'])})"
+            left = f"{_count(ignored['files'], 'file')} ({human_bytes(ignored['bytes'])})"
             if ignored["folders"]:
-                left += f" and {ignored['folders']:,} folders"
+                left += f" and {_count(ignored['folders'], 'folder')}"
             line += f"; .gitignore/.sagelaunchignore left out {left}"
         return line
 
@@ -116,6 +119,10 @@ class Bundle:
             "ignored": self.ignored(),
             "credentials_left_out": [c for w in self.walks for c in w.credentials],
         }
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def code_prefix(config: LaunchConfig) -> str:

@@ -84,21 +84,10 @@ class Walk:
     def total_bytes(self) -> int:
         return sum(entry.size for entry in self.files)
 
-    def warnings(self, label: str = "source_dir") -> list[str]:
-        """One line per kind of finding, each naming every file concerned."""
-        lines = []
-        if self.outside_links:
-            named = ", ".join(f"{link} -> {target}" for link, target in self.outside_links)
-            lines.append(
-                f"{label} {self.root} has links to files outside it, uploaded as the SDK follows "
-                f"them: {named}"
-            )
-        if self.loops:
-            named = ", ".join(f"{link} -> {target}" for link, target in self.loops)
-            lines.append(
-                f"{label} {self.root} has links to a folder they are in (a loop), not followed: "
-                f"{named}"
-            )
+    def warnings(self, label: str = "source_dir", links: bool = True) -> list[str]:
+        """One line per kind of finding, each naming every file concerned (the links' lines
+        only with ``links``: `validate`'s rule says those of source_dir, located)."""
+        lines = self.link_warnings(label) if links else []
         if self.credentials:
             lines.append(
                 f"{label} {self.root} holds credential files, left out of the code bundle: "
@@ -126,14 +115,22 @@ class Walk:
             )
         return lines
 
-    def ignored_note(self) -> str | None:
-        """What the ignore files left out, or None when they left out nothing."""
-        if not (self.ignored_files or self.ignored_folders):
-            return None
-        parts = [f"{self.ignored_files:,} files ({human_bytes(self.ignored_bytes)})"]
-        if self.ignored_folders:
-            parts.append(f"{self.ignored_folders:,} folders")
-        return " and ".join(parts)
+    def link_warnings(self, label: str = "source_dir") -> list[str]:
+        """Links out of the folder (uploaded: the SDK follows them) and loops (not followed)."""
+        lines = []
+        if self.outside_links:
+            named = ", ".join(f"{link} -> {target}" for link, target in self.outside_links)
+            lines.append(
+                f"{label} {self.root} has links to files outside it, uploaded as the SDK follows "
+                f"them: {named}"
+            )
+        if self.loops:
+            named = ", ".join(f"{link} -> {target}" for link, target in self.loops)
+            lines.append(
+                f"{label} {self.root} has links to a folder they are in (a loop), not followed: "
+                f"{named}"
+            )
+        return lines
 
 
 def human_bytes(size: float) -> str:
@@ -293,3 +290,45 @@ def _scanned(file: Entry, found: Walk) -> bool:
         if reason is not None:
             found.secrets.append(f"{file.name}:{number} ({reason})")
     return True
+
+
+def links(root: Path, gitignore: bool = True) -> list[str]:
+    """The links a walk of ``root`` names, "link -> target" each (links out, then loops): what
+    `validate` warns about, and what its cache checks again."""
+    found = walk(root, gitignore=gitignore)
+    return [f"{a} -> {b}" for a, b in found.outside_links] + [
+        f"{a} -> {b} (a loop)" for a, b in found.loops
+    ]
+
+
+def excluded(root: Path, inside: Path, gitignore: bool = True) -> bool:
+    """Whether the folder ``inside`` (below ``root``) is left out of a walk of ``root``: never
+    bundled, or ignored by an ignore file on the way down."""
+    parts = inside.relative_to(root).parts
+    rules = _Rules(_above(root) if gitignore else []).below(root, "", gitignore)
+    name = ""
+    folder = root
+    for part in parts:
+        name += part
+        folder = folder / part
+        if _NEVER.match_file(name + "/") or rules.ignored(name, True):
+            return True
+        if bundle_credentials.is_credential(name, True):
+            return True
+        rules = rules.below(folder, name, gitignore)
+        name += "/"
+    return False
+
+
+def too_wide(folder: Path) -> str | None:
+    """Why ``folder`` cannot be a code folder (the whole disk, the home folder), or None."""
+    resolved = Path(os.path.realpath(folder))
+    if resolved == Path(resolved.anchor):
+        return f"{folder} is the root of the disk"
+    try:
+        home = Path(os.path.realpath(Path.home()))
+    except RuntimeError:
+        return None
+    if resolved == home:
+        return f"{folder} is your home folder"
+    return None

@@ -54,6 +54,7 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
 
         loaded, warnings = load_valid(config, overrides)
         loaded = resolve_references(loaded)
+        refuse_workdir_in_code(loaded, options.workdir)
         require_framework(loaded.config.framework)
         prepared = preflight.prepare(loaded, options)
         warm_hint.remember(hint, preflight.agents_needed(prepared))
@@ -62,6 +63,27 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
             for warning in plan.warnings:
                 display.say(f"[yellow]warning:[/yellow] {warning}")
             return job.run(prepared, plan, code, options, display.printer, display.say, agents)
+
+
+def refuse_workdir_in_code(loaded: LoadedConfig, workdir: Path | None) -> None:
+    """A run folder inside source_dir would be uploaded by the next plan (the run's outputs,
+    checkpoints, logs): refused, unless the ignore files already leave it out."""
+    from sagelaunch import bundle_walk
+    from sagelaunch.config.rules.code import walks_source_dir
+
+    if workdir is None or not walks_source_dir(loaded):
+        return
+    code = loaded.source_dir
+    folder = workdir.resolve()
+    if folder == code or code in folder.parents:
+        if folder != code and bundle_walk.excluded(code, folder, loaded.config.respect_gitignore):
+            return
+        raise UsageError(
+            f"--workdir {workdir} is inside source_dir {code}: the next plan would upload "
+            "this run's outputs",
+            hint="use a folder outside it (the default is .sagelaunch/runs/JOB_NAME), or add "
+            "it to .sagelaunchignore",
+        )
 
 
 def require_framework(framework: str) -> None:

@@ -228,7 +228,27 @@ def _entry_point(report: Report) -> dict[str, Any]:
         "framework": config.framework,
         "entry_point": config.entry_point,
         "exists": _exists(report.file, config.source_dir, config.entry_point, config.framework),
+        "gitignore": config.respect_gitignore,
+        "links": _links(
+            report.file,
+            config.source_dir,
+            config.entry_point,
+            config.framework,
+            config.respect_gitignore,
+        ),
     }
+
+
+def _links(
+    config: Path, source_dir: str | None, entry_point: str | None, framework: str, gitignore: bool
+) -> list[str]:
+    """The links the rules name in the code folder (rules/code.py): a new one is a new warning."""
+    from sagelaunch import bundle_walk
+
+    code = resolve_source_dir(config, source_dir, entry_point, framework)
+    if not code.is_dir() or bundle_walk.too_wide(code):
+        return []
+    return bundle_walk.links(code, gitignore)
 
 
 def _exists(
@@ -251,5 +271,9 @@ def _still_true(entry: dict[str, Any]) -> bool:
         return False
     return all(
         _exists(Path(e["config"]), e["source_dir"], e["entry_point"], e["framework"]) == e["exists"]
+        and _links(
+            Path(e["config"]), e["source_dir"], e["entry_point"], e["framework"], e["gitignore"]
+        )
+        == e["links"]
         for e in entry["entry_points"]
     )
