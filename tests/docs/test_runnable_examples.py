@@ -84,7 +84,9 @@ MARKED = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 # A sh block neither marked runnable nor `not run: REASON`.
-UNMARKED_SH = re.compile(r"^(?!<!-- (?:runnable|not run: \S)[^\n]*-->\n)[^\n]*\n```sh\n", re.MULTILINE)
+UNMARKED_SH = re.compile(
+    r"^(?!<!-- (?:runnable|not run: \S)[^\n]*-->\n)[^\n]*\n```sh\n", re.MULTILINE
+)
 NOT_RUN = re.compile(r"^<!-- not run: (?P<reason>[^\n]*?) -->\n```sh\n", re.MULTILINE)
 MAX_NOT_RUN = 8  # keep it tiny: a block that can run offline or against moto runs
 ALL_PAGES = sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").glob("**/*.md"))
@@ -175,7 +177,9 @@ def test_the_blocks_not_run_are_few_and_say_why() -> None:
     assert len(found) <= MAX_NOT_RUN, f"{len(found)} blocks not run: {found}"
 
 
-def test_a_block_runs_with_nothing_activated(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_a_block_runs_with_nothing_activated(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """The harness's shell is a reader's right after `make setup`: a bare `sagelaunch` is not
     found (exit 127), `.venv/bin/sagelaunch` runs, and so does it after sourcing the activate
     script."""

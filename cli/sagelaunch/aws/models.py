@@ -51,10 +51,15 @@ OPERATIONS = {
 
 def cache_root() -> Path:
     """Per botocore version and per operation list: a sagelaunch that calls more operations
-    never reads an older, smaller trim."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    never reads an older, smaller trim. Under $XDG_CACHE_HOME/sagelaunch where that is set, else
+    in sagelaunch's cache folder (`caches`: .sagelaunch/cache or $SAGELAUNCH_CACHE_DIR), never
+    in the home folder unasked."""
+    from sagelaunch import caches
+
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) / "sagelaunch" if xdg else caches.folder("botocore-models")
     kept = hashlib.sha256(json.dumps(OPERATIONS, sort_keys=True).encode()).hexdigest()[:12]
-    return Path(base) / "sagelaunch" / f"botocore-{botocore.__version__}-{kept}"
+    return base.resolve() / f"botocore-{botocore.__version__}-{kept}"
 
 
 def trimmed_loader(data_path: str | None) -> botocore.loaders.Loader:

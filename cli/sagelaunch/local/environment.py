@@ -282,9 +282,26 @@ def without_job_variables(inherited: Mapping[str, str]) -> dict[str, str]:
 LOCAL_RUN_VARIABLE = "SAGELAUNCH_LOCAL_RUN"
 
 
+def home_variables(home: Path) -> dict[str, str]:
+    """The host's home folder, in the run folder, and the folders libraries derive from it for
+    their caches and settings (matplotlib's font cache, Keras's keras.json, torch hub, pip, ...):
+    a local run writes nothing in the user's home. In the container HOME is the image's own
+    (/root in the framework images), never the user's; here it is the host's private one, as the
+    sandbox sets it, with or without a sandbox."""
+    return {
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "KERAS_HOME": str(home / ".keras"),
+        "MPLCONFIGDIR": str(home / ".config" / "matplotlib"),
+    }
+
+
 def process_environment(
     inherited: Mapping[str, str],
     *,
+    home: Path | None = None,
     container_env: Mapping[str, str],
     sm: Mapping[str, str],
     training_env: Mapping[str, Any],
@@ -297,8 +314,12 @@ def process_environment(
     job's Environment and image variables, the SM_* variables, and what the toolkit exports
     besides them. TRAINING_JOB_NAME is the job's name, as SageMaker (and the SDK's local mode)
     set it in every job; LOCAL_RUN_VARIABLE tells the shipped entry points that this is a local
-    run (where a library the job enabled but this machine lacks is a warning, not an error)."""
+    run (where a library the job enabled but this machine lacks is a warning, not an error).
+    ``home``: the host's home folder (`home_variables`); the job's Environment may still set
+    any of those variables."""
     env = without_job_variables(inherited)
+    if home is not None:
+        env.update(home_variables(home))
     env.update(container_env)
     env.update(sm)
     env.update(

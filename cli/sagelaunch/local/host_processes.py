@@ -86,9 +86,12 @@ def host_processes(
         )
         sm = environment.sm_variables(training_env)
         sm_names = sorted(sm)
+        home = trees[index].root.parent / sandbox.SANDBOX_DIR / host.name / "home"
+        home.mkdir(parents=True, exist_ok=True)  # the sandbox's HOME too (sandbox.entry)
         envs.append(
             environment.process_environment(
                 os.environ,
+                home=home,
                 container_env=container_env,
                 sm=sm,
                 training_env=training_env,

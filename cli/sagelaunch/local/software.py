@@ -306,8 +306,10 @@ def _dry_run(
     name: str, pin: str, timeout: float, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str] | None:
     """uv's resolution of ``pin`` for this interpreter, wheels only and without dependencies:
-    nothing downloaded or installed. None when the index did not answer within ``timeout``."""
-    command = [*uv_command(), "pip", "install", "--dry-run", "--no-deps", "--only-binary", name]
+    nothing downloaded or installed, and nothing written in uv's cache (~/.cache/uv: the answer
+    is kept in ENVS_DIR). None when the index did not answer within ``timeout``."""
+    command = [*uv_command(), "pip", "install", "--dry-run", "--no-deps", "--no-cache"]
+    command += ["--only-binary", name]
     with tempfile.TemporaryDirectory() as nowhere:
         command += ["--python", sys.executable, "--target", nowhere, pin]
         try:
