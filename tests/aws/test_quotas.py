@@ -163,10 +163,33 @@ def test_plain_moto_submit_warns_once_and_creates_the_job(cli, plain_moto, plan_
     job = submitted(result)
     assert plain_moto.created_names == [job["job_name"]] and not job["attached"]
     (warning,) = warning_lines(result.stderr)
-    assert "Service Quotas could not be read" in warning and "ListServiceQuotas" in warning
-    assert f"after {ADVISORY_MAX_ATTEMPTS} attempts (500)" in warning
+    # What it is: an endpoint without that API, not an outage.
+    assert "quotas not checked: Service Quotas is not served by this endpoint" in warning
+    assert f"({plain_moto.url}: ListServiceQuotas answered 500)" in warning
+    assert "throttling" not in warning and "unavailable" not in warning
     assert f"the job is created {SKIPPED}" in warning
     assert plain_moto.requests[LIST_QUOTAS] == ADVISORY_MAX_ATTEMPTS < DEFAULT_MAX_ATTEMPTS
+
+
+@pytest.mark.parametrize(
+    ("code", "endpoint", "served"),
+    [
+        ("500", "http://127.0.0.1:5000", False),  # moto's server: the action is not implemented
+        ("UnknownOperationException", "https://servicequotas.us-east-1.amazonaws.com", False),
+        ("404", "https://servicequotas.us-east-1.amazonaws.com", False),
+        ("500", "https://servicequotas.us-east-1.amazonaws.com", True),  # AWS's: an outage
+        ("503", "https://servicequotas.cn-north-1.amazonaws.com.cn", True),
+        ("ThrottlingException", "http://127.0.0.1:5000", True),
+        ("InternalFailure", "http://127.0.0.1:5000", True),
+    ],
+)
+def test_an_endpoint_without_the_api_is_told_from_a_failing_one(code, endpoint, served):
+    from botocore.exceptions import ClientError
+
+    from sagelaunch.aws.quotas import not_served
+
+    error = ClientError({"Error": {"Code": code, "Message": "m"}}, "ListServiceQuotas")
+    assert not_served(error, endpoint) is not served
 
 
 @pytest.mark.parametrize(

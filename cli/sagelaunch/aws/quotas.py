@@ -16,7 +16,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagelaunch.aws.errors import translated
+from sagelaunch.aws.errors import error_code, translated
+from sagelaunch.errors import AwsError
 from sagelaunch.statuses import JobStatus
 
 SERVICE_CODE = "sagemaker"
@@ -57,11 +58,55 @@ def asked_instances(request: dict[str, Any]) -> Counter[str]:
     return asked
 
 
-@translated
+# What an endpoint that does not serve an API answers: AWS's own codes for an unknown action,
+# and bare HTTP statuses (no AWS error in the body) from an endpoint that is not AWS's, e.g.
+# moto's server, whose Service Quotas lacks ListServiceQuotas (it answers 500, in HTML).
+NOT_SERVED_CODES = {
+    "UnknownOperationException",
+    "UnknownOperation",
+    "InvalidAction",
+    "NotImplemented",
+    "NotImplementedException",
+    "404",
+    "501",
+}
+AWS_HOSTS = (".amazonaws.com", ".amazonaws.com.cn", ".api.aws")
+
+
+class NotServed(AwsError):
+    """The endpoint does not serve the API at all: nothing to retry, nothing AWS-side wrong."""
+
+
 def applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int]:
     """The applied value of each named SageMaker quota the account lists (absent: not listed).
     Any failure (unreachable, 5xx, denied, throttled) is an `AwsError`, for the caller to weigh:
-    the pre-flight only advises, so it goes on without (services.quota_check)."""
+    the pre-flight only advises, so it goes on without (services.quota_check); an endpoint that
+    does not serve Service Quotas is `NotServed`, and says so, not that AWS is throttling."""
+    try:
+        return _applied_quotas(service_quotas, names)
+    except AwsError as exc:
+        cause, endpoint = exc.__context__, service_quotas.meta.endpoint_url
+        if isinstance(cause, ClientError) and not_served(cause, endpoint):
+            raise NotServed(
+                f"Service Quotas is not served by this endpoint ({endpoint}: "
+                f"{cause.operation_name} answered {error_code(cause)})"
+            ) from None
+        raise
+
+
+def not_served(exc: ClientError, endpoint: str) -> bool:
+    """Whether ``exc`` says the endpoint does not serve the operation (not that it failed)."""
+    from urllib.parse import urlparse
+
+    code = error_code(exc)
+    if code in NOT_SERVED_CODES:
+        return True
+    host = urlparse(endpoint).hostname or ""
+    return code.isdigit() and not host.endswith(AWS_HOSTS)
+
+
+@translated
+def _applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int]:
     wanted = set(names)
     found: dict[str, int] = {}
     pages = service_quotas.get_paginator("list_service_quotas").paginate(ServiceCode=SERVICE_CODE)

@@ -96,6 +96,8 @@ def check(aws: Clients, request: dict[str, Any]) -> QuotaReport:
 
     try:
         applied = quotas.applied_quotas(aws.advisory("service-quotas"), quotas.quota_names(request))
+    except quotas.NotServed as exc:
+        return QuotaReport(checked=False, note=f"quotas not checked: {exc.message}")
     except AwsError as exc:
         return QuotaReport(checked=False, note=f"{UNREAD}{exc.message}")
     if not applied:
