@@ -231,3 +231,31 @@ def test_two_concurrent_reruns_without_wait_start_one_chain(scarce):
     chains = [[a["job_name"] for a in out["attempts"]] for out in outputs]
     assert chains[0] == chains[1] and len(chains[0]) == 2
     assert sorted(scarce.created_names) == sorted(chains[0])
+
+
+def test_every_alternative_short_of_quota_is_exit_3_naming_each(scarce):
+    """No alternative has the quota: no job made, exit 3, one error line that names each
+    alternative tried and its quota (in a fresh process: the exit code and streams are the
+    point; an unraised last refusal would end in an internal error, exit 70)."""
+    from tests.aws.test_faults import run_cli
+
+    scarce.quotas["ml.g5.2xlarge for spot training job usage"] = 0
+    scarce.quotas["ml.g5.12xlarge for spot training job usage"] = 0
+    scarce.quotas["ml.g5.48xlarge for training job usage"] = 1
+    args = ["submit", str(SPOT), "--set", CHAIN, "--wait", "--idempotency-key", "ci-short"]
+    proc = run_cli(*args, env_changes={})
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    (line,) = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert line.startswith("error: failover chain: all 3 alternatives short of quota: ")
+    tried = line.split(" short of quota: ", 1)[1].split("; ")
+    assert [part.split(": ")[0] for part in tried] == [
+        "main config",
+        "ml.g5.12xlarge",
+        "2 × ml.g5.48xlarge, on demand",
+    ]
+    assert "ml.g5.2xlarge for spot training job usage: quota 0" in tried[0]
+    assert "ml.g5.12xlarge for spot training job usage: quota 0" in tried[1]
+    assert "ml.g5.48xlarge for training job usage: quota 1" in tried[2]
+    assert "hint:" in proc.stderr and "Service Quotas" in proc.stderr
+    assert scarce.created_names == [] and scarce.requests["sagemaker:CreateTrainingJob"] == 0

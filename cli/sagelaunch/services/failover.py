@@ -106,8 +106,20 @@ def run(
         ):
             return chain
     if chain.final is None and chain.refusal is not None:
-        raise chain.refusal
+        raise every_refusal(chain.attempts, chain.refusal)
     return chain
+
+
+def every_refusal(attempts: list[Attempt], last: QuotaExceeded) -> QuotaExceeded:
+    """No attempt of the chain could start a job: one error naming each alternative tried and
+    why it was refused (the last refusal's hint: how to raise a quota)."""
+    prefixes = ("quota: ", "not enough quota for this job: ")
+    reasons = [a.ended_because or "refused" for a in attempts]
+    for prefix in prefixes:
+        reasons = [reason.removeprefix(prefix) for reason in reasons]
+    tried = "; ".join(f"{a.alternative}: {r}" for a, r in zip(attempts, reasons, strict=True))
+    noun = "alternative" if len(attempts) == 1 else f"all {len(attempts)} alternatives"
+    return QuotaExceeded(f"failover chain: {noun} short of quota: {tried}", hint=last.hint)
 
 
 def fallbacks_of(target: Path, overrides: list[str] | None) -> list[Fallback]:
