@@ -7,7 +7,7 @@ BYTECODE := $(VENV)/.bytecode-stamp
 CONSTRAINTS := cli/constraints.txt
 
 comma := ,
-.PHONY: setup lock docs test test-fast lint demo bench schema golden clean test-sdk-v3 gpu-check
+.PHONY: setup lock docs test test-fast lint demo try-aws bench schema golden clean test-sdk-v3 gpu-check
 
 setup: $(STAMP)
 
@@ -74,6 +74,12 @@ demo: setup $(BYTECODE)  ## validate, plan, then run PyTorch DDP and sharded XGB
 	$(VENV)/bin/sagelaunch local launch_configs/cpu-local.yaml
 	$(PY) -m tests.local.data .sagelaunch/demo-data
 	$(VENV)/bin/sagelaunch local launch_configs/xgboost-local.yaml
+
+# The AWS side without an account: moto's server on loopback (a dev dependency), a bucket and a
+# role there, then plan, submit, status, logs and wait of launch_configs/cpu-local.yaml against
+# it, each command shown; moto stopped at the end (docs/getting-started.md).
+try-aws: setup
+	$(PY) -m tests.aws.try_aws
 
 golden: setup
 	$(PY) -m tests.golden.regenerate
