@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sagelaunch.config.loader import load
@@ -40,9 +42,19 @@ XGB = {
 
 TUNE = {"objective": {"metric": "train:loss"}, "ranges": {"lr": {"min": 1.0e-4, "max": 0.1}}}
 
+# A code folder with a link out of it (lib -> tests/golden/source).
+LINKED_SOURCE = str(Path(__file__).resolve().parents[1] / "bundle" / "linked_source")
+
 # rule -> (overrides that make it fire, message fragment, overrides where it stays quiet)
 CASES = {
     "entry_point_present": ({"entry_point": "missing.py"}, "missing.py not found", {}),
+    "entry_point_inside_source_dir": (
+        {"entry_point": "../train.py"},
+        "../train.py is outside the code folder",
+        {},
+    ),
+    "source_dir_is_a_project": ({"source_dir": "/"}, "/ is the root of the disk", {}),
+    "source_dir_links": ({"source_dir": LINKED_SOURCE}, "has links to files outside it", {}),
     "sdk_resolves_image": (
         {"framework_version": "2.4.1"},
         "has no pytorch training image for version '2.4.1'",
