@@ -43,10 +43,14 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) $(LOCK)
 # Kept out of `setup`, which every newcomer waits on: about 16 s on 2 cores, paid by the targets
 # that start many processes. `test` then lets Python write the bytecode of anything else it
 # imports (CI machines often set PYTHONDONTWRITEBYTECODE=1).
+# What the imports write in a home folder (Keras's ~/.keras, matplotlib's config and font cache)
+# goes to the venv instead: `make demo` and `make test` leave the home as they found it.
+WARMUP_HOME := KERAS_HOME=$(VENV)/.home/.keras MPLCONFIGDIR=$(VENV)/.home/.config/matplotlib \
+	XDG_CACHE_HOME=$(VENV)/.home/.cache XDG_CONFIG_HOME=$(VENV)/.home/.config
 $(BYTECODE): $(STAMP)
 	@echo "compiling the bytecode of torch, TensorFlow, DeepSpeed, XGBoost and the SDK, once (about 16 s)"
 	@SAGEMAKER_SUPPRESS_V2_WARNING=1 TF_CPP_MIN_LOG_LEVEL=3 env -u PYTHONDONTWRITEBYTECODE \
-	  $(PY) -m tests.bytecode_warmup > $(VENV)/bytecode.log 2>&1 || { cat $(VENV)/bytecode.log; exit 1; }
+	  $(WARMUP_HOME) $(PY) -m tests.bytecode_warmup > $(VENV)/bytecode.log 2>&1 || { cat $(VENV)/bytecode.log; exit 1; }
 	touch $@
 
 # After adding a dependency to pyproject.toml and pinning it in cli/constraints.txt.

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, REPO
 
 # A fresh interpreter in which `torch`, `xgboost` and `tensorflow` cannot be found (a plain
 # install).
@@ -44,6 +44,9 @@ def test_local_without_the_framework_prints_the_install_command(tmp_path, config
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert f"with {module}, which is not installed" in proc.stderr
-    assert f"pip install 'sagelaunch[{extra}]'" in proc.stderr and "make setup" in proc.stderr
+    # The extra from this checkout (what this sagelaunch was installed from), not by name
+    # from the public index; and this environment's pip.
+    assert f"-m pip install -e '{REPO}[{extra}]'" in proc.stderr and "make setup" in proc.stderr
+    assert f"pip install 'sagelaunch[{extra}]'" not in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / ".sagelaunch" / "runs").exists()  # nothing started

@@ -205,4 +205,4 @@ def test_no_open_mpi_means_torchrun_with_a_warning_that_says_so(monkeypatch):
     monkeypatch.setattr(mpi, "mpirun_path", lambda: None)
     launch = launchers.choose("mpirun", "smp", 2)
     assert launch.kind == "torchrun" and launch.warning
-    assert "mpirun cannot run here" in launch.warning and "sagelaunch[local]" in launch.warning
+    assert "mpirun cannot run here" in launch.warning and "[local]'" in launch.warning

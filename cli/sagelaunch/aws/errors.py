@@ -7,6 +7,7 @@ commands and the app's error boundary prints a clean message with exit code 3.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
@@ -83,7 +84,7 @@ def translate(exc: BaseException) -> AwsError:
     if isinstance(exc, (CredentialRetrievalError, TokenRetrievalError)):
         return AwsError(f"could not get AWS credentials: {_line(exc)}", hint=CREDENTIALS_HINT)
     if isinstance(exc, ProfileNotFound):
-        return AwsError(_line(exc), hint="list profiles with `aws configure list-profiles`")
+        return _no_such_profile(str(getattr(exc, "kwargs", {}).get("profile", "")))
     if isinstance(exc, NoRegionError):
         return AwsError("no AWS region", hint="pass --region or export AWS_REGION")
     if isinstance(exc, (BotoConnectionError, HTTPClientError)):
@@ -93,6 +94,28 @@ def translate(exc: BaseException) -> AwsError:
             hint="check the network, proxy settings and AWS_ENDPOINT_URL",
         )
     return AwsError(f"AWS call failed: {_line(exc)}")
+
+
+def _no_such_profile(profile: str) -> AwsError:
+    """The profile botocore was asked for is in neither AWS config file: where the name came
+    from, and the two ways out."""
+    variable = next(
+        (v for v in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE") if os.environ.get(v) == profile), None
+    )
+    files = " or ".join(
+        os.environ.get(variable) or default
+        for variable, default in (
+            ("AWS_CONFIG_FILE", "~/.aws/config"),
+            ("AWS_SHARED_CREDENTIALS_FILE", "~/.aws/credentials"),
+        )
+    )
+    origin = f" (from ${variable})" if variable else ""
+    unset = f", or unset {variable}" if variable else ""
+    return AwsError(
+        f"AWS profile {profile!r}{origin} is not in {files}",
+        hint=f"create it: `aws configure --profile {profile}` (or `aws configure sso`){unset}; "
+        "`aws configure list-profiles` lists the profiles there are",
+    )
 
 
 def error_code(exc: ClientError) -> str:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+import botocore
 import botocore.loaders
 import botocore.session
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ParamValidationError
+from botocore.exceptions import BotoCoreError, ParamValidationError, ProfileNotFound
 from botocore.validate import validate_parameters
 
 from sagelaunch.errors import SagelaunchError, UsageError
@@ -51,9 +53,77 @@ def boto3_session(region: str) -> boto3.Session:
 
 
 def default_region(session: botocore.session.Session | None = None) -> str | None:
-    """The region boto3 would use: $AWS_REGION / $AWS_DEFAULT_REGION, then the profile's."""
+    """The region boto3 would use: $AWS_REGION / $AWS_DEFAULT_REGION, then the profile's
+    (a profile that does not exist: `AwsError`, exit 3, with the fix)."""
+    from sagelaunch.aws.errors import translate
+
     session = session or botocore.session.Session()
-    return os.environ.get("AWS_REGION") or session.get_config_variable("region")
+    try:
+        region = os.environ.get("AWS_REGION") or session.get_config_variable("region")
+    except ProfileNotFound as exc:
+        raise translate(exc) from None
+    return region.strip() if isinstance(region, str) else region
+
+
+def require_profile(session: botocore.session.Session | None = None) -> None:
+    """Raise `AwsError` (exit 3, with the fix) when $AWS_PROFILE (or the session's profile)
+    names a profile that is in neither AWS config file. The SDK reads the profile when it is
+    imported, so planning asks this first."""
+    from sagelaunch.aws.errors import translate
+
+    session = session or botocore.session.Session()
+    try:
+        session.get_scoped_config()
+    except ProfileNotFound as exc:
+        raise translate(exc) from None
+
+
+@functools.cache
+def known_regions() -> frozenset[str]:
+    """Every region of every partition where botocore's endpoint data (endpoints.json, shipped
+    with botocore: data, no network) lists SageMaker."""
+    session = botocore.session.Session()
+    # Not the profile's data_path: a profile missing is require_profile's error, not this one's.
+    session.register_component("data_loader", _loader(os.environ.get("AWS_DATA_PATH")))
+    return frozenset(
+        region
+        for partition in session.get_available_partitions()
+        for region in session.get_available_regions("sagemaker", partition)
+    )
+
+
+def region_problem(region: str) -> tuple[str, str] | None:
+    """(message, hint) when botocore does not know ``region``, else None."""
+    known = known_regions()
+    if region in known:
+        return None
+    close = _closest(region.lower(), known)
+    message = f"unknown AWS region {region!r}" + (
+        f": did you mean {' or '.join(close)}?" if close else ""
+    )
+    hint = (
+        f"use a region where SageMaker runs, e.g. {close[0] if close else 'us-east-1'}; for a "
+        f"region newer than this botocore ({botocore.__version__}), upgrade botocore"
+    )
+    return message, hint
+
+
+def _closest(region: str, known: frozenset[str]) -> list[str]:
+    """The known regions nearest ``region`` (all of those equally near: us-eest-1 is one letter
+    from us-east-1 and from us-west-1), or none near enough."""
+    scored = [(difflib.SequenceMatcher(None, region, name).ratio(), name) for name in known]
+    best = max((score for score, _ in scored), default=0.0)
+    return sorted(name for score, name in scored if score == best) if best >= 0.75 else []
+
+
+def require_region(region: str) -> str:
+    """``region`` without surrounding blanks, or `UsageError` (exit 2) when botocore does not
+    know it."""
+    region = region.strip()
+    problem = region_problem(region)
+    if problem is not None:
+        raise UsageError(problem[0], hint=problem[1])
+    return region
 
 
 def validate_request(
@@ -180,13 +250,15 @@ def clients(
 
     session = botocore.session.Session(profile=profile)
     try:
-        region = region or default_region(session)
-    except BotoCoreError as exc:  # e.g. ProfileNotFound
+        require_profile(session)  # before any call: one clear line, not a failed request
+        region = (region or "").strip() or default_region(session)
+    except BotoCoreError as exc:
         raise translate(exc) from None
     if not region:
         raise UsageError(
             "no AWS region", hint="pass --region, or export AWS_REGION, or set it in the profile"
         )
+    region = require_region(region)
     session.register_component("data_loader", _loader(session.get_config_variable("data_path")))
     _quiet_botocore_logging()
     return Clients(region, session, max_attempts)

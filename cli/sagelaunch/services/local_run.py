@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from sagelaunch.plan_model import Plan
     from sagelaunch.services.planning import Progress
 
-# What installs each framework's module.
-INSTALL = "pip install 'sagelaunch[local]'"
+# What installs each framework's module: the extra, from where this sagelaunch came from
+# (install_hint: never `pip install 'sagelaunch[local]'`, which the public index would answer).
 INSTALL_IN_CHECKOUT = "make setup"
 
 
@@ -101,7 +101,9 @@ def require_framework(framework: str) -> None:
 
 def install_command(framework: str) -> str:
     """TensorFlow has an extra of its own (it is large); the other frameworks come with local."""
-    return "pip install 'sagelaunch[tensorflow]'" if framework == "tensorflow" else INSTALL
+    from sagelaunch.install_hint import install_extra
+
+    return install_extra("tensorflow" if framework == "tensorflow" else "local")
 
 
 def _installed(module: str) -> bool:

@@ -33,7 +33,7 @@ from sagelaunch import bundle as bundles
 from sagelaunch.config import plan_settings
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.references import resolve_references
-from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.errors import ConfigError, Problem, UsageError
 from sagelaunch.hyperparameters import encode
 from sagelaunch.plan_model import Plan, PlanWarning, Upload
 
@@ -55,10 +55,10 @@ def require_settings(loaded: LoadedConfig, cli_region: str | None) -> tuple[str,
     """(region, role), or one ConfigError naming every plan-time setting missing (the output
     path too), each with where it can come from: a first config fails once, not once per key."""
     region = (
-        cli_region
-        or loaded.config.region
-        or os.environ.get("AWS_REGION")
-        or os.environ.get("AWS_DEFAULT_REGION")
+        _stripped(cli_region)
+        or _stripped(loaded.config.region)
+        or _stripped(os.environ.get("AWS_REGION"))
+        or _stripped(os.environ.get("AWS_DEFAULT_REGION"))
         or _profile_region()
     )
     role = loaded.config.role or plan_settings.environment_role()
@@ -66,6 +66,35 @@ def require_settings(loaded: LoadedConfig, cli_region: str | None) -> tuple[str,
     if problems or not region or not role:
         raise ConfigError(problems)
     return region, role
+
+
+def _stripped(value: str | None) -> str | None:
+    """A region as written, without the blanks around it ("us-east-1 " is us-east-1)."""
+    return value.strip() or None if value else None
+
+
+def check_aws_environment(loaded: LoadedConfig, region: str) -> None:
+    """Before the SDK plans (a cache miss): the region is one botocore knows (else exit 2 with
+    the nearest, at the config's `region` line when it came from there), and the AWS profile
+    named by $AWS_PROFILE exists (the SDK reads it at import; else exit 3 with the fix). A
+    cached plan needs neither, and never imports botocore."""
+    from sagelaunch.aws.session import region_problem, require_profile
+
+    require_profile()
+    problem = region_problem(region)
+    if problem is not None:
+        message, hint = problem
+        if _stripped(loaded.config.region) == region:
+            raise ConfigError([loaded.problem(("region",), f"{message} ({hint})")])
+        origin = next(
+            (
+                f"${v}"
+                for v in ("AWS_REGION", "AWS_DEFAULT_REGION")
+                if _stripped(os.environ.get(v)) == region
+            ),
+            "--region or the AWS profile's region",
+        )
+        raise UsageError(f"{message} (from {origin})", hint=hint)
 
 
 def _profile_region() -> str | None:
@@ -151,6 +180,7 @@ def planned(
     cached = load(cache_dir, key)
     if cached is not None:
         return retarget(cached, loaded, job_name, code, warnings)
+    check_aws_environment(loaded, region)
     with progress():
         plan = build_plan(
             loaded, job_name=job_name, region=region, role=role, bundle=code, warnings=warnings
