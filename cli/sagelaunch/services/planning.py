@@ -1,9 +1,11 @@
 """Plans, and the cache that spares the SageMaker SDK import when nothing it reads has changed.
 
 Planning costs an SDK import (seconds). A plan is cached under a key made of everything the SDK's
-answer depends on: the config as planned (`model_dump`), region, role, the sagelaunch and
-sagemaker versions (read from package metadata, no import) and, for `plan` and `submit`, the code
-bundle's sha256. Not where the config lies: the SDK only sees the code's S3 location, named by its
+answer depends on: the config as planned (its exact Python values: `cache_key`), region, role,
+the sagelaunch and sagemaker versions (read from package metadata, no import), sagelaunch's own
+files (sizes and mtimes: an editable install changes without its version), the SDK's defaults
+files (which the SDK merges into the request) and, for `plan` and `submit`, the code bundle's
+sha256. Not where the config lies: the SDK only sees the code's S3 location, named by its
 content, so a moved or second checkout of a project shares the entries. The job name is not in
 the key: a cached plan is renamed (`Plan.renamed`, which is what planning again under that name
 gives). Local runs leave the code out of the key too, and move the cached request to this run's
@@ -233,14 +235,69 @@ def cache_key(
     code_sha256: str | None = None,
     versions: dict[str, str] | None = None,
 ) -> str:
+    """The config keyed on its exact values, as the SDK receives them: JSON mode would write
+    null for NaN and for both infinities (``v: ~``, ``.inf`` and ``.nan`` would share a cached
+    request), so the Python values are written as JSON writes them (NaN, Infinity, -0.0, 1 and
+    1.0, true and "true" all distinct), anything else by its type and repr."""
     payload = {
-        "config": loaded.config.model_dump(mode="json"),
+        "config": loaded.config.model_dump(mode="python"),
         "region": region,
         "role": role,
         "code": code_sha256,
         "versions": versions or installed_versions(),
+        "sagelaunch": sagelaunch_files(),
+        "sdk_defaults": sdk_defaults(),
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    text = json.dumps(payload, sort_keys=True, allow_nan=True, default=_exact)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def sagelaunch_files() -> list[tuple[str, int, int]]:
+    """sagelaunch's own files (sizes and mtimes, as the validate cache keys them): an editable
+    install (`make setup`) keeps its version while `git pull` changes how it plans."""
+    from sagelaunch.services.validate_cache import _tree
+
+    return _tree(Path(__file__).resolve().parents[1])
+
+
+# The SDK's "intelligent defaults": config files the SageMaker SDK reads at import and merges into
+# the request (tags, KMS keys, VPC, environment...); sagemaker/config/config.py.
+_SDK_DEFAULTS = (
+    ("SAGEMAKER_ADMIN_CONFIG_OVERRIDE", "site_config_dir"),
+    ("SAGEMAKER_USER_CONFIG_OVERRIDE", "user_config_dir"),
+)
+
+
+def sdk_defaults() -> list[tuple[str, str | None]]:
+    """Each SDK defaults file (the override variable's path, else the SDK's default place) with
+    its sha256 (None where there is none; an S3 URI as written, which the key cannot read)."""
+    found = []
+    for variable, default in _SDK_DEFAULTS:
+        where = os.environ.get(variable) or _platform_config_file(default)
+        if where is None or where.startswith("s3://"):
+            found.append((variable, where))
+            continue
+        path = Path(where)
+        if path.is_dir():
+            path = path / "config.yaml"
+        try:
+            found.append((str(path), hashlib.sha256(path.read_bytes()).hexdigest()))
+        except OSError:
+            found.append((str(path), None))
+    return found
+
+
+def _platform_config_file(kind: str) -> str | None:
+    try:
+        import platformdirs  # the SDK's own way to find the folders (it depends on it)
+    except ImportError:  # pragma: no cover - installed with the SDK
+        return None
+    return os.path.join(getattr(platformdirs, kind)("sagemaker"), "config.yaml")
+
+
+def _exact(value: Any) -> dict[str, str]:
+    """A value JSON has no type for (none in today's model), kept distinct by type and repr."""
+    return {f"<{type(value).__module__}.{type(value).__qualname__}>": repr(value)}
 
 
 def load(folder: Path, key: str) -> Plan | None:

@@ -1,0 +1,131 @@
+"""The plan cache is keyed on everything the request depends on: the config's exact typed values
+(null, inf, -inf, nan, -0.0, 1 vs 1.0 vs "1", true vs "true" each its own request), the role and
+region wherever they come from (the config, $SAGELAUNCH_ROLE, $AWS_REGION), the SDK's defaults
+files (which the SDK merges into the request) and sagelaunch's own files. Each test fails when
+its input is dropped from the key: a cached plan would then be served for another request."""
+
+from __future__ import annotations
+
+import pytest
+
+from sagelaunch.config.validation import load_valid
+from sagelaunch.services import planning
+from sagelaunch.services.planning import make_plan
+
+ROLE_A = "arn:aws:iam::111122223333:role/RoleA"
+ROLE_B = "arn:aws:iam::111122223333:role/RoleB"
+KEY_ARGS = {"region": "us-east-1", "role": ROLE_A}
+
+# Written values, each a distinct hyperparameter value as YAML reads it.
+DISTINCT = ["~", "'null'", ".inf", "-.inf", ".nan", "-0.0", "0.0", "0", "1", "1.0", "'1'"]
+DISTINCT += ["true", "'true'", "false", "''", "[1]", "[1.0]", "{a: 1}", "{a: 1.0}", "2024-01-01"]
+
+
+@pytest.fixture(autouse=True)
+def no_shell_settings(monkeypatch):
+    """No role, region or SDK defaults override from this shell leaks in (an override given
+    costs each plan the SDK's schema check of the file, seconds: only the test of it sets one)."""
+    for variable in (
+        *("SAGELAUNCH_ROLE", "AWS_REGION", "AWS_DEFAULT_REGION"),
+        *("SAGEMAKER_ADMIN_CONFIG_OVERRIDE", "SAGEMAKER_USER_CONFIG_OVERRIDE"),
+    ):
+        monkeypatch.delenv(variable, raising=False)
+
+
+def key_for(config, *overrides: str, **args: str) -> str:
+    loaded, _ = load_valid(config, list(overrides))
+    return planning.cache_key(loaded, **{**KEY_ARGS, **args})
+
+
+def test_each_typed_hyperparameter_value_has_its_own_key(make_config):
+    config = make_config()
+    keys = {written: key_for(config, f"hyperparameters.v={written}") for written in DISTINCT}
+    assert len(set(keys.values())) == len(DISTINCT), keys
+    # The same value written again is the same key; a date is the text written, as quoted.
+    assert key_for(config, "hyperparameters.v=.nan") == keys[".nan"]
+    assert key_for(config, "hyperparameters.v='2024-01-01'") == keys["2024-01-01"]
+
+
+def test_role_and_region_are_in_the_key(make_config):
+    config = make_config()
+    assert key_for(config, role=ROLE_A) != key_for(config, role=ROLE_B)
+    assert key_for(config, region="us-east-1") != key_for(config, region="eu-west-1")
+
+
+def test_the_sdk_defaults_files_are_in_the_key(make_config, tmp_path, monkeypatch):
+    config = make_config()
+    keys = [key_for(config)]
+    for variable in ("SAGEMAKER_USER_CONFIG_OVERRIDE", "SAGEMAKER_ADMIN_CONFIG_OVERRIDE"):
+        defaults = tmp_path / f"{variable}.yaml"
+        monkeypatch.setenv(variable, str(defaults))
+        defaults.write_text(SDK_DEFAULTS.format(value="one"))
+        keys.append(key_for(config))
+        defaults.write_text(SDK_DEFAULTS.format(value="two"))
+        keys.append(key_for(config))
+    folder = tmp_path / "as-a-folder"  # the SDK reads config.yaml in a folder it is given
+    (folder).mkdir()
+    (folder / "config.yaml").write_text(SDK_DEFAULTS.format(value="three"))
+    monkeypatch.setenv("SAGEMAKER_USER_CONFIG_OVERRIDE", str(folder))
+    keys.append(key_for(config))
+    assert len(set(keys)) == len(keys)
+
+
+def test_sagelaunch_own_files_are_in_the_key(make_config, monkeypatch):
+    config = make_config()
+    before = key_for(config)
+    files = planning.sagelaunch_files()
+    assert any(path.endswith("planning.py") for path, _, _ in files)
+    changed = [
+        (path, size + 1, mtime) if path.endswith("planning.py") else (path, size, mtime)
+        for path, size, mtime in files
+    ]
+    monkeypatch.setattr(planning, "sagelaunch_files", lambda: changed)
+    assert key_for(config) != before
+
+
+SDK_DEFAULTS = """\
+SchemaVersion: '1.0'
+SageMaker:
+  TrainingJob:
+    Tags:
+      - Key: from-sdk-defaults
+        Value: {value}
+"""
+
+
+# --- through make_plan, one cache folder: what each run sends is what it asked for ---------------
+
+
+def plan_request(config, tmp_path, *overrides: str) -> dict:
+    made = make_plan(config, list(overrides), None, "key-job", cache_dir=tmp_path / "plans")
+    return made.plan.request
+
+
+def test_null_inf_and_nan_are_each_sent_as_themselves_with_one_cache(make_config, tmp_path):
+    config = make_config()
+    sent = [
+        plan_request(config, tmp_path, f"hyperparameters.v={written}")["HyperParameters"]["v"]
+        for written in ("~", ".inf", ".nan")
+    ]
+    assert sent == ["null", "Infinity", "NaN"]
+
+
+def test_what_the_shell_and_the_sdk_defaults_say_reaches_the_next_plan(
+    make_config, tmp_path, monkeypatch
+):
+    """One cache folder: $SAGELAUNCH_ROLE, $AWS_REGION and an SDK defaults file, each changed
+    after a plan, are what the next plan sends."""
+    config = make_config({"role": None, "region": None})
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("SAGELAUNCH_ROLE", ROLE_A)
+    first = plan_request(config, tmp_path)
+    assert first["RoleArn"] == ROLE_A and "Tags" not in first
+    monkeypatch.setenv("SAGELAUNCH_ROLE", ROLE_B)
+    assert plan_request(config, tmp_path)["RoleArn"] == ROLE_B
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    image = plan_request(config, tmp_path)["AlgorithmSpecification"]["TrainingImage"]
+    assert ".eu-west-1." in image
+    defaults = tmp_path / "sdk-defaults.yaml"
+    defaults.write_text(SDK_DEFAULTS.format(value="now"))
+    monkeypatch.setenv("SAGEMAKER_USER_CONFIG_OVERRIDE", str(defaults))
+    assert plan_request(config, tmp_path)["Tags"] == [{"Key": "from-sdk-defaults", "Value": "now"}]
