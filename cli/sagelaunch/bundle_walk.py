@@ -183,7 +183,7 @@ def _lines(path: Path) -> list[str]:
 def _above(root: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
     """The .gitignore files of the repository around ``root``, from its top down to ``root``'s
     parent, each with ``root``'s path below it (as "../" + path + "/"); none outside a repo."""
-    found = []
+    found: list[tuple[str, pathspec.GitIgnoreSpec]] = []
     if (root / ".git").exists():
         return found
     below = root.name + "/"
@@ -209,7 +209,10 @@ def walk(root: Path, *, gitignore: bool = True, scan: bool = False) -> Walk:
         found.unreadable.append(f". ({exc.strerror})")
         return found
     # (folder on disk, its name in the bundle, its rules, the folders it is in: (dev, inode))
-    stack = [(str(root), "", base.below(root, "", gitignore), ((top.st_dev, top.st_ino),))]
+    Folder = tuple[str, str, _Rules, tuple[tuple[int, int], ...]]
+    stack: list[Folder] = [
+        (str(root), "", base.below(root, "", gitignore), ((top.st_dev, top.st_ino),))
+    ]
     while stack:
         folder, prefix, rules, seen = stack.pop()
         try:
@@ -218,7 +221,7 @@ def walk(root: Path, *, gitignore: bool = True, scan: bool = False) -> Walk:
         except OSError as exc:
             found.unreadable.append(f"{prefix or '.'}/ ({exc.strerror or exc})")
             continue
-        below: list[tuple[str, str, _Rules, tuple[tuple[int, int], ...]]] = []
+        below: list[Folder] = []
         for entry in entries:
             name = prefix + entry.name
             try:
