@@ -79,6 +79,7 @@ BELOW_AWS = (
     "sagelaunch.statuses",
     "sagelaunch.job_events",
     "sagelaunch.s3uri",
+    "sagelaunch.caches",  # where the trimmed botocore models are kept (aws/models.py)
 )
 
 
