@@ -144,8 +144,13 @@ def ending(kind: Kind, job: dict[str, Any]) -> Ending:
 
 
 def read_logs(aws: Clients, name: str, host: str | None = None) -> list[LogEvent]:
-    """The job's log lines so far (every host, or only ``host``), in time order."""
-    return _log_reader(aws, name, host).poll()
+    """The job's log lines so far (every host, or only ``host``), in time order. No lines: the
+    job is described, so that a job that does not exist is an error (exit 3, as `status`), not
+    a job whose logs have not started yet."""
+    events = _log_reader(aws, name, host).poll()
+    if not events and TRAINING.api.describe(aws.sagemaker, name) is None:
+        raise TRAINING.api.missing(name)
+    return events
 
 
 def _log_reader(aws: Clients, name: str, host: str | None) -> Any:
