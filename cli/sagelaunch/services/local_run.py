@@ -53,7 +53,7 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
         from sagelaunch.local import job, preflight
 
         loaded, warnings = load_valid(config, overrides)
-        loaded = resolve_references(loaded)
+        loaded = resolve_references(loaded, local=True)
         refuse_workdir_in_code(loaded, options.workdir)
         require_framework(loaded.config.framework)
         prepared = preflight.prepare(loaded, options)
@@ -143,7 +143,7 @@ def run_in_docker(
     from sagelaunch.config.validation import load_valid
     from sagelaunch.local import docker as docker_mode
 
-    loaded = resolve_references(load_valid(config, overrides)[0])
+    loaded = resolve_references(load_valid(config, overrides)[0], local=True)
     _refuse_groups(loaded)
     docker_mode.require()
     _run_sdk_local_mode(loaded, hosts, workdir)
