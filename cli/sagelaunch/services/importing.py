@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
+import tarfile
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
-from sagelaunch import bundle, secretscan
+from sagelaunch import secretscan
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode
 from sagelaunch.translate import importer, tuning_import
@@ -92,15 +95,51 @@ def unpack_saved_bundle(path: Path, target: Path) -> str | None:
     if target.exists():
         return kept
     # Unpacked aside and renamed into place: two imports at once never mix their files.
+    if not unpack(saved.read_bytes(), target, str(saved)):
+        return kept  # another import got there first; its folder stays
+    return f"code of the saved plan unpacked into {target}/"
+
+
+def unpack(data: bytes, target: Path, source: str) -> bool:
+    """A code bundle (``source``: where it came from, for the messages) unpacked into a
+    folder beside ``target`` and renamed into place once complete, so nothing is ever left
+    half unpacked; False when ``target`` appeared meanwhile (kept as it is). An entry that
+    would land outside the folder (``../``, an absolute path, a link out, a device) refuses the
+    whole bundle before anything is written: `UsageError` (exit 2) naming the entry."""
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    bundle.extract(saved, staging)
     try:
+        _extract_checked(data, staging, source)
+        if target.is_dir() and not any(target.iterdir()):
+            target.rmdir()  # an empty folder (e.g. made for --source-dir) is no one's files
         staging.rename(target)
     except OSError:
-        shutil.rmtree(staging)  # our own staging folder; the other import's folder stays
-        return kept
-    return f"code of the saved plan unpacked into {target}/"
+        return False
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)  # our own staging folder, only
+    return True
+
+
+def _extract_checked(data: bytes, folder: Path, source: str) -> None:
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            members = tar.getmembers()
+            for member in members:  # every entry checked before the first is written
+                try:
+                    if os.path.isabs(member.name):  # data_filter would quietly strip the "/"
+                        raise tarfile.AbsolutePathError(member)
+                    tarfile.data_filter(member, str(folder))
+                except tarfile.FilterError as exc:
+                    raise UsageError(
+                        f"{source}: the code bundle's entry {member.name!r} would be unpacked "
+                        f"outside its folder ({type(exc).__name__}); nothing was unpacked",
+                        hint="a bundle sagelaunch or the SageMaker SDK made has none: "
+                        "check where this one came from",
+                    ) from None
+            tar.extractall(folder, members=members, filter="data")
+    except (tarfile.TarError, EOFError, zlib.error) as exc:
+        raise UsageError(f"{source}: not a readable code bundle (tar.gz): {exc}") from None
 
 
 def request_from_job(name: str, region: str | None, source_dir: Path) -> dict[str, Any]:
@@ -127,7 +166,11 @@ def _fetch_code(aws: Any, uri: str, target: Path) -> None:
 
     bucket, key = s3uri.split(uri)
     body = aws.s3.get_object(Bucket=bucket, Key=key)["Body"].read()
-    bundle.extract(io.BytesIO(body).getvalue(), target)
+    if not unpack(body, target, uri):
+        raise UsageError(
+            f"{target} already exists and is not empty: the code of {uri} was not unpacked",
+            hint="pass --source-dir NEW, or remove the folder",
+        )
 
 
 def to_yaml(config: dict[str, Any], source: str) -> str:
