@@ -201,8 +201,17 @@ def _py_version(py_version: str | None, version_config: dict[str, Any]) -> str |
 
 def _registry(region: str, registries: dict[str, str]) -> str:
     if region not in registries:
+        import difflib
+
+        ratios = {n: difflib.SequenceMatcher(None, region.lower(), n).ratio() for n in registries}
+        best = max(ratios.values(), default=0.0)
+        close = sorted(n for n, ratio in ratios.items() if ratio == best >= 0.8)
+        fix = ": use an AWS region name (us-east-1)"
+        if close:
+            fix = f"; did you mean {' or '.join(repr(name) for name in close)}?"
         raise ImageUnavailable(
-            "region", f"the SDK has no image registry for region {region!r} for this framework"
+            "region",
+            f"the SDK has no image registry for region {region!r} for this framework{fix}",
         )
     return registries[region]
 

@@ -19,6 +19,7 @@ unreadable entry is a miss.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -128,6 +129,7 @@ def make_plan(
 
     loaded, warnings = load_valid(config, overrides)
     settings = require_settings(loaded, region)
+    _check_planning_region(loaded, settings[0], region)
     code = None if loaded.config.is_builtin_algorithm else bundles.for_config(loaded)
     plan = planned(
         loaded,
@@ -149,6 +151,23 @@ def with_code_warnings(plan: Plan, code: bundles.Bundle | None) -> Plan:
     out, big files, token-looking values): read from the tree on every run, never cached."""
     found = [PlanWarning(source="tool", message=line) for line in code.warnings()] if code else []
     return plan.model_copy(update={"warnings": [*plan.warnings, *found]}) if found else plan
+
+
+def _check_planning_region(loaded: LoadedConfig, region: str, cli_region: str | None) -> None:
+    """The rules checked the images for the config's region (else $AWS_REGION's); a plan for
+    another one (--region, $AWS_DEFAULT_REGION, the profile's) is checked for it here, and a
+    region the SDK has no images in is blamed on where it came from, not on the config."""
+    from sagelaunch.config.rules.frameworks import check_region, sdk_resolves_image
+
+    if region == check_region(loaded):
+        return
+    moved = dataclasses.replace(loaded, config=loaded.config.model_copy(update={"region": region}))
+    problems = [p for p in sdk_resolves_image(moved) if p.path == "region"]
+    if not problems:
+        return
+    found = [f"${v}" for v in plan_settings.REGION_VARIABLES if os.environ.get(v) == region]
+    source = f"--region {region}" if cli_region == region else (found or ["the AWS profile"])[0]
+    raise ConfigError([dataclasses.replace(p, file=source, line=1, col=1) for p in problems])
 
 
 def _check_request_limits(loaded: LoadedConfig, plan: Plan) -> None:
