@@ -226,12 +226,22 @@ class FaultProxy:
                     self.wfile.write(data)
 
             def _json_error(self, status: int, code: str, message: str) -> None:
+                """The error as the service writes it: JSON, or S3's XML (no body for HEAD,
+                as S3 answers a HEAD: only the status says what went wrong)."""
+                kind = "application/x-amz-json-1.1"
                 body = json.dumps({"__type": code, "message": message}).encode()
+                if self._operation.startswith("s3:"):
+                    kind = "application/xml"
+                    body = (
+                        f"<?xml version='1.0' encoding='UTF-8'?><Error><Code>{code}</Code>"
+                        f"<Message>{message}</Message></Error>"
+                    ).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/x-amz-json-1.1")
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if self.command != "HEAD":
+                    self.wfile.write(body)
 
             def _fault(self, operation: str) -> None:
                 if operation.startswith("s3:"):

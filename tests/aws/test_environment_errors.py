@@ -104,3 +104,44 @@ def test_logs_of_a_job_without_log_streams_yet_is_exit_0(cli, moto, plan_copy):
     assert proc.returncode == 0, proc.stderr
     assert f"no log events for {job['job_name']} (yet)" in proc.stderr
     assert "error:" not in proc.stderr and proc.stdout == ""
+
+
+BAD_KEY = "The AWS Access Key Id you provided does not exist in our records."
+
+
+def test_a_wrong_access_key_says_the_credentials_are_wrong_not_the_policy(proxy, plan_copy):
+    """submit's first call is S3's HeadObject, whose 403 has no body (a wrong key and a missing
+    permission look the same): a one-byte GET tells, and the error names the credentials and
+    where they came from (the environment, here), with no IAM-policy advice."""
+    proxy.script("s3:HeadObject", "403", "Forbidden", status=403)
+    proxy.script("s3:GetObject", "InvalidAccessKeyId", BAD_KEY, status=403)
+    proc = run_cli("submit", str(plan_copy), env_changes={})
+    line = one_error(proc, 3)
+    assert line.startswith(
+        "error: AWS did not accept the credentials from the environment (AWS_ACCESS_KEY_ID) "
+        "(GetObject: The AWS Access Key Id you provided does not exist"
+    )
+    assert "AWS_SECRET_ACCESS_KEY" in hint(proc) and "IAM" not in proc.stderr
+    assert proxy.requests["sagemaker:CreateTrainingJob"] == 0
+
+
+@pytest.mark.parametrize("code", ["UnrecognizedClientException", "InvalidClientTokenId"])
+def test_a_token_sagemaker_does_not_recognise_names_the_credentials(proxy, code):
+    proxy.script(
+        "sagemaker:DescribeTrainingJob",
+        code,
+        "The security token included in the request is invalid.",
+    )
+    proc = run_cli("status", "some-job", env_changes={"AWS_MAX_ATTEMPTS": "1"})
+    line = one_error(proc, 3)
+    assert "did not accept the credentials from the environment (AWS_ACCESS_KEY_ID)" in line
+    assert "IAM" not in proc.stderr
+
+
+def test_access_denied_still_names_the_policy(proxy, plan_copy):
+    """A real permission problem (the GET says AccessDenied) keeps the IAM-policy hint."""
+    proxy.script("s3:HeadObject", "403", "Forbidden", status=403)
+    proxy.script("s3:GetObject", "AccessDenied", "Access Denied", status=403)
+    proc = run_cli("submit", str(plan_copy), env_changes={})
+    assert "access denied: GetObject" in one_error(proc, 3)
+    assert "IAM policy must allow GetObject" in hint(proc)

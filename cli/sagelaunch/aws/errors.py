@@ -118,6 +118,33 @@ def _no_such_profile(profile: str) -> AwsError:
     )
 
 
+def credential_source() -> tuple[str, str]:
+    """Where botocore's chain finds the credentials now (" from ..."), and how to fix them
+    there: asked only once AWS has refused them, never on the way to a call."""
+    import botocore.session
+
+    try:
+        session = botocore.session.Session()
+        found = session.get_credentials()
+        method, profile = (found.method if found else ""), session.profile or "default"
+    except BotoCoreError:
+        method, profile = "", ""
+    if method == "env":
+        return (
+            " from the environment (AWS_ACCESS_KEY_ID)",
+            "the key in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) is "
+            "wrong or deleted: export the right ones, or unset them to use a profile",
+        )
+    if method in ("shared-credentials-file", "config-file"):
+        return (
+            f" of profile {profile!r} ({method})",
+            f"the profile's key is wrong or deleted: `aws configure --profile {profile}`",
+        )
+    if method == "sso":
+        return f" of SSO profile {profile!r}", f"`aws sso login --profile {profile}`"
+    return (f" ({method})" if method else ""), CREDENTIALS_HINT
+
+
 def error_code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 
@@ -133,8 +160,9 @@ def _client_error(exc: ClientError) -> AwsError:
     if code in EXPIRED:
         return AwsError(f"AWS credentials have expired ({operation})", hint=CREDENTIALS_HINT)
     if code in BAD_CREDENTIALS:
+        where, fix = credential_source()
         return AwsError(
-            f"AWS did not accept the credentials ({operation}: {message})", hint=CREDENTIALS_HINT
+            f"AWS did not accept the credentials{where} ({operation}: {message})", hint=fix
         )
     if code in DENIED:
         return AwsError(

@@ -27,8 +27,22 @@ def exists(s3: Any, uri: str) -> bool:
     except ClientError as exc:
         if error_code(exc) in ("404", "NoSuchKey", "NotFound"):
             return False
+        if error_code(exc) in ("403", "Forbidden"):
+            _why_forbidden(s3, bucket, key)
         raise
     return True
+
+
+def _why_forbidden(s3: Any, bucket: str, key: str) -> None:
+    """A HEAD's 403 has no body: a wrong key and a missing IAM permission look the same. A
+    one-byte GET of the same object says which (InvalidAccessKeyId, SignatureDoesNotMatch,
+    AccessDenied...): that error is raised; when the GET says nothing more, the caller raises
+    the HEAD's own."""
+    try:
+        s3.get_object(Bucket=bucket, Key=key, Range="bytes=0-0")
+    except ClientError as exc:
+        if error_code(exc) not in ("403", "Forbidden", "404", "NoSuchKey"):
+            raise
 
 
 @translated
