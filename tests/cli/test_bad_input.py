@@ -74,3 +74,72 @@ def test_plan_of_a_folder_says_it_takes_one_file(tmp_path):
     line = only_error(proc)
     assert "plan takes one config file, not a folder" in line
     assert f"sagelaunch plan {EXAMPLES}/" in proc.stderr  # the fix: one of the files in it
+
+
+def with_lines(make_config, text: str) -> tuple[Path, int]:
+    """A valid config with ``text`` appended, and the line ``text`` starts on."""
+    path = make_config()
+    before = path.read_text()
+    path.write_text(before + text)
+    return path, len(before.splitlines()) + 1
+
+
+def test_a_python_object_tag_is_exit_2_at_the_tag_for_validate_and_plan(make_config, tmp_path):
+    path, line = with_lines(
+        make_config, 'hyperparameters: !!python/object/apply:os.system ["touch owned"]\n'
+    )
+    for command in ("validate", "plan"):
+        error = only_error(sagelaunch(tmp_path, command, path))
+        assert error.startswith(f"error: {path}:{line}:18: YAML tag !!python/object/apply:")
+        assert "never constructs Python objects; remove the tag" in error
+    assert not (tmp_path / "owned").exists()
+
+
+def test_a_local_tag_and_an_omap_are_exit_2_with_the_yaml_to_write(make_config, tmp_path):
+    path, line = with_lines(make_config, "hyperparameters: {a: !x [1, 2]}\n")
+    error = only_error(sagelaunch(tmp_path, "plan", path))
+    assert error.startswith(
+        f"error: {path}:{line}:22: unknown YAML tag !x"
+    ) and "remove the tag" in (error)
+    path, line = with_lines(make_config, "tags: !!omap [{a: b}]\n")
+    error = only_error(sagelaunch(tmp_path, "validate", path))
+    assert error.startswith(f"error: {path}:{line}:7: YAML tag !!omap is not supported")
+    assert "write a plain mapping" in error
+
+
+def test_an_unquoted_date_hyperparameter_validates_and_plans_as_its_text(make_config, tmp_path):
+    path, _ = with_lines(make_config, "hyperparameters: {start: 2024-01-01, label: !!str x}\n")
+    assert sagelaunch(tmp_path, "validate", path).returncode == 0
+    proc = sagelaunch(tmp_path, "plan", path, "-o", "json")
+    assert proc.returncode == 0, proc.stderr
+    sent = json.loads(proc.stdout)["request"]["HyperParameters"]
+    assert (sent["start"], sent["label"]) == ('"2024-01-01"', '"x"')
+
+
+def test_a_runaway_extends_chain_is_exit_2_at_the_extends_line(tmp_path):
+    for level in range(200):
+        (tmp_path / f"c{level}.yaml").write_text(f"extends: c{level + 1}.yaml\n")
+    (tmp_path / "c200.yaml").write_text("name: end\n")
+    error = only_error(sagelaunch(tmp_path, "validate", tmp_path / "c0.yaml"))
+    assert error.startswith(
+        f"error: {tmp_path}/c32.yaml:1:1: extends: extends chain longer than 32"
+    )
+    assert "merge some of the bases into one" in error
+
+
+def test_a_region_typo_on_the_command_line_is_blamed_on_the_flag(make_config, tmp_path):
+    path = make_config({"region": None})
+    error = only_error(sagelaunch(tmp_path, "plan", path, "--region", "us-eest-1"))
+    assert error.startswith("error: --region us-eest-1:1:1: region: the SDK has no image registry")
+    assert error.endswith("did you mean 'us-east-1' or 'us-west-1'?")
+
+
+def test_an_unset_reference_in_a_hyperparameter_is_exit_2_at_its_line(make_config, tmp_path):
+    path, line = with_lines(
+        make_config, "hyperparameters:\n  token: ${env:SAGELAUNCH_TEST_UNSET}\n"
+    )
+    error = only_error(sagelaunch(tmp_path, "plan", path))
+    assert error == (
+        f"error: {path}:{line + 1}:3: hyperparameters.token: ${{env:SAGELAUNCH_TEST_UNSET}}: "
+        "$SAGELAUNCH_TEST_UNSET is not set; export it before plan/submit/local"
+    )
