@@ -41,7 +41,8 @@ what a reader's would be: a config at the root of the clone, nothing beside it);
 later blocks use it, a slow block's own session included.
 
 A ```text block marked `<!-- output -->` right after a runnable ```sh block is what that block
-prints, stdout and stderr as a terminal interleaves them, 80 columns wide. Both are compared after
+prints, stdout and stderr interleaved as a pipe gets them (not a terminal: tables at their
+natural width, every cell whole, whatever COLUMNS says). Both are compared after
 normalising what changes from run to run: timestamps, durations, hex digests (code bundles,
 idempotent job names), 12-digit account ids, runs of spaces (table alignment) and trailing spaces.
 A line `…` alone stands for any number of lines.
