@@ -200,17 +200,9 @@ def _progress(output: OutputFormat):  # type: ignore[no-untyped-def]
 
 
 def _print_table(table: object) -> None:
-    """A terminal's width where there is one; in CI logs wide enough that job names (what people
-    copy) stay on one line."""
-    if stdout.is_terminal:
-        stdout.print(table)
-        return
-    from rich.console import Console
-
-    Console(file=stdout.file, highlight=False, width=LOG_WIDTH).print(table)
-
-
-LOG_WIDTH = 160
+    """A terminal's width where there is one; in CI logs and pipes the table's natural width,
+    every cell whole (output.stdout is not bounded there), so job names stay on one line."""
+    stdout.print(table)
 
 
 def _warn(warnings: list[str]) -> None:
