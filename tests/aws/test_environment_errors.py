@@ -64,12 +64,9 @@ def test_a_region_with_a_trailing_blank_is_that_region(moto, saved_plan):
 def test_a_region_typo_on_the_command_line_is_exit_2_with_the_nearest(moto, tmp_path):
     env = {"SAGELAUNCH_CACHE_DIR": str(tmp_path / "cache")}
     proc = run_cli("plan", str(SMDDP), "--region", "us-eest-1", "--no-check-quota", env_changes=env)
-    line = one_error(proc, 2)
-    assert line == (
-        "error: unknown AWS region 'us-eest-1': did you mean us-east-1 or us-west-1? "
-        "(from --region or the AWS profile's region)"
-    )
-    assert "upgrade botocore" in hint(proc)
+    line = one_error(proc, 2)  # the image rule or the check before the SDK: either names it
+    assert "--region" in line and "'us-eest-1'" in line, line
+    assert "did you mean" in line and "us-east-1" in line and "us-west-1" in line, line
     status = run_cli("status", "some-job", env_changes={"AWS_DEFAULT_REGION": "eu-wset-1"})
     assert "unknown AWS region 'eu-wset-1': did you mean eu-west-1?" in one_error(status, 2)
 
