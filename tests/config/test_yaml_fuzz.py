@@ -39,6 +39,7 @@ SCALARS = [
     "train.py", "../nope", "2h", "90m", "36h", "1d", "sharded", "replicated", "File", "Pipe",
     # numbers in every spelling
     "0", "1", "-1", "3", "1.0", "-0.0", "0.0", "1e3", "1.5e-4", "0x1f", "0o17", "1_000", ".5",
+    "0b_", "-0x_", "0x", "1__0",
     ".inf", "-.inf", ".nan", ".NaN", "+.Inf", "99999999999999999999999", "1e999",
     # booleans and nulls
     "true", "false", "True", "FALSE", "yes", "no", "on", "off", "~", "null", "Null", "",

@@ -118,3 +118,10 @@ def test_a_mapping_of_only_a_merge_key_is_located_where_the_merged_keys_were_wri
     assert doc.data["b"] == {"a": 1} and doc.data["c"] == {"d": 2}
     assert doc.positions[("b", "a")] == ("c.yaml", 1, 8)
     assert doc.positions[("c", "d")] == ("c.yaml", 3, 16)
+
+
+@pytest.mark.parametrize("written", ["0b_", "-0x_", "0o_", "0b__", "!!int 0x_"])
+def test_a_text_yaml_reads_as_a_number_but_cannot_is_located_not_a_crash(written):
+    message = refusal(f"name: x\nv: [1, {written}]\n")
+    assert message.startswith("c.yaml:2:8: invalid YAML: ")
+    assert "reads as a number but is none: quote it to keep it as text" in message

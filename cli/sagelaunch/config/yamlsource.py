@@ -16,7 +16,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq, TaggedScalar
-from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.constructor import ConstructorError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import Event
 from ruamel.yaml.nodes import ScalarNode
@@ -67,6 +67,29 @@ class _TextDates(RoundTripConstructor):
 
 
 _TextDates.add_constructor(CORE + "timestamp", lambda self, node: str(node.value))
+
+
+def _number(construct: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """ruamel's number constructor, its crash on a text it resolved as a number and cannot
+    read (``0b_``, ``-0x_``: an IndexError; found by the fuzz test) a located YAML error."""
+
+    def checked(self: Any, node: Any) -> Any:
+        try:
+            return construct(self, node)
+        except (ValueError, IndexError):
+            raise ConstructorError(
+                problem=f"{node.value!r} reads as a number but is none: quote it to keep it as "
+                "text, or write the number",
+                problem_mark=node.start_mark,
+            ) from None
+
+    return checked
+
+
+for _kind in ("int", "float"):
+    _TextDates.add_constructor(
+        CORE + _kind, _number(RoundTripConstructor.yaml_constructors[CORE + _kind])
+    )
 
 
 def _yaml(label: str) -> YAML:
