@@ -189,8 +189,11 @@ def _above(root: Path) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
     below = root.name + "/"
     for folder in root.parents:
         lines = _lines(folder / GITIGNORE)
-        if lines:
-            found.append(("../" + below, _spec(lines)))
+        # A .gitignore that ignores the folder itself is not applied: the config names that
+        # folder (generated code under build/, a run's copy under .sagelaunch/), and git's
+        # rule would leave out every file in it.
+        if lines and not (spec := _spec(lines)).match_file(below):
+            found.append(("../" + below, spec))
         if (folder / ".git").exists():
             return list(reversed(found))
         below = folder.name + "/" + below

@@ -183,6 +183,14 @@ def test_gitignore_of_the_repository_above_source_dir_counts(tmp_path):
     ]
 
 
+def test_a_source_dir_the_repository_ignores_is_shipped_with_the_rules_inside_it(tmp_path):
+    # Generated code under build/, a run's copy under .sagelaunch/: the config names the folder.
+    tree(tmp_path, {".git/HEAD": "ref", ".gitignore": "build/\n*.ckpt\n"})
+    src = tree(tmp_path / "build" / "code", {"train.py": "x", ".gitignore": "*.log\n"})
+    tree(src, {"a.log": "l", "util.py": "u"})
+    assert [e.name for e in bundle_walk.walk(src).files] == [".gitignore", "train.py", "util.py"]
+
+
 def test_respect_gitignore_false_turns_gitignore_off_not_sagelaunchignore(tmp_path):
     tree(tmp_path / "code", {"train.py": "x", "a.log": "l", "b.tmp": "t"})
     tree(tmp_path / "code", {".gitignore": "*.log\n", ".sagelaunchignore": "*.tmp\n"})
