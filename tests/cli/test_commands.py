@@ -25,7 +25,13 @@ def test_validate_json_reports_errors_with_locations(cli, make_config):
     result = cli("validate", good, bad, "--output", "json")
     assert result.exit_code == 2
     reports = {r["file"]: r for r in json.loads(result.stdout)}
-    assert reports[str(good)] == {"file": str(good), "ok": True, "errors": [], "warnings": []}
+    assert reports[str(good)] == {
+        "file": str(good),
+        "ok": True,
+        "errors": [],
+        "warnings": [],
+        "sweep": None,  # no sweep block: no size
+    }
     (error,) = reports[str(bad)]["errors"]
     assert error["path"] == "compute.spot.max_wait" and error["line"] > 1
     assert "must be >= max_run" in error["message"]
