@@ -32,7 +32,7 @@ from sagelaunch.services import planning
 class TrialPlan:
     trial: Trial
     plan: Plan
-    bundle: bytes | None
+    bundle: bundles.BundleData | None  # the bundle's file (bytes in tests)
     code: bundles.Bundle | None = None  # what `bundle` came from (a failover attempt reuses it)
 
 
@@ -149,7 +149,8 @@ def plan_each(
             cache_dir=cache_dir,
         )
         name = trial_job_name(sweep_name, sweep_key, trial, plan.request)
-        yield TrialPlan(trial, plan.renamed(name), code.data if code else None, code)
+        plan = planning.with_code_warnings(plan, code)
+        yield TrialPlan(trial, plan.renamed(name), code, code)
 
 
 def _sweep_key(key: str | None) -> str:
