@@ -1,1 +1,1 @@
-print('linked')
+print("linked")
