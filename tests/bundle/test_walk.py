@@ -17,6 +17,7 @@ import pytest
 from sagelaunch import bundle, bundle_walk
 from sagelaunch.config.loader import load
 from sagelaunch.services.local_run import refuse_workdir_in_code
+from tests.bundle.test_bundle import tree
 
 CONFIG = """\
 name: walk
@@ -28,14 +29,6 @@ role: arn:aws:iam::123456789012:role/SageMakerRole
 output_path: s3://sagelaunch-examples/out/
 compute: {instance_type: ml.g5.2xlarge}
 """
-
-
-def tree(root, files: dict[str, str]):
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
 
 
 def names(code: bundle.Bundle) -> list[str]:
