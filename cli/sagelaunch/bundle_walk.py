@@ -291,8 +291,9 @@ def _scanned(file: Entry, found: Walk) -> bool:
 
     text = data.decode("utf-8", errors="replace")
     code = file.name.endswith((".py", ".pyi"))
+    shapes = secretscan.has_shape(text)
     for number, line in enumerate(text.splitlines(), start=1):
-        reason = secretscan.line_finding(line, code=code)
+        reason = secretscan.line_finding(line, code=code, shapes=shapes)
         if reason is not None:
             found.secrets.append(f"{file.name}:{number} ({reason})")
     return True

@@ -148,15 +148,26 @@ _BARE = re.compile(
 )
 
 
-def line_finding(line: str, code: bool = False) -> str | None:
+def has_shape(text: str) -> bool:
+    """Whether a credential's shape is anywhere in ``text``: a file without one skips the
+    per-line shape search (a bundle's files are scanned on every plan, cached ones too)."""
+    if "-----BEGIN" in text:  # the PEM shape: its (?s).* would backtrack over a whole file
+        return True
+    return any(p.search(text) for p, _ in _SHAPES_IN_TEXT if not p.pattern.startswith("(?s)"))
+
+
+def line_finding(line: str, code: bool = False, shapes: bool = True) -> str | None:
     """Why a line of a file holds a secret (never the value), or None: a credential's shape
     anywhere in it, or a secret-looking value given a name. In ``code`` (a .py file) only a
-    quoted value counts as given: ``token = tokenizer(x)`` names no secret."""
+    quoted value counts as given: ``token = tokenizer(x)`` names no secret. ``shapes=False``:
+    the caller knows the line holds no credential's shape."""
     if len(line) > 4096:
         line = line[:4096]
-    for pattern, reason in _SHAPES_IN_TEXT:
+    for pattern, reason in _SHAPES_IN_TEXT if shapes else ():
         if pattern.search(line):
             return f"has the shape of {reason}"
+    if ":" not in line and "=" not in line:
+        return None  # nothing is given a name without one
     named = [(m.group(1), m.group(3)) for m in _QUOTED.finditer(line)]
     if not code:
         named += [(m.group(1), m.group(2)) for m in _BARE.finditer(line)]
