@@ -80,6 +80,7 @@ BELOW_AWS = (
     "sagelaunch.job_events",
     "sagelaunch.s3uri",
     "sagelaunch.caches",  # where the trimmed botocore models are kept (aws/models.py)
+    "sagelaunch.nearest",  # "did you mean" for a region typo
 )
 
 

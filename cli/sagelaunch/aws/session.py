@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import functools
 import json
 import logging
@@ -19,6 +18,7 @@ from botocore.validate import validate_parameters
 
 from sagelaunch import caches
 from sagelaunch.errors import SagelaunchError, UsageError
+from sagelaunch.nearest import nearest
 
 if TYPE_CHECKING:
     import boto3
@@ -115,7 +115,7 @@ def region_problem(region: str) -> tuple[str, str] | None:
     known = known_regions()
     if region in known:
         return None
-    close = _closest(region.lower(), known)
+    close = nearest(region.lower(), known, cutoff=0.75)
     message = f"unknown AWS region {region!r}" + (
         f": did you mean {' or '.join(close)}?" if close else ""
     )
@@ -124,14 +124,6 @@ def region_problem(region: str) -> tuple[str, str] | None:
         f"region newer than this botocore ({botocore.__version__}), upgrade botocore"
     )
     return message, hint
-
-
-def _closest(region: str, known: frozenset[str]) -> list[str]:
-    """The known regions nearest ``region`` (all of those equally near: us-eest-1 is one letter
-    from us-east-1 and from us-west-1), or none near enough."""
-    scored = [(difflib.SequenceMatcher(None, region, name).ratio(), name) for name in known]
-    best = max((score for score, _ in scored), default=0.0)
-    return sorted(name for score, name in scored if score == best) if best >= 0.75 else []
 
 
 def require_region(region: str) -> str:

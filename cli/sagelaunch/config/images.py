@@ -201,11 +201,9 @@ def _py_version(py_version: str | None, version_config: dict[str, Any]) -> str |
 
 def _registry(region: str, registries: dict[str, str]) -> str:
     if region not in registries:
-        import difflib
+        from sagelaunch.nearest import nearest
 
-        ratios = {n: difflib.SequenceMatcher(None, region.lower(), n).ratio() for n in registries}
-        best = max(ratios.values(), default=0.0)
-        close = sorted(n for n, ratio in ratios.items() if ratio == best >= 0.8)
+        close = nearest(region.lower(), registries, cutoff=0.8)
         fix = ": use an AWS region name (us-east-1)"
         if close:
             fix = f"; did you mean {' or '.join(repr(name) for name in close)}?"
