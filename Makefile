@@ -7,7 +7,7 @@ BYTECODE := $(VENV)/.bytecode-stamp
 CONSTRAINTS := cli/constraints.txt
 
 comma := ,
-.PHONY: setup lock docs test test-fast lint demo try-aws bench schema golden clean test-sdk-v3 gpu-check
+.PHONY: setup lock docs test test-fast lint demo try-aws bench schema golden catalog clean test-sdk-v3 gpu-check
 
 setup: $(STAMP)
 
@@ -87,6 +87,11 @@ try-aws: setup
 
 golden: setup
 	$(PY) -m tests.golden.regenerate
+
+# The instance catalog (data/instances.json) from botocore's TrainingInstanceType enum, EC2's
+# instance data (moto's copy) and the accelerators' datasheets: after a botocore or moto upgrade.
+catalog: setup
+	$(PY) -m sagelaunch.catalog.instance_catalog
 
 bench: setup $(BYTECODE)
 	$(PY) tests/bench/run.py

@@ -58,6 +58,9 @@ class Topology(_Model):
     world_size: int
     mesh: dict[str, int] | None = None  # dp_replicate × dp_shard × pp × tp, when degrees are set
     groups: list[dict[str, Any]] | None = None  # heterogeneous: every group, which one trains
+    # Why processes_per_host (and so world_size) is not known: the instance type is not in the
+    # catalog, and the container starts one process per accelerator it finds.
+    unknown: str | None = None
 
 
 class Upload(_Model):
@@ -157,8 +160,9 @@ class Plan(_Model):
         data = self.model_dump(mode="json", by_alias=True)
         data["estimator"] = {k: v for k, v in data["estimator"].items() if v is not None}
         data["cost"] = self.cost.as_json()
-        if data["topology"].get("groups") is None:
-            data["topology"].pop("groups", None)
+        for optional in ("groups", "unknown"):  # plans without them keep their goldens
+            if data["topology"].get(optional) is None:
+                data["topology"].pop(optional, None)
         data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]
         if data["tuning"] is None:
             del data["tuning"]  # plans without tuning keep their keys (and their goldens)

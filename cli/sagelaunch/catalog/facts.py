@@ -36,6 +36,22 @@ def instance_kind(instance_type: str) -> str:
     return "gpu" if family[:1] in {"p", "g"} else "cpu"
 
 
+def interconnect(instance_type: str) -> dict[str, Any]:
+    """The link between the accelerators inside one instance (interconnect.json, by family);
+    empty where the instance has one accelerator, or none."""
+    known = instance(instance_type) or {}
+    if int(known.get("accelerators") or 0) < 2:
+        return {}
+    family = instance_type.removeprefix("ml.").split(".")[0]
+    return dict(load("interconnect")["families"].get(family, {}))
+
+
+def library_instances(name: str) -> list[str]:
+    """The instance types AWS documents for a distributed-training library
+    (distributed_libraries.json: ``smddp_with_torchrun``, ``smp_v2_supported``)."""
+    return list(load("distributed_libraries")[name])
+
+
 def accelerators_per_host(instance_type: str) -> int:
     """Processes a launcher starts per host: GPUs, else Neuron cores, else 1 (toolkit rule)."""
     known = instance(instance_type) or {}

@@ -123,3 +123,34 @@ def pytorch_version(version: str) -> str:
     """Resolve the SDK's short aliases ("2.2" -> "2.2.0") from its pytorch.json."""
     aliases = training_config("pytorch").get("version_aliases", {})
     return str(aliases.get(version, version))
+
+
+@cache
+def package_version(name: str) -> str:
+    """An installed package's version, read from its metadata (nothing is imported)."""
+    from importlib import metadata
+
+    return metadata.version(name)
+
+
+def botocore_model_file(service: str) -> Path:
+    """botocore's service model for ``service``: the newest API version it ships."""
+    folder = max((package_dir("botocore") / "data" / service).iterdir())
+    plain = folder / "service-2.json"
+    return plain if plain.is_file() else folder / "service-2.json.gz"
+
+
+@cache
+def botocore_shapes(service: str) -> dict[str, Any]:
+    """A service model's shapes, read as data (no botocore import)."""
+    import gzip
+
+    path = botocore_model_file(service)
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return dict(json.loads(raw)["shapes"])
+
+
+def training_instance_types() -> list[str]:
+    """The instance types CreateTrainingJob takes, in the API model's order (its
+    ``TrainingInstanceType`` enum: the service refuses any other)."""
+    return list(botocore_shapes("sagemaker")["TrainingInstanceType"]["enum"])

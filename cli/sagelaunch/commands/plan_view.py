@@ -47,6 +47,11 @@ def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
     if topology.groups:
         return _groups_tree(topology)
     hosts, per_host = topology.hosts, topology.processes_per_host
+    if topology.unknown:
+        return Tree(
+            f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
+            f"{hosts} hosts × unknown processes = world size unknown ({topology.unknown})"
+        )
     tree = Tree(
         f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
         f"{hosts} hosts × {per_host} processes = world size {topology.world_size}"

@@ -45,6 +45,20 @@ def placement(config: LaunchConfig) -> Placement:
     return registry.of(config).placement(config, per_host)
 
 
+def _unknown_per_host(config: LaunchConfig, per_host: int) -> str | None:
+    """Why the processes per host cannot be told: an accelerated type the catalog lacks, whose
+    count the launcher took from the catalog's default rather than from the config."""
+    instance_type = config.compute.instance_type
+    if facts.instance(instance_type) is not None or facts.instance_kind(instance_type) == "cpu":
+        return None
+    if config.framework == "xgboost" or per_host != facts.accelerators_per_host(instance_type):
+        return None
+    return (
+        f"{instance_type} is not in sagelaunch's catalog, so its accelerators per host are "
+        "unknown; the container starts one process per accelerator"
+    )
+
+
 def _topology(config: LaunchConfig) -> Topology:
     hosts = config.compute.instance_count
     placed = placement(config)
@@ -53,6 +67,7 @@ def _topology(config: LaunchConfig) -> Topology:
         processes_per_host=placed.processes_per_host,
         launcher=placed.launcher,
         world_size=hosts * placed.processes_per_host,
+        unknown=_unknown_per_host(config, placed.processes_per_host),
     )
     if placed.launcher != TORCHRUN:
         return found

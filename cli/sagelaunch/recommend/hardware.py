@@ -55,11 +55,11 @@ def for_instance(
 ) -> Hardware:
     """The catalog's figures; the optional arguments replace them (another cluster's own)."""
     known = facts.instance(instance_type) or {}
-    link = facts.load("interconnect")["instances"].get(instance_type, {})
+    link = facts.interconnect(instance_type)
     ranks = facts.accelerators_per_host(instance_type)
     share = known.get("accelerators", 1) / ranks  # a NeuronCore's share of its chip
     bf16 = (bf16_tflops or known.get("bf16_tflops") or 1) * 1e12 * share
-    fp8 = fp8_tflops or link.get("fp8_tflops")
+    fp8 = fp8_tflops or known.get("fp8_tflops")
     gbps = network_gbps if network_gbps is not None else known.get("network_gbps", 0)
     per_chip_memory = accelerator_memory_gb(known) * share
     return Hardware(

@@ -78,6 +78,13 @@ def device(instance_type: str) -> Device:
             f"{instance_type} has no GPU or Trainium accelerator to plan memory for",
             hint="choose e.g. ml.p4d.24xlarge, ml.p5.48xlarge or ml.trn1.32xlarge",
         )
+    if "bf16_tflops" not in known:
+        why = known.get("unknown", {}).get("bf16_tflops", "no peak figure is known")
+        raise UsageError(
+            f"{instance_type}'s compute peak is unknown ({why}): recommend cannot time a step",
+            hint="choose a type whose accelerator the catalog has figures for, e.g. "
+            "ml.p5.48xlarge or ml.g6e.12xlarge",
+        )
     ranks = facts.accelerators_per_host(instance_type)
     memory = hardware.accelerator_memory_gb(known) * known["accelerators"] / ranks
     return Device(
@@ -88,7 +95,7 @@ def device(instance_type: str) -> Device:
         memory_gb=memory,
         network_gbps=float(known.get("network_gbps", 0)),
         efa=bool(known.get("efa")),
-        smp_v2=instance_type in catalog.get("smp_v2_supported", []),
+        smp_v2=instance_type in facts.library_instances("smp_v2_supported"),
         host_memory_gb=float(known.get("memory_gib", 0)) * hardware.GIB / 1e9,
     )
 

@@ -46,7 +46,7 @@ class SmddpDistribution(NoSmp, DistributionGroups, Strict):
 def with_torchrun(config: ConfigView) -> bool:
     """SMDDP on p5-class instances runs under torchrun (the SDK refuses smdistributed there
     without torch_distributed)."""
-    instances = facts.load("instances")["smddp_with_torchrun"]
+    instances = facts.library_instances("smddp_with_torchrun")
     return config.framework == "pytorch" and config.compute.instance_type in instances
 
 
@@ -84,14 +84,15 @@ def smddp_instance_type(loaded: LoadedView) -> Iterator[Problem]:
     config = loaded.config
     if not isinstance(config.distribution, SmddpDistribution):
         return
-    instances = facts.load("instances")
-    allowed = instances["smddp_supported"]
+    sdk_list = sdk_data.fw_constant("SM_DATAPARALLEL_SUPPORTED_INSTANCE_TYPES")
+    allowed = [name for name in sdk_list if name.startswith("ml.")]  # not its "local_gpu"
     if config.framework == "pytorch":  # p5-class only with torchrun, which TensorFlow lacks
-        allowed = allowed + instances["smddp_with_torchrun"]
+        allowed += facts.library_instances("smddp_with_torchrun")
     if config.compute.instance_type not in allowed:
         yield loaded.problem(
             ("compute", "instance_type"),
-            f"the SMDDP library supports only {offered(allowed)} (AWS SMDDP docs), not "
+            f"the SMDDP library supports only {offered(allowed)} (the SDK's list and AWS's SMDDP "
+            "docs), not "
             f"{config.compute.instance_type}: a script that uses its backend fails there; use "
             "strategy: torchrun for NCCL data parallelism",
             severity="warning",

@@ -106,7 +106,7 @@ def smp_v2_instance_type(loaded: LoadedView) -> Iterator[Problem]:
     config = loaded.config
     if version(config) != 2:
         return
-    supported = facts.load("instances")["smp_v2_supported"]
+    supported = facts.library_instances("smp_v2_supported")
     if config.compute.instance_type not in supported:
         yield loaded.problem(
             ("compute", "instance_type"),
