@@ -9,8 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from sagelaunch.catalog import facts, instance_catalog
+from tests.conftest import EXAMPLES
+from tests.golden.regenerate import golden_plan
 
 
 def botocore_training_types() -> list[str]:
@@ -93,3 +96,35 @@ def test_the_generated_file_names_its_inputs():
     content = json.loads(instance_catalog.CATALOG_FILE.read_text(encoding="utf-8"))
     assert content["sources"]["types"].startswith("botocore ")
     assert "moto" in content["sources"]["ec2"]
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "hosts", "per_host"),
+    [("ml.p6-b200.48xlarge", 2, 8), ("ml.g6e.12xlarge", 1, 4), ("ml.p5.4xlarge", 1, 1)],
+)
+def test_plan_runs_one_process_per_accelerator(tmp_path, instance_type, hosts, per_host):
+    """The toolkit's torchrun launcher starts one process per GPU it finds: the plan says the
+    same for the types 2024's catalog lacked (a blank world size before)."""
+    plan = golden_plan(_fsdp_example(tmp_path, instance_type, hosts))
+    topology = plan["topology"]
+    assert (topology["processes_per_host"], topology["world_size"]) == (per_host, hosts * per_host)
+    assert "unknown" not in topology
+
+
+def test_plan_says_unknown_for_a_type_the_catalog_lacks(tmp_path, cli):
+    config = _fsdp_example(tmp_path, "ml.p7.48xlarge", 2)
+    assert "not in sagelaunch's catalog" in golden_plan(config)["topology"]["unknown"]
+    shown = cli("plan", config, "--no-check-quota")
+    assert shown.exit_code == 0, shown.output
+    assert "2 hosts × unknown processes = world size unknown" in shown.output
+    assert "did you mean ml.g7.48xlarge or ml.p5.48xlarge?" in shown.output  # validate's advice
+
+
+def _fsdp_example(tmp_path, instance_type: str, hosts: int):
+    config = yaml.safe_load((EXAMPLES / "fsdp-g5.yaml").read_text())
+    config["extends"] = str(EXAMPLES / "bases" / "team.yaml")
+    config["source_dir"] = str(EXAMPLES.parent / "entrypoints" / "pytorch")
+    config["compute"] = {"instance_type": instance_type, "instance_count": hosts}
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path

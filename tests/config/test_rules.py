@@ -22,6 +22,7 @@ SHIPPED_FSDP = {
 }
 P5 = {"instance_type": "ml.p5.48xlarge", "instance_count": 2}
 TRN = {"instance_type": "ml.trn1.32xlarge", "instance_count": 2}
+TORCHRUN = {"distribution": {"strategy": "torchrun"}}
 SMP1 = {"strategy": "smp", "processes_per_host": 8, "smp": {"version": 1, "parameters": {}}}
 
 
@@ -253,6 +254,12 @@ CASES |= TF_CASES
 CASES |= HETERO_CASES
 SPOT = {"instance_type": "ml.g5.2xlarge", "max_run": "24h"}
 CASES |= {
+    "efa_between_hosts": (
+        {"compute": {"instance_type": "ml.g6.4xlarge", "instance_count": 2}, **TORCHRUN},
+        "ml.g6.4xlarge has no EFA (the instance catalog: EC2's instance data): torchrun across 2 "
+        "hosts exchanges gradients over TCP at 25 Gbps; with EFA: ml.g6.8xlarge",
+        {"compute": {"instance_type": "ml.g6.8xlarge", "instance_count": 2}, **TORCHRUN},
+    ),
     "fallback_region_buckets": (
         {"compute": {"fallback": [{"region": "us-west-2"}]}},
         "keeps the config's S3 locations (output_path) in buckets of us-east-1",

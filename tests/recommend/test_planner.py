@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from sagelaunch.catalog import facts
 from sagelaunch.errors import UsageError
-from sagelaunch.recommend import layouts, planner, workload
+from sagelaunch.recommend import hardware, layouts, planner, workload
 from sagelaunch.recommend.memory import local_params
 from sagelaunch.recommend.workload import Shape, Workload, estimate_shape
 
@@ -464,3 +465,30 @@ def test_alternatives_rank_by_throughput_where_the_catalog_has_no_price():
     fitting = [c for c in rec.ranked() if c.fits]
     speeds = [c.speed(rec.workload).tokens_per_s for c in fitting]
     assert len(speeds) > 3 and speeds == sorted(speeds, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "ranks", "per_rank_gb"),
+    [
+        ("ml.p6-b200.48xlarge", 8, 180),  # the B200's nominal 180 GB (no CUDA figure measured)
+        ("ml.trn2.48xlarge", 64, 96 / 4),  # 96 GB a Trainium2 chip, 4 logical NeuronCores
+        ("ml.p6e-gb200.36xlarge", 4, 185),  # AWS's published P6e-GB200 figures
+    ],
+)
+def test_70b_on_this_generations_accelerators(instance_type, ranks, per_rank_gb):
+    """recommend plans a 70B model on each device's own memory and peak (the catalog's)."""
+    device = layouts.device(instance_type)
+    assert (device.ranks_per_host, device.memory_gb) == (ranks, pytest.approx(per_rank_gb))
+    rec = plan(70e9, instance_type)
+    assert rec.chosen.fits and rec.chosen.memory.total <= device.usable_gb
+    known = facts.instance(instance_type)
+    rank = hardware.for_instance(instance_type)
+    share = known["accelerators"] / ranks
+    assert rank.bf16_flops == pytest.approx(known["bf16_tflops"] * 1e12 * share)
+    assert rank.fp8_flops == pytest.approx(known["fp8_tflops"] * 1e12 * share)
+
+
+def test_a_gpu_without_a_peak_figure_is_refused_with_the_reason():
+    with pytest.raises(UsageError) as err:
+        layouts.device("ml.p2.xlarge")
+    assert "K80 has no bf16 or fp16 tensor units" in str(err.value)

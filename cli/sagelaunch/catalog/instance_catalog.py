@@ -64,8 +64,7 @@ def _variant(name: str, memory_mib: int | None) -> dict[str, Any]:
     matches = [
         figures
         for figures in known.values()
-        if figures["ec2_name"] == name
-        and figures.get("ec2_memory_mib", memory_mib) == memory_mib
+        if figures["ec2_name"] == name and figures.get("ec2_memory_mib", memory_mib) == memory_mib
     ]
     return matches[0] if len(matches) == 1 else {}
 
@@ -101,7 +100,7 @@ def entry(info: Mapping[str, Any]) -> dict[str, Any]:
             if key in figures:
                 found[key] = figures[key]
         if not figures:
-            unknown["bf16_tflops"] = f"no datasheet figures for {device['Name']} in accelerators.json"
+            unknown["bf16_tflops"] = f"accelerators.json has no figures for {device['Name']}"
         elif "bf16_tflops" not in figures:
             unknown["bf16_tflops"] = f"{device['Name']} has no bf16 or fp16 tensor units"
     found["vcpus"] = int(info["VCpuInfo"]["DefaultVCpus"])
@@ -138,7 +137,8 @@ def generate(
         if name in ec2:
             instances[instance_type] = {**entry(ec2[name]), "source": ec2_source}
         elif name in published:
-            instances[instance_type] = {**entry(published[name]), "source": published[name]["Source"]}
+            source = published[name]["Source"]
+            instances[instance_type] = {**entry(published[name]), "source": source}
         elif accelerated(instance_type):
             excluded[instance_type] = (
                 "neither EC2's instance data nor instances_published.json describes it"
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(generated_file())
     if "--check" in args:
         same = CATALOG_FILE.read_text(encoding="utf-8") == text
-        print("instances.json is up to date" if same else "instances.json differs: run make catalog")
+        print("instances.json is up to date" if same else "instances.json differs: make catalog")
         return 0 if same else 1
     CATALOG_FILE.write_text(text, encoding="utf-8")
     content = json.loads(text)

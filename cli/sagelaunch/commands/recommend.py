@@ -356,7 +356,11 @@ def _print(rec: Recommendation) -> None:
 def _as_reported(dev: Device) -> str:
     """GPUs' memory is the capacity CUDA reports (hardware.accelerator_memory_gb); a
     NeuronCore's is its share of the chip's published HBM."""
-    return ", as CUDA reports it" if dev.kind == "gpu" else ", a NeuronCore's share of its chip"
+    if dev.kind != "gpu":
+        return ", a NeuronCore's share of its chip"
+    if dev.measured:
+        return ", as CUDA reports it"
+    return f", the datasheet's nominal figure: what CUDA reports on {dev.accelerator} is unknown"
 
 
 def _speed_table(rec: Recommendation, rows: list[Candidate], chosen: Candidate) -> Table:

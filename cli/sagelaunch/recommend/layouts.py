@@ -53,6 +53,7 @@ class Device:
     efa: bool
     smp_v2: bool
     host_memory_gb: float = 0.0  # the instance's RAM, GB of 10^9 bytes (DeepSpeed's CPU offload)
+    measured: bool = True  # memory_gb is what CUDA reports, not the datasheet's nominal figure
 
     @property
     def usable_gb(self) -> float:
@@ -97,6 +98,7 @@ def device(instance_type: str) -> Device:
         efa=bool(known.get("efa")),
         smp_v2=instance_type in facts.library_instances("smp_v2_supported"),
         host_memory_gb=float(known.get("memory_gib", 0)) * hardware.GIB / 1e9,
+        measured="cuda_memory_gib" in known,
     )
 
 

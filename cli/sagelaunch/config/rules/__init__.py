@@ -15,6 +15,7 @@ from sagelaunch.config.loader import LoadedConfig
 # Registration happens on import: each module below adds its rules to RULES (rules/registry.py).
 from sagelaunch.config.rules import (  # noqa: F401
     capacity,
+    cluster,
     code,
     debugging,
     frameworks,

@@ -33,12 +33,29 @@ def instance_type_known(loaded: LoadedConfig) -> Iterator[Problem]:
             f"{instance_type!r} is not a SageMaker instance type (e.g. ml.p4d.24xlarge)",
         )
     elif facts.instance(instance_type) is None:
-        yield warning(
-            loaded,
-            ("compute", "instance_type"),
-            f"{instance_type} is not in sagelaunch's catalog: GPUs per host, cost and limits are "
-            "not checked",
+        yield warning(loaded, ("compute", "instance_type"), _not_in_catalog(instance_type))
+
+
+def _not_in_catalog(instance_type: str) -> str:
+    """The catalog holds every type of botocore's TrainingInstanceType enum (the API's own list,
+    which the service enforces), so a type outside it is one this botocore does not know."""
+    from sagelaunch.nearest import nearest
+
+    catalog = facts.load("instances")
+    if instance_type in catalog["excluded"]:
+        why = catalog["excluded"][instance_type]
+        return (
+            f"{instance_type} is not in sagelaunch's catalog ({why}): its accelerators per host, "
+            "cost and limits are not checked"
         )
+    close = nearest(instance_type, catalog["instances"], cutoff=0.85)
+    botocore = catalog["sources"]["types"].split(":")[0]
+    return (
+        f"{instance_type} is not a training instance type of {botocore}'s SageMaker model "
+        "(CreateTrainingJob's TrainingInstanceType): the service refuses a type it does not offer"
+        + (f"; did you mean {' or '.join(close)}?" if close else "")
+        + " (a type newer than this botocore: upgrade sagelaunch)"
+    )
 
 
 @rule
