@@ -46,6 +46,11 @@ COMMANDS: dict[str, Entry] = {
         "recommend",
         "Pick DDP, FSDP, SMP v2 or Neuron torchrun and an instance count from a memory model.",
     ),
+    "instances": Entry(
+        "instances",
+        "instances",
+        "Show the instance catalog: accelerators, memory, network, EFA, processes per host.",
+    ),
     "plan": Entry(
         "plan",
         "plan",

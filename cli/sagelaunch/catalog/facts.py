@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 
@@ -21,8 +22,39 @@ def load(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
+def catalog() -> dict[str, Any]:
+    """The instance catalog: the one `sagelaunch instances --refresh` wrote from EC2's live
+    answers into the cache folder, when there is a readable one, else the shipped
+    data/instances.json."""
+    path = refreshed_catalog_file()
+    try:
+        stat = path.stat()
+    except OSError:
+        return load("instances")
+    return _refreshed(str(path), stat.st_size, stat.st_mtime_ns) or load("instances")
+
+
+def refreshed_catalog_file() -> Path:
+    from sagelaunch import caches
+
+    return caches.folder("catalog") / "instances.json"
+
+
+@cache
+def _refreshed(path: str, size: int, mtime_ns: int) -> dict[str, Any] | None:
+    """A refreshed catalog, parsed once per version of the file; None when it is not one (a
+    half-edited or foreign file falls back to the shipped catalog)."""
+    try:
+        content = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(content, dict) or not isinstance(content.get("instances"), dict):
+        return None
+    return content
+
+
 def instance(instance_type: str) -> dict[str, Any] | None:
-    return load("instances")["instances"].get(instance_type)
+    return catalog()["instances"].get(instance_type)
 
 
 def instance_kind(instance_type: str) -> str:

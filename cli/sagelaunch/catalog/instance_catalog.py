@@ -152,17 +152,19 @@ def moto_ec2_data() -> dict[str, Any]:
     return dict(json.loads(gzip.decompress(path.read_bytes())))
 
 
-def generated_file() -> dict[str, Any]:
-    """The contents of data/instances.json, from the installed botocore and moto."""
+def generated_file(
+    ec2: Mapping[str, Mapping[str, Any]] | None = None, ec2_from: str | None = None
+) -> dict[str, Any]:
+    """The contents of data/instances.json, from the installed botocore and moto; or, given EC2's
+    live answers (``ec2``) and where they came from (``ec2_from``), the refreshed catalog."""
     botocore = sdk_data.package_version("botocore")
-    moto = sdk_data.package_version("moto")
     published = facts.load("instances_published")
     accelerators = facts.load("accelerators")
+    if ec2 is None:
+        moto = sdk_data.package_version("moto")
+        ec2, ec2_from = moto_ec2_data(), f"as moto {moto} ships it (moto/{MOTO_EC2_DATA})"
     body = generate(
-        sdk_data.training_instance_types(),
-        moto_ec2_data(),
-        published["instance_types"],
-        ec2_source="ec2",
+        sdk_data.training_instance_types(), ec2, published["instance_types"], ec2_source="ec2"
     )
     return {
         "description": (
@@ -172,7 +174,7 @@ def generated_file() -> dict[str, Any]:
         ),
         "sources": {
             "types": f"botocore {botocore}: the sagemaker model's TrainingInstanceType enum",
-            "ec2": f"EC2 DescribeInstanceTypes, as moto {moto} ships it (moto/{MOTO_EC2_DATA})",
+            "ec2": f"EC2 DescribeInstanceTypes, {ec2_from}",
             "published": f"data/instances_published.json (as of {published['as_of']})",
             "accelerators": f"data/accelerators.json (as of {accelerators['as_of']})",
         },

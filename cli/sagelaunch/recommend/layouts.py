@@ -66,7 +66,7 @@ class Device:
 
 def device(instance_type: str) -> Device:
     """The catalog entry (data/instances.json) of an accelerated instance type; UsageError else."""
-    catalog = facts.load("instances")
+    catalog = facts.catalog()
     known = catalog["instances"].get(instance_type)
     if known is None:
         close = difflib.get_close_matches(instance_type, list(catalog["instances"]), n=3)

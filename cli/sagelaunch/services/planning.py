@@ -266,9 +266,20 @@ def cache_key(
         "versions": versions or installed_versions(),
         "sagelaunch": sagelaunch_files(),
         "sdk_defaults": sdk_defaults(),
+        "catalog": refreshed_catalog(),
     }
     text = json.dumps(payload, sort_keys=True, allow_nan=True, default=_exact)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def refreshed_catalog() -> str | None:
+    """The sha256 of the instance catalog `instances --refresh` wrote (facts.catalog reads it in
+    place of the shipped one: processes per host, EFA, recommend), None where there is none."""
+    from sagelaunch.catalog.facts import refreshed_catalog_file
+
+    with suppress(OSError):
+        return hashlib.sha256(refreshed_catalog_file().read_bytes()).hexdigest()
+    return None
 
 
 def sagelaunch_files() -> list[tuple[str, int, int]]:

@@ -46,7 +46,7 @@ def _source(known: dict) -> str:
 def _with_efa(instance_type: str, known: dict) -> list[str]:
     """The types of the same family and accelerator that have EFA, smallest first."""
     family = instance_type.removeprefix("ml.").split(".")[0]
-    catalog = facts.load("instances")["instances"]
+    catalog = facts.catalog()["instances"]
     found = [
         (entry["vcpus"], name)
         for name, entry in catalog.items()

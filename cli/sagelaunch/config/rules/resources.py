@@ -41,7 +41,7 @@ def _not_in_catalog(instance_type: str) -> str:
     which the service enforces), so a type outside it is one this botocore does not know."""
     from sagelaunch.nearest import nearest
 
-    catalog = facts.load("instances")
+    catalog = facts.catalog()
     if instance_type in catalog["excluded"]:
         why = catalog["excluded"][instance_type]
         return (
