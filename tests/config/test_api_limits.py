@@ -28,7 +28,8 @@ def botocore_limits() -> dict[str, dict[str, Any]]:
 
     def walk(shape, path: str, within: tuple[str, ...]) -> None:
         meta = shape.metadata
-        if shape.type_name in ("string", "list", "map") and ({"min", "max", "pattern"} & set(meta)):
+        limited = ("string", "list", "map", "integer", "long")
+        if shape.type_name in limited and ({"min", "max", "pattern"} & set(meta)):
             entry = {"shape": shape.name, "type": shape.type_name, "min": meta.get("min", 0)}
             entry.update({k: meta[k] for k in ("max", "pattern") if k in meta})
             found[path] = entry
@@ -121,6 +122,25 @@ def test_the_numbers_and_patterns_still_in_code_are_the_models():
     channel = limit("CreateTrainingJob.InputDataConfig[].ChannelName")
     assert channel.pattern.endswith("]+") and (channel.min, channel.max) == (1, 64)
     assert resources.CHANNEL_NAME.pattern == f"^{channel.pattern[:-1]}{{1,64}}$"
+    # The config model's numeric bounds (its schema needs them at import): the model's numbers.
+    from sagelaunch.config.model import Compute
+
+    runtime = limit(
+        "CreateHyperParameterTuningJob.HyperParameterTuningJobConfig.ResourceLimits."
+        "MaxRuntimeInSeconds"
+    )
+    assert _bounds(Tuning, "max_runtime") == (runtime.min, runtime.max)
+    retries = limit("CreateTrainingJob.RetryStrategy.MaximumRetryAttempts")
+    assert _bounds(Compute, "retries")[1] == retries.max  # 0: no RetryStrategy sent
+    volume = limit("CreateTrainingJob.ResourceConfig.VolumeSizeInGB")
+    assert _bounds(Compute, "volume_size_gb") == (volume.min, volume.max)
+
+
+def _bounds(model, field: str) -> tuple[int | None, int | None]:
+    metadata = model.model_fields[field].metadata
+    low = next((m.ge for m in metadata if getattr(m, "ge", None) is not None), None)
+    high = next((m.le for m in metadata if getattr(m, "le", None) is not None), None)
+    return low, high
 
 
 def model_shape(member: str):

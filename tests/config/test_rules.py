@@ -459,9 +459,6 @@ def test_parameter_server_counts_mpirun_processes_and_names_num_ps(make_config):
 @pytest.mark.parametrize(
     ("compute", "fires"),
     [
-        ({"keep_alive": 3600}, False),  # the API model's maximum
-        ({"keep_alive": 3601}, True),
-        ({"keep_alive": 0}, False),
         ({"max_run": 28 * 86400}, False),  # 28 days: the service's limit
         ({"max_run": 28 * 86400 + 1}, True),
         ({"max_run": 1}, False),

@@ -2,11 +2,12 @@
 model, as data.
 
 The service enforces them (botocore does not, client-side), so each one a config breaks is a
-refused job. Every string, list and map limit of the two requests (lengths, member counts,
-patterns) is generated into `data/api_limits.json` from the SageMaker model botocore ships
-(`python -m sagelaunch.config.api_limits` writes it; tests/config/test_api_limits.py checks that it
-equals what the installed botocore says), so no number is copied by hand and `validate` reads a
-few kilobytes instead of botocore's 4 MB model (about 0.2 s to parse), without importing botocore.
+refused job. Every string, list, map and number limit of the two requests (lengths, member
+counts, patterns, ranges) is generated into `data/api_limits.json` from the SageMaker model
+botocore ships (`python -m sagelaunch.config.api_limits` writes it; tests/config/test_api_limits.py
+checks that it equals what the installed botocore says), so no number is copied by hand and
+`validate` reads a few kilobytes instead of botocore's 4 MB model (about 0.2 s to parse), without
+importing botocore.
 
 A limit's path names a request member: ``CreateTrainingJob.Tags`` (the list),
 ``CreateTrainingJob.Tags[].Key`` (a member of each element), ``CreateTrainingJob.Environment{key}``
@@ -15,7 +16,6 @@ and ``{value}`` (a map's keys and values).
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -24,21 +24,23 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from sagelaunch.catalog.sdk_data import package_dir
+from sagelaunch.catalog.sdk_data import botocore_model_file, botocore_shapes, package_dir
 
 LIMITS_FILE = Path(__file__).resolve().parent.parent / "data" / "api_limits.json"
 OPERATIONS = ("CreateTrainingJob", "CreateHyperParameterTuningJob")
+NUMBERS = ("integer", "long")  # the two requests' numeric members (the model has no float bounds)
+LIMITED = ("string", "list", "map", *NUMBERS)
 SERVICE = "sagemaker"
 
 
 @dataclass(frozen=True)
 class Limit:
-    """What the model allows at one request path: a string's length and pattern, or a list's or
-    a map's number of members."""
+    """What the model allows at one request path: a string's length and pattern, a list's or
+    a map's number of members, or a number's range."""
 
     path: str
     shape: str
-    type: str  # string | list | map
+    type: str  # string | list | map | integer | long
     min: int = 0
     max: int | None = None
     pattern: str = ""  # the model's (Java) pattern, matched against the whole string
@@ -171,21 +173,18 @@ def _fullmatch(java: str, value: str) -> bool:
 
 def model_file() -> Path:
     """botocore's SageMaker service model: the newest API version it ships."""
-    folder = max((package_dir("botocore") / "data" / SERVICE).iterdir())
-    plain = folder / "service-2.json"
-    return plain if plain.is_file() else folder / "service-2.json.gz"
+    return botocore_model_file(SERVICE)
 
 
 @cache
 def service_shapes() -> dict[str, Any]:
     """The SageMaker service model's shapes, read as data (no botocore import)."""
-    path = model_file()
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    return dict(json.loads(raw)["shapes"])
+    return botocore_shapes(SERVICE)
 
 
 def generate(shapes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every string, list and map limit of the two requests, by path, from the model's shapes."""
+    """Every string, list, map and number limit of the two requests, by path, from the model's
+    shapes."""
     found: dict[str, dict[str, Any]] = {}
     for operation in OPERATIONS:
         _walk(shapes, f"{operation}Request", operation, (), found)
@@ -201,7 +200,7 @@ def _walk(
 ) -> None:
     shape = shapes[name]
     kind = shape["type"]
-    if kind in ("string", "list", "map") and any(k in shape for k in ("min", "max", "pattern")):
+    if kind in LIMITED and any(k in shape for k in ("min", "max", "pattern")):
         entry: dict[str, Any] = {"shape": name, "type": kind, "min": int(shape.get("min", 0))}
         if "max" in shape:
             entry["max"] = int(shape["max"])

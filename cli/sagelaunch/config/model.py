@@ -181,10 +181,10 @@ class Compute(Strict):
         None,
         description="UltraServer placement (ResourceConfig.InstancePlacementConfig, API shape).",
     )
-    volume_size_gb: int = Field(30, ge=1, le=16384, description="EBS volume per instance, in GB.")
+    volume_size_gb: int = Field(30, ge=0, description="EBS volume per instance, in GB.")
     max_run: Duration = Field(86400, description="Stopping condition: longest run (max 28 days).")
     keep_alive: Duration = Field(
-        0, description="Warm-pool keep-alive in seconds (0 = off, <= 3600)."
+        0, description="Warm-pool keep-alive in seconds (0 = off, at most 21600)."
     )
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
     max_wait: Duration | None = Field(

@@ -1,5 +1,5 @@
 """The service's limits on what a launch config writes into CreateTrainingJob and
-CreateHyperParameterTuningJob, located in the config: lengths and patterns of strings, the number
+CreateHyperParameterTuningJob, located in the config: lengths and patterns of strings, the ranges of numbers, the number
 of members of lists and maps (config.api_limits reads them from botocore's model, as data).
 
 botocore checks none of them client-side; the service refuses the whole request
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch.config.api_limits import (
+    NUMBERS,
     Limit,
     MapLimits,
     limit,
@@ -187,6 +188,21 @@ def s3_inputs(config: LaunchConfig) -> Found:
             yield ("inputs", name, "uri"), channel.uri
 
 
+def max_wait(config: LaunchConfig) -> Found:
+    """StoppingCondition.MaxWaitTimeInSeconds: spot.max_wait, or the on-demand compute.max_wait."""
+    compute = config.compute
+    if compute.spot is not None:
+        yield ("compute", "spot", "max_wait"), compute.spot.max_wait
+    elif compute.max_wait is not None:
+        yield ("compute", "max_wait"), compute.max_wait
+
+
+def retries(config: LaunchConfig) -> Found:
+    """RetryStrategy.MaximumRetryAttempts, sent only for retries > 0."""
+    if config.compute.retries:
+        yield ("compute", "retries"), config.compute.retries
+
+
 def ranges(kind: str) -> Where:
     """The names of the tuning ranges of one kind (the request lists each kind apart)."""
 
@@ -261,6 +277,7 @@ class Check:
     noun: str  # one value, as the message names it ("tag key"); a list's or map's members
     where: Where
     pattern: bool = True  # False: a rule of its own checks the pattern, with its own message
+    unit: str = ""  # a number's, as the message writes it (" s", " GB")
 
 
 RANGE_KINDS = {
@@ -329,6 +346,39 @@ CHECKS: tuple[Check, ...] = (
         "UltraServer id",
         each(("compute", "placement", "PlacementSpecifications"), "UltraServerId"),
     ),
+    Check(
+        TRAINING + "ResourceConfig.InstanceCount", "instance count", at("compute", "instance_count")
+    ),
+    Check(
+        TRAINING + "ResourceConfig.InstanceGroups[].InstanceCount",
+        "instance count",
+        each(("compute", "groups"), "instance_count"),
+    ),
+    Check(
+        TRAINING + "ResourceConfig.InstancePlacementConfig.PlacementSpecifications[].InstanceCount",
+        "instance count",
+        each(("compute", "placement", "PlacementSpecifications"), "InstanceCount"),
+    ),
+    Check(
+        TRAINING + "ResourceConfig.VolumeSizeInGB",
+        "volume",
+        at("compute", "volume_size_gb"),
+        unit=" GB",
+    ),
+    Check(
+        TRAINING + "ResourceConfig.KeepAlivePeriodInSeconds",
+        "keep-alive",
+        at("compute", "keep_alive"),
+        unit=" s",
+    ),
+    Check(
+        TRAINING + "StoppingCondition.MaxRuntimeInSeconds",
+        "max_run",
+        at("compute", "max_run"),
+        unit=" s",
+    ),
+    Check(TRAINING + "StoppingCondition.MaxWaitTimeInSeconds", "max_wait", max_wait, unit=" s"),
+    Check(TRAINING + "RetryStrategy.MaximumRetryAttempts", "retry count", retries),
     Check(TRAINING + "VpcConfig.Subnets", "subnets", at("network", "subnets")),
     Check(TRAINING + "VpcConfig.Subnets[]", "subnet id", each(("network", "subnets"))),
     Check(
@@ -410,6 +460,33 @@ CHECKS: tuple[Check, ...] = (
     ),
     Check(TRAINING + "ExperimentConfig.RunName", "name", at("experiment", "run_name")),
     Check(TRAINING + "ProfilerConfig.S3OutputPath", "S3 URI", at("profiler", "s3_output_path")),
+    Check(
+        TUNING + "HyperParameterTuningJobConfig.ResourceLimits.MaxNumberOfTrainingJobs",
+        "training job count",
+        at("tuning", "max_jobs"),
+    ),
+    Check(
+        TUNING + "HyperParameterTuningJobConfig.ResourceLimits.MaxParallelTrainingJobs",
+        "parallel training job count",
+        at("tuning", "max_parallel_jobs"),
+    ),
+    Check(
+        TUNING + "HyperParameterTuningJobConfig.ResourceLimits.MaxRuntimeInSeconds",
+        "tuning max_runtime",
+        at("tuning", "max_runtime"),
+        unit=" s",
+    ),
+    Check(TUNING + "HyperParameterTuningJobConfig.RandomSeed", "seed", at("tuning", "random_seed")),
+    Check(
+        TUNING + "HyperParameterTuningJobConfig.StrategyConfig.HyperbandStrategyConfig.MinResource",
+        "minimum resource",
+        at("tuning", "hyperband", "min_resource"),
+    ),
+    Check(
+        TUNING + "HyperParameterTuningJobConfig.StrategyConfig.HyperbandStrategyConfig.MaxResource",
+        "maximum resource",
+        at("tuning", "hyperband", "max_resource"),
+    ),
     Check(
         TUNING + "HyperParameterTuningJobConfig.HyperParameterTuningJobObjective.MetricName",
         "metric name",
@@ -493,6 +570,17 @@ UNREACHABLE: dict[str, str] = {
     TRAINING + "InputDataConfig[].DataSource.S3DataSource.HubAccessConfig": "no config key",
     TRAINING + "InputDataConfig[].DataSource.DatasetSource": "no config key",
     TRAINING + "ResourceConfig.InstancePreferences": "no config key (no SDK v2 argument sets it)",
+    TRAINING + "ResourceConfig.SelectedInstanceCount": (
+        "the service's answer (DescribeTrainingJob), not something a request sets"
+    ),
+    TRAINING + "StoppingCondition.MaxPendingTimeInSeconds": (
+        "no config key (no SDK v2 argument sets it)"
+    ),
+    TRAINING + "DebugRuleConfigurations[].VolumeSizeInGB": _SDK_RULE,
+    TRAINING + "ProfilerRuleConfigurations[].VolumeSizeInGB": _SDK_RULE,
+    TUNING + "HyperParameterTuningJobConfig.TuningJobCompletionCriteria": (
+        "no config key (completion criteria are not offered)"
+    ),
     TRAINING + "DebugHookConfig.LocalPath": "no config key: the SDK's default path is sent",
     TRAINING + "DebugHookConfig.HookParameters": (
         "no config key: the hook is set through its collections (debugger.hook.collections)"
@@ -594,6 +682,13 @@ def limit_problems(loaded: LoadedConfig) -> Iterator[Problem]:
 def violation(found: Limit, check: Check, value: Any) -> str | None:
     """What the service refuses in ``value`` (the first thing), or None."""
     cite = f"({found.operation} {found.member}: {_REFUSED[found.operation]})"
+    if found.type in NUMBERS:
+        shown = f"{_a(check.noun)} of {value}{check.unit}"
+        if value < found.min:
+            return f"{shown}: at least {found.min}{check.unit} {cite}"
+        if found.max is not None and value > found.max:
+            return f"{shown}: at most {found.max}{check.unit} {cite}"
+        return None
     if found.type in ("list", "map"):
         count = len(value)
         if found.max is not None and count > found.max:

@@ -201,7 +201,10 @@ class Tuning(Strict):
     )
     max_parallel_jobs: int = Field(1, ge=1, description="Training jobs at once (SDK default 1).")
     max_runtime: int | None = Field(
-        None, ge=120, description="Longest the tuning job may run, in seconds."
+        None,
+        ge=120,
+        le=15768000,
+        description="Longest the tuning job may run, in seconds (the API's 120 to 15768000).",
     )
     early_stopping: Literal["Off", "Auto"] = Field("Off", description="early_stopping_type.")
     random_seed: int | None = Field(None, description="Seed of the search (reproducible picks).")

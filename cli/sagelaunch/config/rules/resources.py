@@ -12,8 +12,10 @@ from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 
-MAX_RUN_SECONDS = 28 * 86400  # StoppingCondition.MaxRuntimeInSeconds: 28 days (service quota)
-MAX_KEEP_ALIVE = 3600  # ResourceConfig.KeepAlivePeriodInSeconds: max 3600 (API model)
+# StoppingCondition.MaxRuntimeInSeconds: "The maximum value is 28 days" (SageMaker API reference,
+# StoppingCondition; not in botocore's model, which states only its minimum, 1). Every bound the
+# model states (keep-alive 0-21600, retries 1-30, ...) is checked from it: api_request_limits.
+MAX_RUN_SECONDS = 28 * 86400
 # The API's patterns (botocore's sagemaker service model).
 ROLE_ARN = re.compile(r"^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$")
 S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
@@ -60,12 +62,16 @@ def _not_in_catalog(instance_type: str) -> str:
 
 @rule
 def run_time_ranges(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The API refuses MaxRuntimeInSeconds over 28 days and KeepAlive over 3600 s."""
+    """The service refuses MaxRuntimeInSeconds over 28 days (its API reference; the model's
+    minimum, 1 s, is api_request_limits')."""
     compute = loaded.config.compute
-    if not 1 <= compute.max_run <= MAX_RUN_SECONDS:
-        yield error(loaded, ("compute", "max_run"), "must be between 1 second and 28 days")
-    if not 0 <= compute.keep_alive <= MAX_KEEP_ALIVE:
-        yield error(loaded, ("compute", "keep_alive"), "must be between 0 and 3600 seconds")
+    if compute.max_run > MAX_RUN_SECONDS:
+        yield error(
+            loaded,
+            ("compute", "max_run"),
+            f"{compute.max_run} s is over 28 days ({MAX_RUN_SECONDS} s), the most SageMaker "
+            "runs a training job (API reference, StoppingCondition)",
+        )
 
 
 @rule
