@@ -1,6 +1,7 @@
 """The service's limits on what a launch config writes into CreateTrainingJob and
-CreateHyperParameterTuningJob, located in the config: lengths and patterns of strings, the ranges of numbers, the number
-of members of lists and maps (config.api_limits reads them from botocore's model, as data).
+CreateHyperParameterTuningJob, located in the config: lengths and patterns of strings, ranges of
+numbers, the number of members of lists and maps (config.api_limits reads them from botocore's
+model, as data).
 
 botocore checks none of them client-side; the service refuses the whole request
 (ValidationException) for any one, so each is an error. `validate` sees the config, which is a
