@@ -254,6 +254,11 @@ CASES |= TF_CASES
 CASES |= HETERO_CASES
 SPOT = {"instance_type": "ml.g5.2xlarge", "max_run": "24h"}
 CASES |= {
+    "image_cuda_runs_on_the_gpu": (
+        {"compute": {"instance_type": "ml.p6-b200.48xlarge"}, "framework_version": "2.6.0"},
+        "pytorch 2.6.0's GPU image has CUDA 12.6",
+        {"compute": {"instance_type": "ml.p6-b200.48xlarge"}, "framework_version": "2.7.1"},
+    ),
     "efa_between_hosts": (
         {"compute": {"instance_type": "ml.g6.4xlarge", "instance_count": 2}, **TORCHRUN},
         "ml.g6.4xlarge has no EFA (the instance catalog: EC2's instance data): torchrun across 2 "

@@ -19,6 +19,7 @@ from sagelaunch.config.rules import (  # noqa: F401
     code,
     debugging,
     frameworks,
+    gpu,
     groups,
     parallelism,
     resources,
