@@ -41,6 +41,7 @@ class Cost(_Model):
     spot: bool
     prices_as_of: str
     price_region: str
+    price_source: str | None = None  # where hourly_usd comes from, with its date or age
     note: str | None = None
     max_wait_s: int | None = None
     groups: list[dict[str, Any]] | None = None  # heterogeneous: per-group price and hosts

@@ -44,6 +44,17 @@ def moto_url():
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def closed_port():
+    """A loopback port bound and never listening: a connection to it is refused at once."""
+    import socket
+
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    yield held.getsockname()[1]
+    held.close()
+
+
 def aws_environment(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
     """Point botocore at ``endpoint`` with fake credentials, shielded from the user's AWS setup."""
     for var in (
@@ -65,12 +76,15 @@ def aws_environment(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
 
 
 @pytest.fixture
-def moto(moto_url, model_cache, monkeypatch):
+def moto(moto_url, model_cache, monkeypatch, closed_port):
     """A clean moto (all state reset) with the examples' bucket, and the environment pointing
     at it. Returns the endpoint URL."""
     request = urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST")
     urllib.request.urlopen(request, timeout=10).close()
     aws_environment(monkeypatch, moto_url)
+    # moto serves no Price List API (its server answers with a page on stdout): `plan` with
+    # credentials finds it unreachable and keeps the shipped prices (tests/aws/test_pricing.py).
+    monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", f"http://127.0.0.1:{closed_port}")
     monkeypatch.setenv("XDG_CACHE_HOME", model_cache)
     # A job's next state is there at once (moto, or a proxy that scripts it): look again after
     # 0.05 s, not after the 5 s a real job's watch waits between looks.

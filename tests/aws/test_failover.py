@@ -146,7 +146,7 @@ def status_of(cli, name: str) -> dict:
 
 
 def test_status_of_any_attempt_shows_the_chain_and_its_cost(cli, scarce):
-    from sagelaunch.catalog import facts
+    from sagelaunch.catalog import prices
     from tests.aws.conftest import training_job
 
     scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
@@ -166,7 +166,7 @@ def test_status_of_any_attempt_shows_the_chain_and_its_cost(cli, scarce):
         "1 × ml.g5.2xlarge", "1 × ml.g5.12xlarge", "2 × ml.g5.48xlarge",
     ]  # fmt: skip
     assert [a["spot"] for a in attempts] == [True, True, False]
-    hourly = [facts.hourly_price(t) for t in ("ml.g5.2xlarge", "ml.g5.12xlarge", "ml.g5.48xlarge")]
+    hourly = [prices.hourly_price(t) for t in ("ml.g5.2xlarge", "ml.g5.12xlarge", "ml.g5.48xlarge")]
     expected = [round(h * n / 6, 2) for h, n in zip(hourly, (1, 1, 2), strict=True)]  # type: ignore[operator]
     assert [a["cost_usd"] for a in attempts] == expected
     assert views[0]["chain_cost_usd"] == round(sum(expected), 2)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sagelaunch.catalog import facts
+from sagelaunch.catalog import prices
 from tests.aws.conftest import submitted, training_job
 
 pytestmark = pytest.mark.integration
@@ -25,13 +25,13 @@ def billed_job(cli, moto, plan_copy) -> str:
 
 
 def test_status_shows_what_the_job_cost(cli, billed_job):
-    hourly = facts.hourly_price("ml.p4d.24xlarge")
+    hourly = prices.hourly_price("ml.p4d.24xlarge")
     assert hourly is not None
     cost = json.loads(cli("status", billed_job, "-o", "json").stdout)["cost"]
     assert cost["billable_seconds"] == 1800 and cost["training_seconds"] == 3600
     assert cost["usd"] == round(hourly * 2 * 1800 / 3600, 2)
     assert cost["spot_savings_usd"] == round(hourly * 2 * 1800 / 3600, 2)
-    assert cost["prices_as_of"] == facts.load("prices")["as_of"]
+    assert cost["prices_as_of"] == prices.price("ml.p4d.24xlarge", "us-east-1").as_of
 
 
 def test_wait_prints_the_cost(cli, billed_job):
@@ -58,7 +58,7 @@ def test_a_sweep_shows_each_trials_cost_and_the_sum(cli, moto, tmp_path):
     for trial in first["trials"]:
         training_job(trial["job_name"]).billable_time_in_seconds = 3600
     again = cli("sweep", path, "--idempotency-key", "c1", "-o", "json")
-    hourly = facts.hourly_price("ml.g5.xlarge")
+    hourly = prices.hourly_price("ml.g5.xlarge")
     assert hourly is not None
     costs = {
         t["parameters"]["compute.instance_count"]: t["cost_usd"]

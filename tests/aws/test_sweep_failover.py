@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 import yaml
 
-from sagelaunch.catalog import facts
+from sagelaunch.catalog import prices
 from tests.aws.capacity_proxy import twice_at_once
 from tests.aws.conftest import boto_client, training_job
 from tests.aws.test_sweep import CONFIG
@@ -69,7 +69,7 @@ def test_the_trials_cost_sums_every_attempt(cli, scarce, chain_sweep):
     for name in names:
         training_job(name).billable_time_in_seconds = 3600
     _, again = sweep(cli, chain_sweep, "sf-2")
-    small, large = facts.hourly_price("ml.g5.xlarge"), facts.hourly_price("ml.g5.2xlarge")
+    small, large = prices.hourly_price("ml.g5.xlarge"), prices.hourly_price("ml.g5.2xlarge")
     assert small is not None and large is not None
     counts = [t["parameters"]["compute.instance_count"] for t in again["trials"]]
     expected = sum(round(small * n, 2) + round(large * n, 2) for n in counts)

@@ -42,7 +42,7 @@ def test_an_unknown_key_in_an_alternative_is_refused(cli):
 
 
 def test_plan_shows_each_alternative_with_its_price(cli):
-    from sagelaunch.catalog import facts
+    from sagelaunch.catalog import prices
 
     chain = "[{instance_type: ml.p5.48xlarge, instance_count: 1}, {region: us-west-2}]"
     result = cli("plan", SMDDP, "--set", f"compute.fallback={chain}", "-o", "json")
@@ -52,7 +52,7 @@ def test_plan_shows_each_alternative_with_its_price(cli):
         ("ml.p5.48xlarge", 1, "us-east-1"),
         ("ml.p4d.24xlarge", 2, "us-west-2"),
     ]
-    assert rows[0]["hourly_usd"] == facts.hourly_price("ml.p5.48xlarge")
+    assert rows[0]["hourly_usd"] == prices.hourly_price("ml.p5.48xlarge")
 
 
 def test_a_plan_without_a_chain_has_no_alternatives_key(cli):

@@ -120,7 +120,9 @@ def test_unknown_price_is_null_not_made_up(cli, make_config):
     )
     cost = json.loads(result.stdout)["cost"]
     assert (
-        cost["hourly_usd"] is None and cost["max_usd"] is None and "no price known" in cost["note"]
+        cost["hourly_usd"] is None
+        and cost["max_usd"] is None
+        and "no public price for ml.g4dn.12xlarge" in cost["note"]
     )
 
 

@@ -88,7 +88,3 @@ def accelerators_per_host(instance_type: str) -> int:
     """Processes a launcher starts per host: GPUs, else Neuron cores, else 1 (toolkit rule)."""
     known = instance(instance_type) or {}
     return int(known.get("neuron_cores") or known.get("accelerators") or 1)
-
-
-def hourly_price(instance_type: str) -> float | None:
-    return load("prices")["on_demand_hourly"].get(instance_type)

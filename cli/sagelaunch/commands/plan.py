@@ -80,6 +80,7 @@ def plan(
         region,
         job_name,
         progress=lambda: stderr.status("building the request with the SageMaker SDK (offline)…"),
+        advise=lambda line: stderr.print(f"[yellow]warning:[/yellow] {escape(line)}"),
     )
     for warning in result.warnings:  # on stderr in every format; json also lists them
         stderr.print(f"[yellow]warning:[/yellow] {escape(str(warning))}", highlight=False)

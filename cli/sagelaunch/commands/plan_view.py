@@ -135,14 +135,16 @@ def _cost(cost: Cost) -> None:
     elif cost.groups:
         text = (
             f"${cost.hourly_usd}/h for {cost.instance_type} = at most ${cost.max_usd} for "
-            f"max_run (prices as of {cost.prices_as_of})"
+            f"max_run ({cost.price_region} prices as of {cost.prices_as_of})"
         )
     else:
         text = (
             f"${cost.hourly_usd}/h × {cost.instance_count} = at most "
-            f"${cost.max_usd} for max_run (prices as of {cost.prices_as_of})"
+            f"${cost.max_usd} for max_run ({cost.price_region} prices as of {cost.prices_as_of})"
         )
     stdout.print(f"[bold]cost[/bold]   {text}", highlight=False)
+    if cost.price_source:
+        stdout.print(f"       [dim]price: {cost.price_source}[/dim]", highlight=False)
     if cost.note:
         stdout.print(f"       [dim]{cost.note}[/dim]", highlight=False)
 

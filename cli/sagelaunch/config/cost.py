@@ -1,19 +1,22 @@
-"""Cost estimate from the dated price table: never a made-up number."""
+"""Cost estimate from the price of the config's type in its region (catalog/prices.py: a fresh
+Price List API answer, else the shipped snapshot): never a made-up number."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.catalog import facts
+from sagelaunch.catalog import facts, prices
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Cost
 
 
-def estimate(config: LaunchConfig) -> Cost:
-    """``max_usd = hourly × instance_count × max_run``; unknown prices stay null, with a note."""
+def estimate(config: LaunchConfig, region: str | None = None) -> Cost:
+    """``max_usd = hourly × instance_count × max_run``; unknown prices stay null, with a note
+    that says why."""
     compute = config.compute
-    prices = facts.load("prices")
-    hourly = facts.hourly_price(compute.instance_type)
+    region = region or config.region or facts.load("prices")["default_region"]
+    found = prices.price(compute.instance_type, region)
+    hourly = found.usd_per_hour if found else None
     cost = Cost(
         instance_type=compute.instance_type,
         instance_count=compute.instance_count,
@@ -22,26 +25,27 @@ def estimate(config: LaunchConfig) -> Cost:
         if hourly is None
         else round(hourly * compute.instance_count * compute.max_run / 3600, 2),
         spot=compute.spot is not None,
-        prices_as_of=prices["as_of"],
-        price_region=prices["region"],
-        note=_note(config, hourly),
+        prices_as_of=found.as_of if found else "unknown",
+        price_region=region,
+        price_source=found.describe() if found else None,
+        note=_note(config, hourly, region),
         max_wait_s=compute.spot.max_wait if compute.spot else None,
     )
     if config.compute.groups:
         from sagelaunch.config.group_plan import group_cost
 
-        return group_cost(config, cost)
+        return group_cost(config, cost, region)
     return cost
 
 
-def _note(config: LaunchConfig, hourly: float | None) -> str | None:
+def _note(config: LaunchConfig, hourly: float | None, region: str) -> str | None:
     if config.compute.spot:
         return (
             "spot: billed for the seconds actually used at the spot rate (up to ~90% less); "
             "max_usd is the on-demand ceiling for max_run"
         )
     if hourly is None:
-        return f"no price known for {config.compute.instance_type}; see the AWS pricing page"
+        return prices.unknown_reason(config.compute.instance_type, region)
     return None
 
 
@@ -54,31 +58,39 @@ def job_cost(job: dict[str, Any]) -> dict[str, object] | None:
     billable = job.get("BillableTimeInSeconds")
     if billable is None:
         return None
-    prices = facts.load("prices")
-    hourly = _hourly_of_cluster(job.get("ResourceConfig", {}))
+    region = _region_of(job)
+    hourly, dates = _hourly_of_cluster(job.get("ResourceConfig", {}), region)
     trained = job.get("TrainingTimeInSeconds") or billable
     cost: dict[str, object] = {
         "billable_seconds": billable,
         "training_seconds": trained,
         "usd": None if hourly is None else round(hourly * billable / 3600, 2),
         "spot_savings_usd": None,
-        "prices_as_of": prices["as_of"],
-        "price_region": prices["region"],
+        "prices_as_of": max(dates) if dates else "unknown",
+        "price_region": region,
     }
     if hourly is not None and job.get("EnableManagedSpotTraining"):
         cost["spot_savings_usd"] = round(hourly * max(trained - billable, 0) / 3600, 2)
     return cost
 
 
-def _hourly_of_cluster(resources: dict[str, Any]) -> float | None:
-    """The cluster's price per hour (all its instances), or None when a type's price is unknown."""
-    total = 0.0
+def _region_of(job: dict[str, Any]) -> str:
+    """The job's region, from its ARN (arn:aws:sagemaker:REGION:ACCOUNT:training-job/NAME)."""
+    parts = str(job.get("TrainingJobArn", "")).split(":")
+    return parts[3] if len(parts) > 3 and parts[3] else facts.load("prices")["default_region"]
+
+
+def _hourly_of_cluster(resources: dict[str, Any], region: str) -> tuple[float | None, list[str]]:
+    """The cluster's price per hour (all its instances) and the prices' dates; None when a
+    type's price is unknown."""
+    total, dates = 0.0, []
     for group in resources.get("InstanceGroups") or [resources]:
-        hourly = facts.hourly_price(group.get("InstanceType", ""))
-        if hourly is None:
-            return None
-        total += hourly * int(group.get("InstanceCount", 1))
-    return total
+        found = prices.price(group.get("InstanceType", ""), region)
+        if found is None:
+            return None, []
+        total += found.usd_per_hour * int(group.get("InstanceCount", 1))
+        dates.append(found.as_of)
+    return total, dates
 
 
 def total_usd(costs: list[dict[str, object] | None]) -> float | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sagelaunch.catalog import facts
+from sagelaunch.catalog import facts, prices
 from sagelaunch.config.groups import HOMOGENEOUS
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Cost
@@ -23,7 +23,7 @@ def group_topology(config: LaunchConfig, launcher: str, per_host: int) -> list[d
             "accelerators_per_host": facts.accelerators_per_host(group.instance_type)
             if facts.instance_kind(group.instance_type) != "cpu"
             else 0,
-            "hourly_usd": facts.hourly_price(group.instance_type),
+            "hourly_usd": prices.hourly_price(group.instance_type, config.region),
             "trains": group.trains,
             "launcher": launcher if group.trains else "python",
             "processes_per_host": per_host if group.trains else 1,
@@ -32,16 +32,16 @@ def group_topology(config: LaunchConfig, launcher: str, per_host: int) -> list[d
     ]
 
 
-def group_cost(config: LaunchConfig, cost: Cost) -> Cost:
+def group_cost(config: LaunchConfig, cost: Cost, region: str | None = None) -> Cost:
     """``cost`` for the whole cluster: hourly_usd is the sum over groups of price × hosts, so
     max_usd = hourly_usd × max_run; unknown when any group's price is unknown."""
     groups = groups_of(config)
-    prices = {g.instance_type: facts.hourly_price(g.instance_type) for g in groups}
-    unknown = sorted(t for t, p in prices.items() if p is None)
+    hourly_of = {g.instance_type: prices.hourly_price(g.instance_type, region) for g in groups}
+    unknown = sorted(t for t, p in hourly_of.items() if p is None)
     hourly = (
         None
         if unknown
-        else sum((prices[g.instance_type] or 0.0) * g.instance_count for g in groups)
+        else sum((hourly_of[g.instance_type] or 0.0) * g.instance_count for g in groups)
     )
     summed: dict[str, Any] = {
         "instance_type": " + ".join(f"{g.instance_count}×{g.instance_type}" for g in groups),
@@ -53,7 +53,7 @@ def group_cost(config: LaunchConfig, cost: Cost) -> Cost:
                 "name": g.name,
                 "instance_type": g.instance_type,
                 "instance_count": g.instance_count,
-                "hourly_usd": prices[g.instance_type],
+                "hourly_usd": hourly_of[g.instance_type],
             }
             for g in groups
         ],

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from sagelaunch.catalog import facts
+from sagelaunch.catalog import prices
 from sagelaunch.recommend import hardware
 from sagelaunch.recommend.comms import step_comms
 from sagelaunch.recommend.memory import Sharding, local_params, rank_block_params, stage_share
@@ -388,6 +388,6 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
 def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: int) -> StepTime:
     """The step on `count` instances of `instance_type`, and tokens per dollar from its price."""
     timed = step(workload, sharding, hardware.for_instance(instance_type), count)
-    price = facts.hourly_price(instance_type)
+    price = prices.hourly_price(instance_type)
     per_dollar = timed.tokens_per_s * 3600 / (price * count) if price else None
     return replace(timed, tokens_per_dollar=per_dollar)

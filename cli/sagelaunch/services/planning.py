@@ -123,8 +123,11 @@ def make_plan(
     job_name: str | None,
     progress: Progress = nullcontext,
     cache_dir: Path | None = None,
+    advise: Callable[[str], None] | None = None,
 ) -> MadePlan:
-    """Load, check, bundle and plan (from the cache when unchanged): `plan` and `submit CONFIG`."""
+    """Load, check, bundle and plan (from the cache when unchanged): `plan` and `submit CONFIG`.
+    With ``advise`` (`plan`), prices are asked of the Price List API where credentials allow, and
+    ``advise`` hears when it did not answer: said once, never a warning `--strict` counts."""
     from sagelaunch.config.validation import load_valid
 
     loaded, warnings = load_valid(config, overrides)
@@ -143,7 +146,24 @@ def make_plan(
         cache_dir=cache_dir,
     )
     _check_request_limits(loaded, plan)
+    plan = with_current_prices(plan, loaded, advise)
     return MadePlan(with_code_warnings(plan, code), code, loaded)
+
+
+def with_current_prices(
+    plan: Plan, loaded: LoadedConfig, advise: Callable[[str], None] | None
+) -> Plan:
+    """``plan`` with its cost from today's prices (a cached plan keeps the request, not the
+    price): the Price List API asked first where credentials allow (services.prices)."""
+    from sagelaunch.config import cost
+    from sagelaunch.services.prices import refresh_if_possible
+
+    compute = loaded.config.compute
+    types = [g.instance_type for g in compute.groups] if compute.groups else [compute.instance_type]
+    unasked = refresh_if_possible(types, plan.region) if advise else None
+    if advise and unasked:
+        advise(unasked)
+    return plan.model_copy(update={"cost": cost.estimate(loaded.config, plan.region)})
 
 
 def with_code_warnings(plan: Plan, code: bundles.Bundle | None) -> Plan:
@@ -234,7 +254,7 @@ def build_plan(
         region=region,
         estimator=captured.estimator,
         request=captured.request,
-        cost=cost.estimate(config),
+        cost=cost.estimate(config, region),
         topology=topology.topology(config),
         upload=Upload.model_validate({**bundle.summary(), "s3_uri": code_uri}) if bundle else None,
         warnings=[PlanWarning.from_problem(w) for w in warnings or []] + captured.warnings,

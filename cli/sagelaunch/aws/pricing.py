@@ -1,0 +1,50 @@
+"""The AWS Price List API (`pricing:GetProducts`, service code AmazonSageMaker): each instance
+type's products in a region, as the API answers them (PriceList: JSON strings), for
+catalog/prices.py to read. The API is served from us-east-1 (and eu-central-1, ap-south-1) for
+every region's prices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from sagelaunch.aws.errors import translated
+
+SERVICE_CODE = "AmazonSageMaker"
+ENDPOINT_REGION = "us-east-1"
+
+
+def products(pricing: Any, instance_types: Iterable[str], region: str) -> dict[str, list[str]]:
+    """{instance type: its PriceList entries in ``region``} (an empty list: the API lists none).
+    An endpoint that does not serve the API at all (a stand-in such as moto's) is `NotServed`."""
+    from botocore.exceptions import ClientError
+
+    from sagelaunch.aws.errors import error_code
+    from sagelaunch.aws.quotas import NotServed, not_served
+    from sagelaunch.errors import AwsError
+
+    try:
+        return {name: _products(pricing, name, region) for name in instance_types}
+    except AwsError as exc:
+        cause, endpoint = exc.__context__, pricing.meta.endpoint_url
+        if isinstance(cause, ClientError) and not_served(cause, endpoint):
+            raise NotServed(
+                f"the Price List API is not served by this endpoint ({endpoint}: "
+                f"GetProducts answered {error_code(cause)})"
+            ) from None
+        raise
+
+
+@translated
+def _products(pricing: Any, instance_type: str, region: str) -> list[str]:
+    filters = [
+        {"Type": "TERM_MATCH", "Field": "regionCode", "Value": region},
+        {"Type": "TERM_MATCH", "Field": "instanceType", "Value": instance_type},
+    ]
+    found: list[str] = []
+    pages = pricing.get_paginator("get_products").paginate(
+        ServiceCode=SERVICE_CODE, Filters=filters, FormatVersion="aws_v1"
+    )
+    for page in pages:
+        found.extend(page.get("PriceList", []))
+    return found
