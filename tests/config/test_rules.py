@@ -9,6 +9,7 @@ import pytest
 from sagelaunch.config.loader import load
 from sagelaunch.config.rules import RULES, check
 from tests.config.hetero_cases import HETERO_CASES
+from tests.config.hf_rule_cases import HF_CASES
 from tests.config.tf_rule_cases import TF_CASES
 
 P4D = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
@@ -252,6 +253,7 @@ CASES = {
 }
 CASES |= TF_CASES
 CASES |= HETERO_CASES
+CASES |= HF_CASES
 SPOT = {"instance_type": "ml.g5.2xlarge", "max_run": "24h"}
 CASES |= {
     "image_cuda_runs_on_the_gpu": (

@@ -27,7 +27,7 @@ TF_CASES = {
     ),
     "tensorflow_strategy": (
         {**TF, "distribution": {"strategy": "torchrun"}},
-        "the TensorFlow container runs none, parameter_server",
+        "the TensorFlow container runs none, multi_worker_mirrored, parameter_server",
         {**TF, "distribution": {"strategy": "parameter_server"}, "compute": TWO_C5},
     ),
     "smp_v2_is_pytorch": (

@@ -29,12 +29,15 @@ STRATEGIES = registry.strategies()
 def config_for(strategy: Strategy) -> LaunchConfig:
     """A minimal config of this strategy, on a GPU instance of a framework it runs."""
     framework = "pytorch" if "pytorch" in strategy.frameworks else sorted(strategy.frameworks)[0]
+    versions: dict[str, str] = {"framework_version": "2.2.0"}
+    if framework == "huggingface":
+        versions = {"transformers_version": "4.36.0", "pytorch_version": "2.1.0"}
     return LaunchConfig.model_validate(
         {
             "name": "caps",
             "framework": framework,
             "entry_point": "train.py",
-            "framework_version": "2.2.0",
+            **versions,
             "compute": {"instance_type": "ml.p4d.24xlarge", "instance_count": 2},
             "distribution": {"strategy": strategy.name},
         }
@@ -44,6 +47,7 @@ def config_for(strategy: Strategy) -> LaunchConfig:
 def test_the_builtin_strategies_are_registered():
     assert registry.names() == [
         "none", "torchrun", "smddp", "smp", "mpi", "parameter_server", "multi_worker_mirrored",
+        "pytorchddp",
     ]  # fmt: skip
 
 

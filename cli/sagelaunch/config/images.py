@@ -11,42 +11,17 @@ from the dated `data/images.json`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
+from sagelaunch.config.image_types import ImageUnavailable, TrainingImage, instance_family
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.strategies import registry
 
 DEFAULT_REGION = "us-east-1"
-_FAMILY = re.compile(r"^ml[\._]([a-z\d\-]+)\.?\w*$")  # the SDK's get_instance_type_family
 _NEURON_REPOSITORIES = ("pytorch-training-neuron", "pytorch-training-neuronx")
 _IMAGE_TAG_VERSION = re.compile(r":(\d+\.\d+(?:\.\d+)?)-")
-
-
-class ImageUnavailable(Exception):
-    """The SDK cannot resolve a training image for these settings; ``field`` is the config key."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
-@dataclass(frozen=True)
-class TrainingImage:
-    uri: str
-    framework: str  # the SDK's config name: pytorch, pytorch-smp, pytorch-neuron, xgboost, ...
-    version: str  # as given (the SDK keeps an alias such as "2.2" in the tag)
-    table_version: str  # the versions-table key the alias resolves to
-    py_version: str | None
-    processor: str | None
-
-
-def instance_family(instance_type: str | None) -> str:
-    match = _FAMILY.match(instance_type or "")
-    return match[1] if match else ""
 
 
 def version_from_image(image_uri: str | None) -> str | None:
@@ -118,6 +93,8 @@ def training_image(config: LaunchConfig, region: str) -> str | None:
     if known:
         return known
     try:
+        if config.framework == "huggingface":
+            return huggingface_image(config, region).uri
         return sdk_training_image(
             config.framework,
             region,
@@ -129,6 +106,21 @@ def training_image(config: LaunchConfig, region: str) -> str | None:
         ).uri
     except ImageUnavailable:
         return None
+
+
+def huggingface_image(config: LaunchConfig, region: str) -> TrainingImage:
+    """The image the SDK's HuggingFace estimator resolves for ``config`` (GPU instances), or
+    ImageUnavailable (config/hf_images.py)."""
+    from sagelaunch.config import hf_images
+
+    return hf_images.sdk_image(
+        region,
+        config.transformers_version,
+        config.base_framework,
+        config.base_framework_version,
+        config.py_version,
+        config.compute.instance_type,
+    )
 
 
 def smp_image(config: LaunchConfig) -> bool:
@@ -285,6 +277,8 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     Returns None when the SDK resolves the image itself, or when nobody knows one (the caller then
     asks for ``image_uri``).
     """
+    if config.framework == "huggingface" and not config.image_uri:
+        return _huggingface_neuronx(config, region)
     if config.image_uri or config.framework != "pytorch" or not config.framework_version:
         return None
     table = facts.load("images")
@@ -296,11 +290,39 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
     return _uri(supplied[0], region, supplied[1]) if supplied else None
 
 
+def _huggingface_neuronx(config: LaunchConfig, region: str | None) -> str | None:
+    """On Trainium, the Hugging Face neuronx image the SDK cannot resolve (config/hf_images.py);
+    None elsewhere, or for versions its table lacks (a rule says which)."""
+    from sagelaunch.config import hf_images
+
+    if facts.instance_kind(config.compute.instance_type) != "trainium":
+        return None
+    try:
+        return hf_images.neuronx_image(
+            region or DEFAULT_REGION,
+            config.transformers_version,
+            config.pytorch_version,
+            config.py_version,
+        ).uri
+    except ImageUnavailable:
+        return None
+
+
 def default_py_version(config: LaunchConfig) -> str | None:
     """The Python version a careful SDK user would pass: the newest the image table offers for
     this framework version (the PyTorch estimator requires one; XGBoost's is always py3)."""
     if config.framework == "xgboost":
         return "py3"
+    if config.framework == "huggingface":
+        from sagelaunch.config import hf_images
+
+        trainium = facts.instance_kind(config.compute.instance_type) == "trainium"
+        return hf_images.default_py_version(
+            config.transformers_version,
+            config.base_framework,
+            config.base_framework_version,
+            trainium,
+        )
     framework = "pytorch-smp" if smp_image(config) else config.framework
     family = instance_family(config.compute.instance_type)
     try:

@@ -350,8 +350,9 @@ class LaunchConfig(Strict):
         description="Exact training job name (as the SDK's fit(job_name=...)); default: name + "
         "timestamp.",
     )
-    framework: Literal["pytorch", "xgboost", "tensorflow"] = Field(
-        description="pytorch, xgboost or tensorflow."
+    framework: Literal["pytorch", "xgboost", "tensorflow", "huggingface"] = Field(
+        description="pytorch, xgboost, tensorflow or huggingface (the SDK's HuggingFace "
+        "estimator: transformers_version with pytorch_version or tensorflow_version)."
     )
     entry_point: str | None = Field(
         None,
@@ -383,6 +384,21 @@ class LaunchConfig(Strict):
         None,
         description='Framework version, e.g. pytorch "2.2.0" or "2.2", xgboost "1.7-1" or '
         '"latest": any version or alias the installed SDK lists. Optional with image_uri.',
+    )
+    transformers_version: str | None = Field(
+        None,
+        description="framework huggingface: the Transformers version of the Hugging Face image, "
+        'e.g. "4.36.0" or "4.36" (any the installed SDK\'s huggingface.json lists).',
+    )
+    pytorch_version: str | None = Field(
+        None,
+        description="framework huggingface: the image's PyTorch version for that Transformers "
+        'version, e.g. "2.1.0" (full or short, as transformers_version is).',
+    )
+    tensorflow_version: str | None = Field(
+        None,
+        description="framework huggingface: the image's TensorFlow version instead of "
+        'pytorch_version, e.g. "2.6.3".',
     )
     py_version: str | None = Field(
         None, description="Python version of the image, e.g. py310 (default: from the version)."
@@ -487,6 +503,8 @@ class LaunchConfig(Strict):
         needs_version = self.image_uri is None or (
             self.framework == "xgboost" and self.entry_point is not None
         )
+        if self.framework == "huggingface":  # its versions: config/rules/huggingface.py
+            needs_version = False
         if needs_version and not self.framework_version:
             raise ValueError(
                 "framework_version is required" + ("" if self.image_uri else " (or give image_uri)")
@@ -496,6 +514,21 @@ class LaunchConfig(Strict):
     @property
     def is_builtin_algorithm(self) -> bool:
         return self.framework == "xgboost" and self.entry_point is None
+
+    @property
+    def base_framework(self) -> str:
+        """The framework the image runs: a Hugging Face job's PyTorch or TensorFlow."""
+        if self.framework != "huggingface":
+            return self.framework
+        return "tensorflow" if self.tensorflow_version else "pytorch"
+
+    @property
+    def base_framework_version(self) -> str | None:
+        """That framework's version (a Hugging Face job's pytorch_version or tensorflow_version),
+        as the SDK's HuggingFace estimator checks its distribution against it."""
+        if self.framework != "huggingface":
+            return self.framework_version
+        return self.tensorflow_version or self.pytorch_version
 
 
 def _yaml_scalar_text(value: Any) -> Any:

@@ -44,6 +44,13 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
             "the built-in XGBoost algorithm runs only in its own container",
             "run the script-mode equivalent: --set entry_point=train_xgboost.py",
         )
+    if config.framework == "huggingface":
+        raise UsageError(
+            "sagelaunch local does not run Hugging Face jobs yet (the DLC's transformers, "
+            "datasets and accelerate are not emulated)",
+            "plan and submit it, or run the script as framework pytorch with the packages "
+            "installed here",
+        )
     cluster = _cluster(config, options)
     strategy = registry.of(config)
     strategy.check_local(config)

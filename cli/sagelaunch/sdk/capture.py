@@ -61,6 +61,7 @@ def build_estimator(spec: EstimatorSpec, session: Any) -> Any:
         "sagemaker.pytorch.PyTorch": sdk.pytorch.PyTorch,
         "sagemaker.xgboost.XGBoost": sdk.xgboost.XGBoost,
         "sagemaker.tensorflow.TensorFlow": sdk.tensorflow.TensorFlow,
+        "sagemaker.huggingface.HuggingFace": sdk.huggingface.HuggingFace,
         "sagemaker.estimator.Estimator": sdk.estimator.Estimator,
     }
     # A deep copy: the SDK adds its sagemaker_* keys into the hyperparameters dict it is given,

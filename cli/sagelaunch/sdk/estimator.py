@@ -93,6 +93,11 @@ def _estimator_spec(
 
         _set_image(kwargs, config, region)
         return EstimatorSpec(TENSORFLOW, tensorflow_kwargs(config, kwargs), inputs)
+    if config.framework == "huggingface":
+        from sagelaunch.sdk.huggingface import HUGGINGFACE, huggingface_kwargs
+
+        _set_image(kwargs, config, region)
+        return EstimatorSpec(HUGGINGFACE, huggingface_kwargs(config, kwargs), inputs)
     if config.framework == "xgboost":
         kwargs["py_version"] = config.py_version or "py3"
         _set_image(kwargs, config, region)
@@ -160,8 +165,19 @@ def _v3_image(config: LaunchConfig, region: str) -> str | None:
     """SDK v3's ModelTrainer always sends its training_image, which skips v2's checks of the
     distribution for the instance type (v3 has none: torchrun runs on a CPU instance too). The
     request is planned through v2's estimator, so it gets the image v2 resolves for the job."""
-    if config.sdk != "v3" or not config.framework_version:
+    if config.sdk != "v3" or not (config.framework_version or config.transformers_version):
         return None
+    if config.framework == "huggingface":
+        hf: str = sagemaker().image_uris.get_training_image_uri(
+            region,
+            config.framework,
+            config.transformers_version,
+            config.py_version or default_py_version(config),
+            pytorch_version=config.pytorch_version,
+            tensorflow_version=config.tensorflow_version,
+            instance_type=config.compute.instance_type,
+        )
+        return hf
     image: str = sagemaker().image_uris.retrieve(
         config.framework,
         region,

@@ -46,6 +46,7 @@ def sagemaker() -> ModuleType:
     with offline(), _trimmed_service_models():
         import sagemaker as sdk
         import sagemaker.estimator
+        import sagemaker.huggingface
         import sagemaker.inputs
         import sagemaker.parameter
         import sagemaker.pytorch

@@ -38,7 +38,7 @@ class MpiDistribution(NoSmp, DistributionGroups, Strict):
 
 class MpiStrategy(Strategy):
     name = NAME
-    frameworks = frozenset({"pytorch", "tensorflow"})
+    frameworks = frozenset({"pytorch", "tensorflow", "huggingface"})
     priority = 30
     sdk_hyperparameters = MPI_HYPERPARAMETERS
     runs_deepspeed = True

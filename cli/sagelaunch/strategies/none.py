@@ -28,7 +28,7 @@ class NoDistribution(NoMpiSettings, NoSmp, Strict):
 
 class NoStrategy(Strategy):
     name = NAME
-    frameworks = frozenset({"pytorch", "tensorflow", "xgboost"})
+    frameworks = frozenset({"pytorch", "tensorflow", "xgboost", "huggingface"})
     priority = 1000  # takes every request and distribution the others leave
 
     @property

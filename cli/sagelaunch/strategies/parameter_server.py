@@ -49,6 +49,7 @@ def parameter_server_one_host(loaded: LoadedView) -> Iterator[Problem]:
 
 class ParameterServerStrategy(TensorFlowFlagStrategy):
     name = NAME
+    frameworks = frozenset({"tensorflow", "huggingface"})  # Hugging Face: TensorFlow only
     priority = 5
     sdk_key = SDK_KEY
     hyperparameter = HYPERPARAMETER

@@ -16,6 +16,7 @@ from sagelaunch.strategies.mpi import MpiStrategy
 from sagelaunch.strategies.multi_worker_mirrored import MultiWorkerMirroredStrategy
 from sagelaunch.strategies.none import NoStrategy
 from sagelaunch.strategies.parameter_server import ParameterServerStrategy
+from sagelaunch.strategies.pytorchddp import PytorchDdpStrategy
 from sagelaunch.strategies.smddp import SmddpStrategy
 from sagelaunch.strategies.smp import SmpStrategy
 from sagelaunch.strategies.torchrun import TorchrunStrategy
@@ -43,6 +44,7 @@ for _strategy in (
     MpiStrategy(),
     ParameterServerStrategy(),
     MultiWorkerMirroredStrategy(),
+    PytorchDdpStrategy(),
 ):
     register(_strategy)
 

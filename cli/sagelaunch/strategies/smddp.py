@@ -136,7 +136,7 @@ def tensorflow_smddp_versions(loaded: LoadedView) -> Iterator[Problem]:
 
 class SmddpStrategy(Strategy):
     name = NAME
-    frameworks = frozenset({"pytorch", "tensorflow"})
+    frameworks = frozenset({"pytorch", "tensorflow", "huggingface"})
     priority = 20
     smdistributed = True
     sdk_hyperparameters = frozenset(

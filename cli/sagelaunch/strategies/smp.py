@@ -174,7 +174,7 @@ def _smp_v1_values(loaded: LoadedView, params: dict, at: tuple) -> Iterator[Prob
 
 class SmpStrategy(Strategy):
     name = NAME
-    frameworks = frozenset({"pytorch", "tensorflow"})  # TensorFlow: SMP v1 only (rules)
+    frameworks = frozenset({"pytorch", "tensorflow", "huggingface"})  # SMP v1 only: rules
     priority = 10
     smdistributed = True
     sdk_hyperparameters = frozenset(

@@ -33,7 +33,7 @@ class TensorFlowFlagStrategy(Strategy):
         return None
 
     def imported(self, hyperparameters: dict[str, Any], framework: str) -> dict[str, Any] | None:
-        if framework == "tensorflow" and hyperparameters.get(self.hyperparameter) is True:
+        if framework in self.frameworks and hyperparameters.get(self.hyperparameter) is True:
             return {"strategy": self.name}
         return None
 

@@ -32,7 +32,7 @@ class TorchrunDistribution(NoMpiSettings, NoSmp, DistributionGroups, Strict):
 
 class TorchrunStrategy(Strategy):
     name = NAME
-    frameworks = frozenset({"pytorch"})
+    frameworks = frozenset({"pytorch", "huggingface"})
     priority = 50
     sdk_hyperparameters = frozenset({TORCH_DISTRIBUTED_HYPERPARAMETER})
     runs_deepspeed = True

@@ -13,11 +13,11 @@ from typing import Any
 from sagelaunch import naming, redact
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
-from sagelaunch.config import images
+from sagelaunch.config import hf_images, images
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters, number_or_text
 from sagelaunch.strategies import registry, smp
-from sagelaunch.translate import import_extras, tf_import
+from sagelaunch.translate import hf_import, import_extras, tf_import
 
 # DescribeTrainingJob fields that say what happened to a job, not what was asked for.
 DESCRIBE_ONLY = {
@@ -115,6 +115,8 @@ def _image_region(uri: str) -> str | None:
 
 
 def _framework(image: str) -> str:
+    if hf_images.is_training_image(image):
+        return "huggingface"
     if "xgboost" in image:
         return "xgboost"
     return "tensorflow" if tf_import.is_tensorflow_image(image) else "pytorch"
@@ -156,6 +158,8 @@ def _image(
     them, else image_uri (with the version read from a DLC-style tag)."""
     named = config.get("distribution", {}).get("groups")
     instance_type = import_extras.training_instance_type(request, named)
+    if framework == "huggingface":
+        return hf_import.huggingface_settings(uri, region, instance_type)
     strategy = registry.get(config.get("distribution", {}).get("strategy", registry.DEFAULT))
     smp_v2 = smp.imported_v2(config.get("distribution", {}))
     name = "pytorch-smp" if smp_v2 else images.sdk_table_name(framework, instance_type)
@@ -199,6 +203,8 @@ def _metrics_time_series(spec: dict[str, Any], config: dict[str, Any]) -> dict[s
     by_default = bool(
         threshold and "entry_point" in config and version and numbers(version) >= threshold
     )
+    if config["framework"] == "huggingface":  # its estimator turns it on for every version
+        by_default = "entry_point" in config
     if sent is None:
         return {"metrics_time_series": "unsent"} if by_default else {}
     return {} if sent is True and by_default else {"metrics_time_series": sent}

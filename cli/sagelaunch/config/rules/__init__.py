@@ -21,6 +21,7 @@ from sagelaunch.config.rules import (  # noqa: F401
     frameworks,
     gpu,
     groups,
+    huggingface,
     parallelism,
     resources,
     tensorflow,

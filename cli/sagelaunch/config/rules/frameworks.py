@@ -24,8 +24,8 @@ def check_region(loaded: LoadedConfig) -> str:
 def entry_point_present(loaded: LoadedConfig) -> Iterator[Problem]:
     """The SDK tars source_dir with the entry point in it; a missing file fails `fit()`."""
     config = loaded.config
-    if config.framework in {"pytorch", "tensorflow"} and not config.entry_point:
-        example = f"train_{config.framework}.py"
+    if config.framework in {"pytorch", "tensorflow", "huggingface"} and not config.entry_point:
+        example = f"train_{config.base_framework}.py"
         yield error(loaded, ("framework",), f"{config.framework} jobs need entry_point ({example})")
         return
     if config.entry_point and source_archive.is_archive(loaded.source_dir):
@@ -59,6 +59,8 @@ def sdk_resolves_image(loaded: LoadedConfig) -> Iterator[Problem]:
     region = check_region(loaded)
     if config.image_uri or images.tool_known_image(config, region):
         return
+    if config.framework == "huggingface":
+        return  # its own table and estimator: rules/huggingface.py
     try:
         images.sdk_training_image(
             config.framework,
@@ -113,7 +115,7 @@ def neuron_image_version(loaded: LoadedConfig) -> Iterator[Problem]:
     config = loaded.config
     if facts.instance_kind(config.compute.instance_type) != "trainium" or config.image_uri:
         return
-    if images.tool_known_image(config, check_region(loaded)):
+    if config.framework != "pytorch" or images.tool_known_image(config, check_region(loaded)):
         return
     table = sdk_data.training_config("pytorch-neuron")["versions"]
     only = next(iter(table)) if len(table) == 1 else None
@@ -163,7 +165,7 @@ def image_python_end_of_life(loaded: LoadedConfig) -> Iterator[Problem]:
 def image_without_framework_version(loaded: LoadedConfig) -> Iterator[Problem]:
     """Advice: with image_uri alone, the version-dependent checks cannot run."""
     config = loaded.config
-    if not config.image_uri or config.framework_version:
+    if not config.image_uri or config.framework_version or config.transformers_version:
         return
     found = images.version_from_image(config.image_uri)
     taken = f"taken as {found} from the image tag" if found else "not readable from the image tag"

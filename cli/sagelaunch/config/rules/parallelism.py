@@ -65,12 +65,14 @@ def torchrun_instance_and_version(loaded: LoadedConfig) -> Iterator[Problem]:
     if kind == "gpu":
         name = "TORCH_DISTRIBUTED_GPU_SUPPORTED_FRAMEWORK_VERSIONS"
     supported = sdk_data.fw_constant(name)
-    if config.framework_version not in supported:
+    version = config.base_framework_version  # a Hugging Face job's pytorch_version
+    if version not in supported:
+        key = "pytorch_version" if config.framework == "huggingface" else "framework_version"
         yield error(
             loaded,
-            ("framework_version",),
+            (key,),
             f"the SDK runs torch_distributed on {kind} instances for PyTorch {offered(supported)} "
-            f"only, not {config.framework_version!r} (or set image_uri)",
+            f"only, not {version!r} (or set image_uri)",
         )
 
 
