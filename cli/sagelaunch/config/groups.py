@@ -26,7 +26,9 @@ class InstanceGroup(Strict):
 
     name: str = Field(description="Group name (1-64 characters), e.g. data_group or dnn_group.")
     instance_type: str = Field(description="Instance type of this group, e.g. ml.c5.9xlarge.")
-    instance_count: int = Field(1, ge=1, le=256, description="Number of hosts in this group.")
+    # At least 1 (a group runs on its hosts); no most: the model states none (InstanceGroup's
+    # InstanceCount, whose model minimum is 0), an account's instances are its quotas'.
+    instance_count: int = Field(1, ge=1, description="Number of hosts in this group.")
 
 
 class ChannelGroups(Strict):

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from sagelaunch import naming
+from sagelaunch.config.api_limits import field_bounds, number_range
 from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
 from sagelaunch.config.groups import (
     ChannelGroups,
@@ -34,6 +35,9 @@ from sagelaunch.strategies.base import DistributionSettings, Strategy
 from sagelaunch.strict import Strict
 
 _DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+# Numeric bounds of the request members the config writes: botocore's model's
+# (data/api_limits.json), never a copy.
+_TRAINING = "CreateTrainingJob."
 _UNIT_SECONDS = (86400, 3600, 60, 1)
 
 
@@ -141,7 +145,7 @@ class Fallback(Strict):
         None, description="Instance type of this alternative, e.g. ml.p4d.24xlarge."
     )
     instance_count: int | None = Field(
-        None, ge=1, le=256, description="Number of instances of this alternative."
+        None, ge=1, description="Number of instances of this alternative."
     )
     region: str | None = Field(None, description="Region of this alternative, e.g. us-west-2.")
     on_demand: bool = Field(
@@ -165,9 +169,10 @@ class Compute(Strict):
         description="SageMaker training instance type, e.g. ml.p4d.24xlarge (with groups: "
         "omit it; it then reads as the training group's)."
     )
-    instance_count: int = Field(
-        1, ge=1, le=256, description="Number of instances (with groups: omit it)."
-    )
+    # At least 1: a job runs on its instances (the model's minimum is 0; with instance groups
+    # the member is not sent). No most: the model states none, and how many instances an account
+    # may run is its service quotas' (adjustable), not the API's.
+    instance_count: int = Field(1, ge=1, description="Number of instances (with groups: omit it).")
     groups: list[InstanceGroup] | None = Field(
         None,
         min_length=1,
@@ -181,10 +186,16 @@ class Compute(Strict):
         None,
         description="UltraServer placement (ResourceConfig.InstancePlacementConfig, API shape).",
     )
-    volume_size_gb: int = Field(30, ge=0, description="EBS volume per instance, in GB.")
+    volume_size_gb: int = Field(
+        30,
+        **field_bounds(_TRAINING + "ResourceConfig.VolumeSizeInGB"),
+        description="EBS volume per instance, in GB.",
+    )
     max_run: Duration = Field(86400, description="Stopping condition: longest run (max 28 days).")
     keep_alive: Duration = Field(
-        0, description="Warm-pool keep-alive in seconds (0 = off, at most 21600)."
+        0,
+        description="Warm-pool keep-alive in seconds (0 = off, at most "
+        f"{number_range(_TRAINING + 'ResourceConfig.KeepAlivePeriodInSeconds')[1]}).",
     )
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
     max_wait: Duration | None = Field(
@@ -193,7 +204,10 @@ class Compute(Strict):
         "sends max_wait without use_spot_instances; with spot, set spot.max_wait instead.",
     )
     retries: int = Field(
-        0, ge=0, le=30, description="RetryStrategy.MaximumRetryAttempts (0 = no retries)."
+        0,
+        ge=0,  # 0: no RetryStrategy sent (the model's minimum attempts, 1, is api_request_limits')
+        le=number_range(_TRAINING + "RetryStrategy.MaximumRetryAttempts")[1],
+        description="RetryStrategy.MaximumRetryAttempts (0 = no retries).",
     )
     fallback: list[Fallback] = Field(
         default_factory=list,

@@ -14,7 +14,15 @@ from typing import Annotated, Any, Literal
 from pydantic import Discriminator, Field, Tag, model_validator
 
 from sagelaunch import naming
+from sagelaunch.config.api_limits import field_bounds, limit, number_range
 from sagelaunch.strict import Strict
+
+# The tuning request's numeric bounds and counts: botocore's model's (data/api_limits.json).
+_TUNING_CONFIG = "CreateHyperParameterTuningJob.HyperParameterTuningJobConfig."
+_LIMITS = _TUNING_CONFIG + "ResourceLimits."
+_HYPERBAND = _TUNING_CONFIG + "StrategyConfig.HyperbandStrategyConfig."
+_PARENTS = limit("CreateHyperParameterTuningJob.WarmStartConfig.ParentHyperParameterTuningJobs")
+_RUNTIME = number_range(_LIMITS + "MaxRuntimeInSeconds")
 
 # The most trials a sweep may have unless its sweep.max_trials says more. A few hundred holds the
 # grids people mean (3 keys of 7 values: 343 trials) while a grid that multiplies out by mistake
@@ -172,13 +180,23 @@ class WarmStart(Strict):
         description="WarmStartConfig.WarmStartType."
     )
     parents: list[str] = Field(
-        min_length=1, max_length=5, description="Parent tuning job names (1 to 5)."
+        min_length=_PARENTS.min,
+        max_length=_PARENTS.max,
+        description=f"Parent tuning job names ({_PARENTS.min} to {_PARENTS.max}).",
     )
 
 
 class Hyperband(Strict):
-    min_resource: int | None = Field(None, ge=1, description="HyperbandStrategyConfig.MinResource.")
-    max_resource: int | None = Field(None, ge=1, description="HyperbandStrategyConfig.MaxResource.")
+    min_resource: int | None = Field(
+        None,
+        **field_bounds(_HYPERBAND + "MinResource"),
+        description="HyperbandStrategyConfig.MinResource.",
+    )
+    max_resource: int | None = Field(
+        None,
+        **field_bounds(_HYPERBAND + "MaxResource"),
+        description="HyperbandStrategyConfig.MaxResource.",
+    )
 
 
 class Tuning(Strict):
@@ -197,14 +215,21 @@ class Tuning(Strict):
         None, description="strategy Hyperband: its StrategyConfig (min/max resource)."
     )
     max_jobs: int | None = Field(
-        None, ge=1, description="Training jobs in all (SDK default 1; Grid: unset = every point)."
+        None,
+        **field_bounds(_LIMITS + "MaxNumberOfTrainingJobs"),
+        description="Training jobs in all (SDK default 1; Grid: unset = every point).",
     )
-    max_parallel_jobs: int = Field(1, ge=1, description="Training jobs at once (SDK default 1).")
+    max_parallel_jobs: int = Field(
+        1,
+        **field_bounds(_LIMITS + "MaxParallelTrainingJobs"),
+        description="Training jobs at once (SDK default 1).",
+    )
     max_runtime: int | None = Field(
         None,
-        ge=120,
-        le=15768000,
-        description="Longest the tuning job may run, in seconds (the API's 120 to 15768000).",
+        ge=_RUNTIME[0],
+        le=_RUNTIME[1],
+        description="Longest the tuning job may run, in seconds (the API's "
+        f"{_RUNTIME[0]} to {_RUNTIME[1]}).",
     )
     early_stopping: Literal["Off", "Auto"] = Field("Off", description="early_stopping_type.")
     random_seed: int | None = Field(None, description="Seed of the search (reproducible picks).")

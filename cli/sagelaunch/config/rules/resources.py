@@ -12,10 +12,14 @@ from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 
-# StoppingCondition.MaxRuntimeInSeconds: "The maximum value is 28 days" (SageMaker API reference,
-# StoppingCondition; not in botocore's model, which states only its minimum, 1). Every bound the
-# model states (keep-alive 0-21600, retries 1-30, ...) is checked from it: api_request_limits.
-MAX_RUN_SECONDS = 28 * 86400
+# StoppingCondition.MaxRuntimeInSeconds: "The maximum value is 28 days" (the member's documentation
+# in botocore's model and the SageMaker API reference, StoppingCondition). The model's shape states
+# no max, only its minimum, 1 (api_request_limits checks that), so the service's 28 days are kept
+# here: tests/config/test_rule_bounds.py holds MAX_RUN_DAYS to the sentence in botocore's model and
+# fails when the shape gains a max. Every bound the shapes state (keep-alive 0-21600, retries
+# 1-30, ...) is read from data/api_limits.json, never copied.
+MAX_RUN_DAYS = 28
+MAX_RUN_SECONDS = MAX_RUN_DAYS * 86400
 # The API's patterns (botocore's sagemaker service model).
 ROLE_ARN = re.compile(r"^arn:aws[a-z\-]*:iam::\d{12}:role/?[a-zA-Z_0-9+=,.@\-_/]+$")
 S3_URI = re.compile(r"^(https|s3)://([^/]+)/?(.*)$")
@@ -62,15 +66,15 @@ def _not_in_catalog(instance_type: str) -> str:
 
 @rule
 def run_time_ranges(loaded: LoadedConfig) -> Iterator[Problem]:
-    """The service refuses MaxRuntimeInSeconds over 28 days (its API reference; the model's
-    minimum, 1 s, is api_request_limits')."""
+    """The service refuses MaxRuntimeInSeconds over 28 days (the model's documentation and the
+    API reference; the model's minimum, 1 s, is api_request_limits')."""
     compute = loaded.config.compute
     if compute.max_run > MAX_RUN_SECONDS:
         yield error(
             loaded,
             ("compute", "max_run"),
-            f"{compute.max_run} s is over 28 days ({MAX_RUN_SECONDS} s), the most SageMaker "
-            "runs a training job (API reference, StoppingCondition)",
+            f"{compute.max_run} s is over {MAX_RUN_DAYS} days ({MAX_RUN_SECONDS} s), the most "
+            "SageMaker runs a training job (StoppingCondition.MaxRuntimeInSeconds, API reference)",
         )
 
 
