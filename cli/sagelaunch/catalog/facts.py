@@ -15,7 +15,8 @@ from typing import Any
 
 @cache
 def load(name: str) -> dict[str, Any]:
-    """One data file, e.g. load("instances"); parsed once per process."""
+    """One shipped data file, e.g. load("accelerators"); parsed once per process. The instance
+    catalog is `catalog()`, which prefers a refreshed one."""
     text = (
         resources.files("sagelaunch").joinpath("data").joinpath(f"{name}.json").read_text("utf-8")
     )
@@ -31,7 +32,8 @@ def catalog() -> dict[str, Any]:
         stat = path.stat()
     except OSError:
         return load("instances")
-    return _refreshed(str(path), stat.st_size, stat.st_mtime_ns) or load("instances")
+    version = (stat.st_size, stat.st_mtime_ns, stat.st_ino)  # a rewrite (os.replace) is new
+    return _refreshed(str(path), version) or load("instances")
 
 
 def refreshed_catalog_file() -> Path:
@@ -41,16 +43,32 @@ def refreshed_catalog_file() -> Path:
 
 
 @cache
-def _refreshed(path: str, size: int, mtime_ns: int) -> dict[str, Any] | None:
+def _refreshed(path: str, version: tuple[int, int, int]) -> dict[str, Any] | None:
     """A refreshed catalog, parsed once per version of the file; None when it is not one (a
     half-edited or foreign file falls back to the shipped catalog)."""
     try:
         content = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(content, dict) or not isinstance(content.get("instances"), dict):
-        return None
-    return content
+    return content if _is_catalog(content) else None
+
+
+# What every reader of an entry indexes without a default: a file whose entries lack one is not
+# read at all (the shipped catalog is), rather than failing a command later.
+_ENTRY_KEYS = {"kind": str, "accelerators": int, "vcpus": int, "efa": bool, "source": str}
+
+
+def _is_catalog(content: Any) -> bool:
+    if not isinstance(content, dict) or not isinstance(content.get("excluded"), dict):
+        return False
+    instances, sources = content.get("instances"), content.get("sources")
+    if not isinstance(instances, dict) or not isinstance(sources, dict) or "types" not in sources:
+        return False
+    return all(
+        isinstance(entry, dict)
+        and all(isinstance(entry.get(key), kind) for key, kind in _ENTRY_KEYS.items())
+        for entry in instances.values()
+    )
 
 
 def instance(instance_type: str) -> dict[str, Any] | None:

@@ -21,8 +21,9 @@ def instances(
         bool,
         typer.Option(
             "--refresh",
-            help="Ask EC2 (DescribeInstanceTypes, needs AWS credentials) and keep its answers "
-            "in the cache folder, where plan, validate and recommend then read them.",
+            help="Ask EC2 (DescribeInstanceTypes, needs AWS credentials) for every training "
+            "type and keep the catalog built from its answers in the cache folder, where plan, "
+            "validate and recommend then read it.",
         ),
     ] = False,
     output: OutputOption = OutputFormat.table,
@@ -31,12 +32,12 @@ def instances(
     """Show the instance catalog: accelerators, memory, network, EFA, processes per host."""
     from sagelaunch.catalog import facts
 
+    _require_known(list(types or []), facts.catalog())  # a typo costs no call to EC2
     if refresh:
         _refresh(ctx, region)
     catalog = facts.catalog()
     wanted = list(types or [t for t, e in catalog["instances"].items() if e["kind"] != "cpu"])
-    _require_known(wanted, catalog)
-    rows = [{"instance_type": t, **catalog["instances"][t]} for t in wanted]
+    rows = [{"instance_type": t, **catalog["instances"][t]} for t in dict.fromkeys(wanted)]
     for row in rows:
         row["processes_per_host"] = facts.accelerators_per_host(row["instance_type"])
     show(rows, output, _render)
@@ -61,29 +62,50 @@ def _refresh(ctx: typer.Context, region: str | None) -> None:
     from sagelaunch.services.catalog_refresh import refresh
     from sagelaunch.services.clients import connect
 
-    refreshed = refresh(connect(ctx.obj, region), progress=stderr.print)
+    refreshed = refresh(connect(ctx.obj, region), progress=stderr.status)
     stderr.print(refreshed.summary)
     for change in refreshed.changes:
         stderr.print(f"  {change}")
+    if refreshed.kept:
+        stderr.print(f"  kept from the shipped catalog: {', '.join(refreshed.kept)}")
 
 
 def _render(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold", padding=(0, 1, 0, 0), pad_edge=False)
-    for column in ("type", "accelerators", "memory", "vCPUs", "RAM GiB", "network", "EFA", "procs"):
+    for column in ("type", "accelerators", "accel. memory", "vCPUs", "memory GiB", "network"):
+        table.add_column(column)
+    for column in ("EFA", "procs/host", "source"):
         table.add_column(column)
     for row in rows:
-        unknown = row.get("unknown", {})
-        network = row.get("network_gbps")
         table.add_row(
             row["instance_type"],
             f"{row['accelerators']} × {row['accelerator']}" if row["accelerators"] else "-",
-            f"{row['accelerator_memory_gb']} GB" if row.get("accelerator_memory_gb") else "-",
+            _figure(row, "accelerator_memory_gb", "GB") if row["accelerators"] else "-",
             str(row["vcpus"]),
-            str(row["memory_gib"]),
-            f"{network} Gbps" if network is not None else f"unknown ({unknown['network_gbps']})",
+            _figure(row, "memory_gib", ""),
+            _figure(row, "network_gbps", "Gbps"),
             "yes" if row["efa"] else "no",
             str(row["processes_per_host"]),
+            _source(str(row.get("source", ""))),
         )
     stdout.print(table)
+
+
+def _figure(row: dict[str, Any], key: str, unit: str) -> str:
+    """A figure with its unit, or ``unknown (why)`` where the entry records why it is unknown."""
+    why = row.get("unknown", {}).get(key)
+    if why:
+        return f"unknown ({why})"
+    value = row.get(key)
+    return "-" if value is None else f"{value} {unit}".strip()
+
+
+def _source(source: str) -> str:
+    """The entry's source, short: EC2's data as shipped, EC2 asked live, or AWS's page."""
+    if source == "ec2" or source.startswith("the shipped catalog"):
+        return "EC2 data (shipped)"
+    if source.startswith("ec2 DescribeInstanceTypes "):
+        return "EC2 " + source.removeprefix("ec2 DescribeInstanceTypes ")
+    return source.split(" ")[0]  # AWS's published page, with what it says after it
