@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from sagelaunch.config.image_cuda import plan_note
 from sagelaunch.output import stdout
 from sagelaunch.plan_model import Cost, Plan, Topology, Upload
 
@@ -19,7 +20,7 @@ def render(plan: Plan) -> None:
     spec = request["AlgorithmSpecification"]
     stdout.print(f"[bold]job[/bold]    {plan.job_name}  ({plan.region})")
     stdout.print(f"[bold]class[/bold]  {plan.estimator.class_name}")
-    stdout.print(f"[bold]image[/bold]  {spec['TrainingImage']}")
+    stdout.print(f"[bold]image[/bold]  {spec['TrainingImage']}{plan_note(spec['TrainingImage'])}")
     stdout.print(_topology_tree(plan.topology, request["ResourceConfig"]))
     stdout.print(_hyperparameters(request.get("HyperParameters", {})))
     if request.get("InputDataConfig"):
