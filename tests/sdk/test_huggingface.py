@@ -210,6 +210,27 @@ def test_trainium_torch_distributed_passes_the_neuronx_image(tmp_path, monkeypat
     assert exported_request(plan, tmp_path) == plan.request
 
 
+def test_export_v3_is_a_model_trainer_on_the_same_image(tmp_path):
+    """`export --sdk v3` renders (the v3 SDK itself builds it under `make test-sdk-v3`)."""
+    from sagelaunch.errors import UsageError
+
+    versions = {"transformers_version": "4.36.0", "pytorch_version": "2.1.0"}
+    compute = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
+    plan = _planned(
+        tmp_path, {**versions, "compute": compute, "distribution": {"strategy": "torchrun"}}
+    )
+    text = script(plan, "v3", source="hf.yaml", name="hf.py")
+    compile(text, "hf.py", "exec")
+    image = plan.request["AlgorithmSpecification"]["TrainingImage"]
+    assert f'training_image="{image}"' in text and "distributed=Torchrun()" in text
+    assert "huggingface-pytorch-training:2.1.0-transformers4.36.0-gpu" in image
+    ddp = _planned(
+        tmp_path, {**versions, "compute": compute, "distribution": {"strategy": "pytorchddp"}}
+    )
+    with pytest.raises(UsageError, match="no pytorchddp option"):
+        script(ddp, "v3", source="hf.yaml", name="hf.py")
+
+
 def test_pytorchddp_is_the_estimators_own_key(tmp_path):
     compute = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
     versions = {"transformers_version": "4.28.1", "pytorch_version": "2.0.0"}
