@@ -44,15 +44,19 @@ def moto_url():
     server.stop()
 
 
-@pytest.fixture(scope="session")
-def closed_port():
-    """A loopback port bound and never listening: a connection to it is refused at once."""
+_CLOSED: list = []
+
+
+def closed_port() -> int:
+    """A loopback port bound and never listening, for the process: a connection to it is refused
+    at once (a plain function: the docs harness uses `moto` without this module's fixtures)."""
     import socket
 
-    held = socket.socket()
-    held.bind(("127.0.0.1", 0))
-    yield held.getsockname()[1]
-    held.close()
+    if not _CLOSED:
+        held = socket.socket()
+        held.bind(("127.0.0.1", 0))
+        _CLOSED.append(held)
+    return int(_CLOSED[0].getsockname()[1])
 
 
 def aws_environment(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
@@ -76,7 +80,7 @@ def aws_environment(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
 
 
 @pytest.fixture
-def moto(moto_url, model_cache, monkeypatch, closed_port):
+def moto(moto_url, model_cache, monkeypatch):
     """A clean moto (all state reset) with the examples' bucket, and the environment pointing
     at it. Returns the endpoint URL."""
     request = urllib.request.Request(f"{moto_url}/moto-api/reset", method="POST")
@@ -84,7 +88,7 @@ def moto(moto_url, model_cache, monkeypatch, closed_port):
     aws_environment(monkeypatch, moto_url)
     # moto serves no Price List API (its server answers with a page on stdout): `plan` with
     # credentials finds it unreachable and keeps the shipped prices (tests/aws/test_pricing.py).
-    monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", f"http://127.0.0.1:{closed_port}")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", f"http://127.0.0.1:{closed_port()}")
     monkeypatch.setenv("XDG_CACHE_HOME", model_cache)
     # A job's next state is there at once (moto, or a proxy that scripts it): look again after
     # 0.05 s, not after the 5 s a real job's watch waits between looks.

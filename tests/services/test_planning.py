@@ -139,7 +139,7 @@ source_dir: code
 role: arn:aws:iam::111122223333:role/SageMakerRole
 region: us-east-1
 output_path: s3://sagelaunch-examples/output/
-compute: {instance_type: ml.g5.xlarge, instance_count: 2}
+compute: {instance_type: ml.g5.12xlarge, instance_count: 2}  # EFA: no warning naming its file
 distribution: {strategy: torchrun}
 """
 
