@@ -132,8 +132,9 @@ def cost_line(cost: dict[str, Any]) -> str:
     """ "$12.34 (1,180 billable s; spot saved $5.00) at us-east-1 prices of 2025-06-01"."""
     if cost["usd"] is None:
         return (
-            f"{cost['billable_seconds']:,} billable s × unknown price (no {cost['price_region']} "
-            "price known; with AWS credentials plan asks the Price List API)"
+            f"{cost['billable_seconds']:,} billable s × unknown price ("
+            + (cost.get("note") or f"no {cost['price_region']} price known")
+            + ")"
         )
     saved = cost.get("spot_savings_usd")
     spot = f"; spot saved ${saved:,.2f}" if saved is not None else ""

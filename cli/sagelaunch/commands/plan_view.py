@@ -131,8 +131,10 @@ def _stopping(request: dict[str, Any]) -> None:
 
 
 def _cost(cost: Cost) -> None:
+    """The price with where it comes from and its date (or age), or "unknown" and why."""
+    note = cost.note
     if cost.hourly_usd is None:
-        text = "unknown"
+        text, note = f"unknown: {note}" if note else "unknown", None
     elif cost.groups:
         text = (
             f"${cost.hourly_usd}/h for {cost.instance_type} = at most ${cost.max_usd} for "
@@ -143,11 +145,19 @@ def _cost(cost: Cost) -> None:
             f"${cost.hourly_usd}/h × {cost.instance_count} = at most "
             f"${cost.max_usd} for max_run ({cost.price_region} prices as of {cost.prices_as_of})"
         )
-    stdout.print(f"[bold]cost[/bold]   {text}", highlight=False)
-    if cost.price_source:
-        stdout.print(f"       [dim]price: {cost.price_source}[/dim]", highlight=False)
-    if cost.note:
-        stdout.print(f"       [dim]{cost.note}[/dim]", highlight=False)
+    stdout.print(f"[bold]cost[/bold]   {escape(text)}", highlight=False)
+    if cost.hourly_usd is not None and cost.groups and len(_group_sources(cost)) > 1:
+        for group in cost.groups:
+            line = f"price: {group['name']} ({group['instance_type']}): {group['price_source']}"
+            stdout.print(f"       [dim]{escape(line)}[/dim]", highlight=False)
+    elif cost.price_source:
+        stdout.print(f"       [dim]price: {escape(cost.price_source)}[/dim]", highlight=False)
+    if note:
+        stdout.print(f"       [dim]{escape(note)}[/dim]", highlight=False)
+
+
+def _group_sources(cost: Cost) -> set[str]:
+    return {str(group.get("price_source")) for group in cost.groups or []}
 
 
 def _layout_figures(request: dict[str, Any], topology: Topology) -> None:

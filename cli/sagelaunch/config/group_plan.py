@@ -34,38 +34,51 @@ def group_topology(config: LaunchConfig, launcher: str, per_host: int) -> list[d
 
 def group_cost(config: LaunchConfig, cost: Cost, region: str | None = None) -> Cost:
     """``cost`` for the whole cluster: hourly_usd is the sum over groups of price × hosts, so
-    max_usd = hourly_usd × max_run; unknown when any group's price is unknown."""
+    max_usd = hourly_usd × max_run; unknown when any group's price is unknown. Each group says
+    where its price comes from; the cluster's date is its oldest price's."""
     groups = groups_of(config)
-    hourly_of = {g.instance_type: prices.hourly_price(g.instance_type, region) for g in groups}
+    region = region or config.region or prices.default_region()
+    found = {g.instance_type: prices.price(g.instance_type, region) for g in groups}
+    hourly_of = {t: (p.usd_per_hour if p else None) for t, p in found.items()}
     unknown = sorted(t for t, p in hourly_of.items() if p is None)
     hourly = (
         None
         if unknown
         else sum((hourly_of[g.instance_type] or 0.0) * g.instance_count for g in groups)
     )
+    known = [p for p in found.values() if p is not None]
+    sources = list(dict.fromkeys(p.describe() for p in known))
     summed: dict[str, Any] = {
         "instance_type": " + ".join(f"{g.instance_count}×{g.instance_type}" for g in groups),
         "instance_count": sum(g.instance_count for g in groups),
         "hourly_usd": round(hourly, 3) if hourly is not None else None,
         "max_usd": round(hourly * config.compute.max_run / 3600, 2) if hourly else None,
+        "prices_as_of": min(p.as_of for p in known) if known and not unknown else "unknown",
+        "price_source": (sources[0] if len(sources) == 1 else "per group (groups[].price_source)")
+        if sources and not unknown
+        else None,
         "groups": [
             {
                 "name": g.name,
                 "instance_type": g.instance_type,
                 "instance_count": g.instance_count,
                 "hourly_usd": hourly_of[g.instance_type],
+                **_source(found[g.instance_type]),
             }
             for g in groups
         ],
     }
     if unknown:
-        summed["note"] = (
-            f"no price known for {', '.join(unknown)}; see the AWS pricing page "
-            "(hourly_usd is the whole cluster's: the sum over groups)"
-        )
-    elif cost.note is None:
+        reasons = prices.unknown_reasons(unknown, region)
+        summed["note"] = f"{reasons} (hourly_usd is the whole cluster's: the sum over groups)"
+    elif not cost.spot:
         summed["note"] = "hourly_usd is the whole cluster's: the sum over groups"
     return cost.model_copy(update=summed)
+
+
+def _source(price: prices.Price | None) -> dict[str, str]:
+    """A group's price_source, when it has a price (an unknown one's reason is the note)."""
+    return {"price_source": price.describe()} if price else {}
 
 
 @dataclass(frozen=True)
