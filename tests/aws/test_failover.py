@@ -145,9 +145,15 @@ def status_of(cli, name: str) -> dict:
     return json.loads(result.stdout)
 
 
-def test_status_of_any_attempt_shows_the_chain_and_its_cost(cli, scarce):
+def test_status_of_any_attempt_shows_the_chain_and_its_cost(cli, scarce, monkeypatch):
     from sagelaunch.catalog import prices
     from tests.aws.conftest import training_job
+    from tests.aws.price_list import priced
+
+    priced(
+        monkeypatch,
+        {("us-east-1", t): u for t, u in (("ml.g5.12xlarge", "7.0"), ("ml.g5.48xlarge", "20.0"))},
+    )
 
     scarce.no_capacity = {"ml.g5.2xlarge", "ml.g5.12xlarge"}
     names = [a["job_name"] for a in json.loads(chain(cli).stdout)["attempts"]]

@@ -9,8 +9,18 @@ import pytest
 
 from sagelaunch.catalog import prices
 from tests.aws.conftest import submitted, training_job
+from tests.aws.price_list import priced
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(autouse=True)
+def _prices(monkeypatch):
+    """Prices of the test's own: sagelaunch ships none for these types in us-east-1."""
+    priced(
+        monkeypatch,
+        {("us-east-1", "ml.p4d.24xlarge"): "32.0", ("us-east-1", "ml.g5.xlarge"): "1.0"},
+    )
 
 
 @pytest.fixture

@@ -61,7 +61,10 @@ def test_each_trial_fails_over_and_a_rerun_creates_nothing(cli, scarce, chain_sw
     ]
 
 
-def test_the_trials_cost_sums_every_attempt(cli, scarce, chain_sweep):
+def test_the_trials_cost_sums_every_attempt(cli, scarce, chain_sweep, monkeypatch):
+    from tests.aws.price_list import priced
+
+    priced(monkeypatch, {("us-east-1", "ml.g5.xlarge"): "1.0"})  # ships none for it
     scarce.no_capacity = {"ml.g5.xlarge"}
     _, first = sweep(cli, chain_sweep, "sf-2")
     names = [t["job_name"] for t in first["trials"]]

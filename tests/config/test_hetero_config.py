@@ -6,6 +6,7 @@ from __future__ import annotations
 from sagelaunch.config import cost, topology
 from sagelaunch.config.debugging import builtin_rules
 from sagelaunch.config.loader import load
+from tests.aws.price_list import priced
 from tests.config.hetero_cases import DATA, DNN, TORCHRUN_DNN, grouped
 
 G5 = ("cheap", "ml.g5.xlarge", 2)
@@ -58,7 +59,11 @@ def test_topology_shows_every_group_and_which_trains(make_config):
     assert [g["accelerators_per_host"] for g in shown.groups or []] == [0, 8]
 
 
-def test_cost_sums_over_groups(make_config):
+def test_cost_sums_over_groups(make_config, monkeypatch):
+    priced(
+        monkeypatch,
+        {("us-east-1", "ml.g5.xlarge"): "1.0", ("us-east-1", "ml.p4d.24xlarge"): "32.0"},
+    )
     config = load(make_config(grouped(G5, DNN, distribution={**TORCHRUN_DNN}))).config
     estimate = cost.estimate(config)
     per_group = {g["name"]: g["hourly_usd"] for g in estimate.groups or []}

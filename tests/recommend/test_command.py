@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from sagelaunch.config.validation import validate_file
+from tests.aws.price_list import priced
 
 KEYS = {
     "parallelism",
@@ -92,7 +93,8 @@ def test_table_view(cli):
         assert column in result.stdout
 
 
-def test_layouts_ranked_by_tokens_per_dollar_with_memory_by_category(cli):
+def test_layouts_ranked_by_tokens_per_dollar_with_memory_by_category(cli, monkeypatch):
+    priced(monkeypatch, {("us-east-1", "ml.p5.48xlarge"): "64.0"})  # ships no p5 price
     body = recommend_json(cli, "--params", "70B", "--instance-type", "ml.p5.48xlarge")
     fitting = [alt for alt in body["alternatives"] if alt["fits"]]
     assert len(fitting) >= 3

@@ -9,6 +9,7 @@ from sagelaunch.errors import UsageError
 from sagelaunch.recommend import hardware, layouts, planner, workload
 from sagelaunch.recommend.memory import local_params
 from sagelaunch.recommend.workload import Shape, Workload, estimate_shape
+from tests.aws.price_list import priced
 
 P4D, P5, TRN1 = "ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.trn1.32xlarge"
 
@@ -75,9 +76,10 @@ def test_70b_fewest_instances_first_then_simplest():
         assert alt.instance_count >= rec.chosen.instance_count or not alt.fits
 
 
-def test_a_layout_on_more_instances_that_trains_cheaper_per_token_gets_a_note():
+def test_a_layout_on_more_instances_that_trains_cheaper_per_token_gets_a_note(monkeypatch):
     """70B on p5: the fewest instances (2, TP8 + shard) is the choice; FSDP over more instances
     does more tokens per dollar by the step model, and the note says so with both figures."""
+    priced(monkeypatch, {("us-east-1", P5): "64.0"})  # sagelaunch ships no p5 price
     rec = plan(70e9, P5)
     mine = rec.chosen.speed(rec.workload).tokens_per_dollar
     wider = [alt for alt in rec.alternatives if alt.fits and alt.instance_count > 2]

@@ -8,6 +8,7 @@ import socket
 import pytest
 
 from sagelaunch import plan_file
+from tests.aws.price_list import priced
 from tests.conftest import EXAMPLES
 
 SMDDP = EXAMPLES / "smddp-p4d.yaml"
@@ -67,7 +68,8 @@ def test_without_credentials_plan_says_in_one_line_that_quotas_were_not_checked(
     assert "quota" not in json.loads(offline.stdout) and "quotas" not in offline.stderr
 
 
-def test_json_has_the_spec_keys(cli):
+def test_json_has_the_spec_keys(cli, monkeypatch):
+    priced(monkeypatch, {("us-east-1", "ml.p4d.24xlarge"): "32.0"})  # ships no p4d price
     result = cli("plan", SMDDP, "--output", "json", "--job-name", "bert-smddp-1")
     assert result.exit_code == 0, result.output
     plan = json.loads(result.stdout)
