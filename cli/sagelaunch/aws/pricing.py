@@ -35,22 +35,10 @@ def products(pricing: Any, instance_types: Iterable[str], region: str) -> dict[s
     """{instance type: its PriceList entries in ``region``} (an empty list: the API lists none).
     Any failure is an `AwsError`; an endpoint that does not serve the API at all (a stand-in
     such as moto's) is `NotServed`, and says so."""
-    from botocore.exceptions import ClientError
+    from sagelaunch.aws.quotas import served_by
 
-    from sagelaunch.aws.errors import error_code
-    from sagelaunch.aws.quotas import NotServed, not_served
-    from sagelaunch.errors import AwsError
-
-    try:
+    with served_by(pricing, "the Price List API"):
         return {name: _products(pricing, name, region) for name in instance_types}
-    except AwsError as exc:
-        cause, endpoint = exc.__context__, pricing.meta.endpoint_url
-        if isinstance(cause, ClientError) and not_served(cause, endpoint):
-            raise NotServed(
-                f"the Price List API is not served by this endpoint ({endpoint}: "
-                f"GetProducts answered {error_code(cause)})"
-            ) from None
-        raise
 
 
 @translated

@@ -10,7 +10,8 @@ are not documented as stable).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,13 +83,21 @@ def applied_quotas(service_quotas: Any, names: Iterable[str]) -> dict[str, int]:
     Any failure (unreachable, 5xx, denied, throttled) is an `AwsError`, for the caller to weigh:
     the pre-flight only advises, so it goes on without (services.quota_check); an endpoint that
     does not serve Service Quotas is `NotServed`, and says so, not that AWS is throttling."""
-    try:
+    with served_by(service_quotas, "Service Quotas"):
         return _applied_quotas(service_quotas, names)
+
+
+@contextmanager
+def served_by(client: Any, api: str) -> Iterator[None]:
+    """An `AwsError` from an endpoint that does not serve ``api`` at all becomes `NotServed`,
+    which says so (not that AWS is throttling); any other passes through."""
+    try:
+        yield
     except AwsError as exc:
-        cause, endpoint = exc.__context__, service_quotas.meta.endpoint_url
+        cause, endpoint = exc.__context__, client.meta.endpoint_url
         if isinstance(cause, ClientError) and not_served(cause, endpoint):
             raise NotServed(
-                f"Service Quotas is not served by this endpoint ({endpoint}: "
+                f"{api} is not served by this endpoint ({endpoint}: "
                 f"{cause.operation_name} answered {error_code(cause)})"
             ) from None
         raise
