@@ -128,6 +128,25 @@ class TuningPlan(_Model):
         return self.model_copy(update={"request": request, "tuner": tuner})
 
 
+class QueuedPlan(_Model):
+    """The job sent to an AWS Batch job queue (`compute.queue`, `submit --queue`): the queue's
+    settings as the config wrote them, and the SubmitServiceJob request that carries the plan's
+    CreateTrainingJob request (queue_request)."""
+
+    settings: dict[str, Any]  # compute.queue: name, priority, share, quota_share, ...
+    request: dict[str, Any]  # SubmitServiceJob parameters, exactly as sent
+
+    @classmethod
+    def of(cls, settings: dict[str, Any], training_request: dict[str, Any]) -> QueuedPlan:
+        from sagelaunch.queue_request import submit_request
+
+        return cls(settings=settings, request=submit_request(settings, training_request))
+
+    @property
+    def queue(self) -> str:
+        return str(self.settings["name"])
+
+
 class Plan(_Model):
     """Everything `plan` shows and `submit` sends."""
 
@@ -141,11 +160,18 @@ class Plan(_Model):
     upload: Upload | None = None
     warnings: list[PlanWarning] = Field(default_factory=list)
     tuning: TuningPlan | None = None  # only for a config with a `tuning:` block
+    queue: QueuedPlan | None = None  # only for a job sent to a job queue
 
     def renamed(self, job_name: str) -> Plan:
         """This plan under another job name (equal to planning again with that name)."""
         request = naming.with_job_name(self.request, job_name)
-        return self.model_copy(update={"job_name": job_name, "request": request})
+        renamed = self.model_copy(update={"job_name": job_name, "request": request})
+        return renamed.queued(self.queue.settings) if self.queue else renamed
+
+    def queued(self, settings: dict[str, Any] | None) -> Plan:
+        """This plan sent to the job queue of ``settings`` (None: created directly)."""
+        queue = QueuedPlan.of(settings, self.request) if settings else None
+        return self.model_copy(update={"queue": queue})
 
     @property
     def sdk_warnings(self) -> list[PlanWarning]:
@@ -165,6 +191,7 @@ class Plan(_Model):
             if data["topology"].get(optional) is None:
                 data["topology"].pop(optional, None)
         data["warnings"] = [{k: v for k, v in w.items() if v is not None} for w in data["warnings"]]
-        if data["tuning"] is None:
-            del data["tuning"]  # plans without tuning keep their keys (and their goldens)
+        for optional in ("tuning", "queue"):  # plans without them keep their keys (and goldens)
+            if data[optional] is None:
+                del data[optional]
         return data

@@ -58,6 +58,26 @@ def test_the_data_file_is_the_installed_botocores_model():
     assert written["source"].startswith("botocore ") and "service-2.json" in written["source"]
 
 
+def test_the_queue_limits_are_the_installed_botocores_batch_model():
+    """compute.queue's bounds: SubmitServiceJob's metadata and its documented ranges, read from
+    botocore's loaded Batch model (its Shape objects and documentation) independently."""
+    import re
+
+    import botocore.session
+
+    written = json.loads(api_limits.LIMITS_FILE.read_text(encoding="utf-8"))["queue"]
+    assert written["limits"] == api_limits.generate_queue(api_limits.botocore_shapes("batch"))
+    request = botocore.session.get_session().get_service_model("batch")
+    members = request.operation_model("SubmitServiceJob").input_shape.members
+    priority = re.search(r"between (\d+) and (\d+)", members["schedulingPriority"].documentation)
+    attempts = members["retryStrategy"].members["attempts"].documentation
+    assert priority and api_limits.queue_range("schedulingPriority") == tuple(
+        int(n) for n in priority.groups()
+    )
+    assert str(api_limits.queue_range("retryStrategy.attempts")[1]) in attempts
+    assert written["limits"]["SubmitServiceJob.tags"]["max"] == members["tags"].metadata["max"]
+
+
 def test_a_bounded_float_stops_the_generator():
     """The two requests bound no float today; one botocore adds is not dropped unseen."""
     shapes = {

@@ -255,6 +255,12 @@ CASES |= TF_CASES
 CASES |= HETERO_CASES
 CASES |= HF_CASES
 SPOT = {"instance_type": "ml.g5.2xlarge", "max_run": "24h"}
+TUNING = {
+    "objective": {"metric": "train:loss", "type": "Minimize"},
+    "ranges": {"lr": {"min": 1.0e-5, "max": 1.0e-2}},
+    "max_jobs": 2,
+    "max_parallel_jobs": 1,
+}
 CASES |= {
     "image_cuda_runs_on_the_gpu": (
         {"compute": {"instance_type": "ml.p6-b200.48xlarge"}, "framework_version": "2.6.0"},
@@ -276,6 +282,21 @@ CASES |= {
         {"compute": {**SPOT, "spot": {"max_wait": "30h", "fallback_after": "30h"}}},
         "is not before max_wait",
         {"compute": {**SPOT, "spot": {"max_wait": "30h", "fallback_after": "2h"}}},
+    ),
+    "queue_with_failover": (
+        {"compute": {"queue": "ml-queue", "fallback": [{"instance_type": "ml.g5.4xlarge"}]}},
+        "the chain would never move",
+        {"compute": {"queue": "ml-queue"}},
+    ),
+    "queue_with_tuning": (
+        {"compute": {"queue": "ml-queue"}, "tuning": TUNING},
+        "not a hyperparameter tuning job",
+        {"compute": {"queue": "ml-queue"}},
+    ),
+    "queue_timeout_before_max_run": (
+        {"compute": {"queue": {"name": "q", "timeout": "1h"}, "max_run": "2h"}},
+        "before compute.max_run (7200s) is up",
+        {"compute": {"queue": {"name": "q", "timeout": "2h"}, "max_run": "2h"}},
     ),
 }
 

@@ -238,6 +238,53 @@ def _walk(
         _walk(shapes, shape["value"]["shape"], path + "{value}", within, found)
 
 
+# AWS Batch for SageMaker training (compute.queue): SubmitServiceJob's bounds. The model states
+# few of them as metadata (tags, clientToken); the numbers a queue takes (schedulingPriority,
+# retryStrategy.attempts) it states only in its documentation ("between 0 and 9999"), read from
+# there, so that a new bound in a new botocore is a new number here without an edit.
+QUEUE_OPERATION = "SubmitServiceJob"
+_DOCUMENTED_RANGE = re.compile(r"between (\d+) and (\d+)")
+_DOCUMENTED_LENGTH = re.compile(r"up to (\d+) characters")
+
+
+def generate_queue(shapes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """SubmitServiceJob's limits by path: the model's metadata, else what its documentation of
+    an integer ("between 0 and 9999") or a string ("up to 128 characters") states."""
+    found: dict[str, dict[str, Any]] = {}
+    _walk(shapes, f"{QUEUE_OPERATION}Request", QUEUE_OPERATION, (), found)
+    _documented(shapes, f"{QUEUE_OPERATION}Request", QUEUE_OPERATION, found)
+    return found
+
+
+def _documented(
+    shapes: Mapping[str, Any], name: str, path: str, found: dict[str, dict[str, Any]]
+) -> None:
+    for member, spec in shapes[name].get("members", {}).items():
+        where, kind = f"{path}.{member}", shapes[spec["shape"]]["type"]
+        text = spec.get("documentation", "")
+        stated = _DOCUMENTED_RANGE.search(text) if kind in NUMBERS else None
+        if stated and where not in found:
+            low, high = (int(n) for n in stated.groups())
+            found[where] = {"shape": spec["shape"], "type": kind, "min": low, "max": high}
+        length = _DOCUMENTED_LENGTH.search(text) if kind == "string" else None
+        if length and where not in found:
+            found[where] = {"shape": spec["shape"], "type": kind, "min": 1, "max": int(length[1])}
+        if kind == "structure":
+            _documented(shapes, spec["shape"], where, found)
+
+
+def queue_range(member: str) -> tuple[int, int | None]:
+    """(min, max) of SubmitServiceJob's ``member`` (e.g. ``schedulingPriority``)."""
+    data = _queue_limits()[f"{QUEUE_OPERATION}.{member}"]
+    return int(data["min"]), data.get("max")
+
+
+@cache
+def _queue_limits() -> dict[str, dict[str, Any]]:
+    data = json.loads(LIMITS_FILE.read_text(encoding="utf-8"))
+    return dict(data["queue"]["limits"])
+
+
 def generated_file() -> dict[str, Any]:
     """The contents of data/api_limits.json, from the installed botocore."""
     version = (package_dir("botocore") / "__init__.py").read_text(encoding="utf-8")
@@ -251,7 +298,18 @@ def generated_file() -> dict[str, Any]:
             "checked against the installed botocore by tests/config/test_api_limits.py"
         ),
         "limits": generate(service_shapes()),
+        "queue": {
+            "source": (
+                f"botocore: {_relative(botocore_model_file('batch'))}, SubmitServiceJob: the "
+                "model's bounds, and the ranges and lengths its documentation states"
+            ),
+            "limits": generate_queue(botocore_shapes("batch")),
+        },
     }
+
+
+def _relative(path: Path) -> str:
+    return path.relative_to(package_dir("botocore").parent).as_posix()
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from sagelaunch import naming
-from sagelaunch.config.api_limits import field_bounds, number_range
+from sagelaunch.config.api_limits import field_bounds, number_range, queue_range
 from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
 from sagelaunch.config.groups import (
     ChannelGroups,
@@ -164,6 +164,59 @@ class Fallback(Strict):
         return [*sets, "compute.fallback=[]"]
 
 
+def _queue_by_name(value: object) -> object:
+    """``queue: ml-queue`` is ``queue: {name: ml-queue}``."""
+    return {"name": value} if isinstance(value, str) else value
+
+
+_PRIORITY = queue_range("schedulingPriority")
+_ATTEMPTS = queue_range("retryStrategy.attempts")
+
+
+class Queue(Strict):
+    """An AWS Batch job queue for SageMaker training (AWS Batch's SubmitServiceJob): the job
+    waits there for capacity instead of failing, in the queue's priority and fair-share order."""
+
+    name: str = Field(min_length=1, description="The job queue's name or ARN (SAGEMAKER_TRAINING).")
+    priority: int | None = Field(
+        None,
+        ge=_PRIORITY[0],
+        le=_PRIORITY[1],
+        description="schedulingPriority: higher runs first on a queue with a fair-share policy.",
+    )
+    share: str | None = Field(
+        None,
+        min_length=1,
+        description="shareIdentifier: this job's share of a fair-share queue (required there).",
+    )
+    quota_share: str | None = Field(
+        None, min_length=1, description="quotaShareName, on a queue with quota shares."
+    )
+    preemption: int | None = Field(
+        None,
+        ge=0,
+        description="preemptionConfiguration.preemptionRetriesBeforeTermination: how often a "
+        "preempted job goes back to the queue before it is ended (unset: always).",
+    )
+    retries: int = Field(
+        0,
+        ge=_ATTEMPTS[0] - 1,
+        le=(_ATTEMPTS[1] or 1) - 1,
+        description="Batch retries of a job that ended with SageMaker's internal error "
+        "(retryStrategy.attempts = retries + 1; capacity waits cost no attempt).",
+    )
+    timeout: Duration | None = Field(
+        None,
+        description="timeoutConfig.attemptDurationSeconds: Batch ends an attempt after this "
+        "long (unset: the SDK's default, one day).",
+    )
+    tags: dict[str, str] = Field(
+        default_factory=dict,
+        description="Tags of the service job only (the config's tags go on both, as the SDK "
+        "sends them).",
+    )
+
+
 class Compute(Strict):
     instance_type: str = Field(
         description="SageMaker training instance type, e.g. ml.p4d.24xlarge (with groups: "
@@ -208,6 +261,12 @@ class Compute(Strict):
         ge=0,  # 0: no RetryStrategy sent (the model's minimum attempts, 1, is api_request_limits')
         le=number_range(_TRAINING + "RetryStrategy.MaximumRetryAttempts")[1],
         description="RetryStrategy.MaximumRetryAttempts (0 = no retries).",
+    )
+    queue: Annotated[Queue | None, BeforeValidator(_queue_by_name)] = Field(
+        None,
+        description="Wait for capacity in an AWS Batch job queue (a name, or {name, priority, "
+        "share, quota_share, preemption, retries, timeout, tags}) instead of creating the "
+        "training job directly.",
     )
     fallback: list[Fallback] = Field(
         default_factory=list,

@@ -146,8 +146,18 @@ def make_plan(
         cache_dir=cache_dir,
     )
     _check_request_limits(loaded, plan)
-    plan = with_current_prices(plan, loaded, advise)
+    plan = with_current_prices(plan, loaded, advise).queued(queue_settings(loaded))
     return MadePlan(with_code_warnings(plan, code), code, loaded)
+
+
+def queue_settings(loaded: LoadedConfig) -> dict[str, Any] | None:
+    """`compute.queue` as the plan keeps it (the keys the config set), or None."""
+    queue = loaded.config.compute.queue
+    return (
+        queue.model_dump(mode="json", exclude_defaults=True) | {"name": queue.name}
+        if queue
+        else None
+    )
 
 
 def with_current_prices(

@@ -23,6 +23,7 @@ from sagelaunch.config.rules import (  # noqa: F401
     groups,
     huggingface,
     parallelism,
+    queue,
     resources,
     tensorflow,
 )
