@@ -71,6 +71,14 @@ SetOption = Annotated[
     list[str] | None,
     typer.Option("--set", help="Override a config key: key.path=value (value parsed as YAML)."),
 ]
+QueueOption = Annotated[
+    str | None,
+    typer.Option(
+        "--queue",
+        help="AWS Batch job queue (SAGEMAKER_TRAINING) the job waits in for capacity: its name "
+        "or ARN (default: the config's compute.queue).",
+    ),
+]
 IdempotencyKeyOption = Annotated[
     str | None,
     typer.Option(

@@ -24,6 +24,9 @@ Words after the marker, e.g. `<!-- runnable: moto -->`, say how a block runs:
 - moto: with an AWS account: moto's server on loopback, reset for the page, fake credentials,
   region us-east-1 and the bucket of launch_configs/ (tests/aws/conftest.py's `moto` fixture).
   The page's test is marked `integration`.
+- queue: moto, and AWS Batch's service jobs served by tests/aws/batch_server.py (started for
+  the page, AWS_ENDPOINT_URL_BATCH) with a SAGEMAKER_TRAINING job queue `ml-queue` whose
+  service environment has no free instance (a reader's team queue, busy): a queued job waits.
 - slow: a run of tens of seconds (`sagelaunch local`): the block runs alone, in a session of its
   own, as a test marked `slow` (so it must not need what earlier blocks of its page wrote).
 
@@ -69,7 +72,7 @@ from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
-OPTIONS = {"moto", "slow"}
+OPTIONS = {"moto", "queue", "slow"}
 # No AWS unless a block asks for moto: no profile, no instance role.
 NO_AWS = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",
@@ -137,7 +140,8 @@ BLOCKS = [block for blocks in PAGES.values() for block in blocks]
 
 def marks(blocks: list[Block], slow: bool = False) -> list[pytest.MarkDecorator]:
     found = [pytest.mark.slow] if slow else []
-    return found + ([pytest.mark.integration] if any("moto" in b.options for b in blocks) else [])
+    aws = any({"moto", "queue"} & b.options for b in blocks)
+    return found + ([pytest.mark.integration] if aws else [])
 
 
 def test_the_docs_mark_examples_runnable() -> None:
@@ -265,10 +269,22 @@ class Session:
             PYTHONUNBUFFERED="1",  # stdout and stderr in the order a terminal shows them
             **NO_AWS,
         )
-        if "moto" in block.options:
-            self.request.getfixturevalue("moto")  # once per test: reset, bucket, environment
+        if {"moto", "queue"} & block.options:
+            url = self.request.getfixturevalue("moto")  # once per test: reset, bucket, env
             env.update({k: v for k, v in os.environ.items() if k.startswith("AWS_")})
+            if "queue" in block.options:
+                env["AWS_ENDPOINT_URL_BATCH"] = self.batch_server(url).url
         return env
+
+    def batch_server(self, endpoint: str):
+        """The page's Batch stand-in with its busy `ml-queue` (started by its first block)."""
+        from tests.aws.batch_server import BatchServer, sagemaker_queue
+
+        if getattr(self, "_batch", None) is None:
+            self._batch = BatchServer(endpoint).start()
+            self.request.addfinalizer(self._batch.stop)
+            sagemaker_queue(self._batch, "ml-queue")
+        return self._batch
 
     def run(self, block: Block) -> None:
         if block.language == "yaml":

@@ -21,6 +21,7 @@ from sagelaunch.commands.follow import (
 from sagelaunch.output import (
     OutputFormat,
     OutputOption,
+    QueueOption,
     RegionOption,
     print_json,
     show,
@@ -39,13 +40,21 @@ JobArgument = Annotated[str, typer.Argument(help="Training job (or tuning job) n
 def status(
     ctx: typer.Context,
     job: JobArgument,
+    queue: QueueOption = None,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
     """Show a job: status, secondary status, failure reason, timings, transitions.
 
     A job of a failover chain (compute.fallback) also shows every attempt of its chain, why each
-    ended, and what the chain cost."""
+    ended, and what the chain cost. With --queue, the queued job: its state in the queue (with
+    its place while it waits), then its training job."""
+    if queue:
+        from sagelaunch.commands.queue_view import render_status
+        from sagelaunch.services import queue as queues
+
+        show(queues.status(connect(ctx.obj, region), queue, job), output, render_status)
+        return
     from sagelaunch.commands.job_view import job_summary, render_status
     from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
     from sagelaunch.services.attempts import chain_cost, read_chain
@@ -71,14 +80,36 @@ def wait(
     logs: Annotated[
         bool, typer.Option("--logs", help="Stream the job's logs while waiting.")
     ] = False,
+    queue: QueueOption = None,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out."""
+    """Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out.
+
+    With --queue, a queued job: its wait in the queue, then its training job."""
     from sagelaunch.services.follow import TRAINING, conclude, follow, kind_of
 
     timeout_s = timeout_seconds(timeout)
     aws = connect(ctx.obj, region)
+    if queue:
+        from sagelaunch.commands.queue_view import waiting_line
+        from sagelaunch.services.queue import follow_queued
+
+        with shown(job, with_logs=logs) as observer:
+            end = follow_queued(
+                aws,
+                queue,
+                job,
+                timeout_s,
+                observer,
+                on_wait=lambda now: stderr.print(waiting_line(now), highlight=False),
+            )
+        if output is OutputFormat.json:
+            print_json(wait_summary(end))
+        else:
+            report_cost(end)
+        conclude(end, timeout_s)
+        return
     kind = kind_of(aws, job)
     with shown(job, with_logs=logs and kind is TRAINING) as observer:
         end = follow(aws, job, timeout_s, observer, kind=kind)
@@ -123,10 +154,27 @@ def logs(
 def stop(
     ctx: typer.Context,
     job: JobArgument,
+    queue: QueueOption = None,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """Ask SageMaker to stop a job (it goes Stopping, then Stopped)."""
+    """Ask SageMaker to stop a job (it goes Stopping, then Stopped).
+
+    With --queue, end the queued job (TerminateServiceJob): it leaves the queue, or its
+    training job is stopped."""
+    if queue:
+        from sagelaunch.services import queue as queues
+
+        ended = queues.stop(connect(ctx.obj, region), queue, job)
+        show(
+            {"job_name": job, "kind": "queued", "queue": queue, "status": ended["status"]},
+            output,
+            lambda _: stdout.print(
+                f"ending queued job {job} (was {ended['status']}); "
+                f"see it with: sagelaunch status {job} --queue {queue}"
+            ),
+        )
+        return
     from sagelaunch.services.jobs import stop as stop_job
 
     kind = stop_job(connect(ctx.obj, region), job)
@@ -149,10 +197,26 @@ def list_jobs(
     tuning: Annotated[
         bool, typer.Option("--tuning", help="List hyperparameter tuning jobs instead.")
     ] = False,
+    queue: Annotated[
+        str | None,
+        typer.Option(
+            "--queue",
+            help="Show this AWS Batch job queue instead: its jobs with their place, priority, "
+            "share and state.",
+        ),
+    ] = None,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
-    """List training jobs (or, with --tuning, tuning jobs), newest first."""
+    """List training jobs (or, with --tuning, tuning jobs), newest first.
+
+    With --queue, an AWS Batch job queue and its jobs: the waiting ones in start order."""
+    if queue:
+        from sagelaunch.commands.queue_view import render_queue
+        from sagelaunch.services.queue import listing
+
+        show(listing(connect(ctx.obj, region), queue), output, render_queue)
+        return
     from sagelaunch.services.jobs import newest
 
     if tuning:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sagelaunch.errors import SagelaunchError, UsageError
-from sagelaunch.output import RegionOption, SetOption, print_json, stderr, stdout
+from sagelaunch.output import QueueOption, RegionOption, SetOption, print_json, stderr, stdout
 
 if TYPE_CHECKING:
     from sagelaunch.services.quota_check import QuotaReport
@@ -42,6 +42,7 @@ def plan(
         Path | None, typer.Option("--out", help="Save the plan (and its code bundle) for submit.")
     ] = None,
     region: RegionOption = None,
+    queue: QueueOption = None,
     job_name: Annotated[
         str | None,
         typer.Option("--job-name", help="Exact job name (default: job_name, or NAME-timestamp)."),
@@ -70,7 +71,9 @@ def plan(
     from sagelaunch.cli_params import output_file
     from sagelaunch.services.failover import alternative_costs
     from sagelaunch.services.planning import make_plan
+    from sagelaunch.services.queue import named_queue
 
+    overrides = named_queue(config, overrides, queue)
     if config.is_dir():
         raise _folder_error(config)
     output_file(out, "--out", "plan.json")

@@ -1,4 +1,5 @@
-"""The readable `plan` view: job, image, cluster tree, hyperparameters, channels, cost, upload."""
+"""The readable `plan` view: job, image, cluster tree, hyperparameters, channels, cost, upload,
+the job queue."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.tree import Tree
 
 from sagelaunch.config.image_cuda import plan_note
 from sagelaunch.output import stdout
-from sagelaunch.plan_model import Cost, Plan, Topology, Upload
+from sagelaunch.plan_model import Cost, Plan, QueuedPlan, Topology, Upload
 
 MAX_HOSTS_SHOWN = 4
 
@@ -32,6 +33,8 @@ def render(plan: Plan) -> None:
     _cost(plan.cost)
     _layout_figures(request, plan.topology)
     _upload(plan.upload)
+    if plan.queue is not None:
+        _queue(plan.queue)
     if plan.tuning is not None:
         from sagelaunch.commands.tuning_view import render_tuning_plan
 
@@ -116,6 +119,21 @@ def _channels(channels: list[dict[str, Any]]) -> Table:
             channel.get("InputMode", "File"),
         )
     return table
+
+
+def _queue(queued: QueuedPlan) -> None:
+    """Where the job waits: the queue and how Batch schedules, retries and times it out."""
+    request = queued.request
+    parts = [f"priority {request.get('schedulingPriority', 0)}"]
+    parts += [f"share {request['shareIdentifier']}"] if "shareIdentifier" in request else []
+    parts += [f"quota share {request['quotaShareName']}"] if "quotaShareName" in request else []
+    parts.append(f"{request['retryStrategy']['attempts']} attempt(s)")
+    parts.append(f"attempt timeout {request['timeoutConfig']['attemptDurationSeconds']}s")
+    stdout.print(
+        f"[bold]queue[/bold]  {escape(queued.queue)} · {' · '.join(parts)} · sent as "
+        f"SubmitServiceJob ({request['serviceJobType']}), clientToken {request['clientToken']}",
+        highlight=False,
+    )
 
 
 def _stopping(request: dict[str, Any]) -> None:

@@ -11,19 +11,23 @@ import typer
 
 from sagelaunch import output as out
 from sagelaunch.commands.follow import TimeoutOption, report_cost, shown, timeout_seconds
+from sagelaunch.errors import UsageError
 from sagelaunch.output import (
     IdempotencyKeyOption,
     OutputFormat,
     OutputOption,
+    QueueOption,
     RegionOption,
     SetOption,
     print_json,
+    show,
 )
 
 if TYPE_CHECKING:
     from sagelaunch.config.model import Fallback
     from sagelaunch.services.clients import Clients
     from sagelaunch.services.failover import Attempt
+    from sagelaunch.services.queue import QueuedSubmission
     from sagelaunch.services.submit import Submission
 
 
@@ -49,17 +53,20 @@ def submit(
             "--no-check-quota leaves it to CreateTrainingJob (a failover chain always checks).",
         ),
     ] = True,
+    queue: QueueOption = None,
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
     """Upload the code (unless unchanged) and create the training job, or attach to it.
 
     Without --idempotency-key, an existing job of the planned name is attached to only when it
-    runs exactly the planned request (else exit 2, with the differences)."""
+    runs exactly the planned request (else exit 2, with the differences). With compute.queue
+    or --queue, the job waits for capacity in that AWS Batch job queue instead."""
     timeout_s = timeout_seconds(timeout)
     from sagelaunch.services import failover
     from sagelaunch.services.clients import given
     from sagelaunch.services.follow import conclude, follow
+    from sagelaunch.services.queue import QueuedSubmission
     from sagelaunch.services.submit import deliver
 
     options = {
@@ -70,7 +77,17 @@ def submit(
             "building the request with the SageMaker SDK (offline)…"
         ),
     }
+    from sagelaunch.services.queue import named_queue
+
+    overrides = named_queue(target, overrides, queue)
     fallbacks = failover.fallbacks_of(target, overrides)
+    if fallbacks and queue:
+        raise UsageError(
+            f"--queue {queue}: {target} has a failover chain (compute.fallback), which fails "
+            "over when SageMaker has no capacity; a queued job waits for capacity instead",
+            hint="drop --queue to fail over, or compute.fallback (--set compute.fallback=[]) "
+            "to wait in the queue",
+        )
     if fallbacks:
         waiting = timeout_s, logs, wait or logs
         _submit_chain(
@@ -78,8 +95,17 @@ def submit(
         )
         return
     result, aws = deliver(
-        target, overrides, idempotency_key, region, check_quota=check_quota, **options
+        target,
+        overrides,
+        idempotency_key,
+        region,
+        check_quota=check_quota,
+        queue=queue,
+        **options,
     )
+    if isinstance(result, QueuedSubmission):
+        _submitted_to_queue(aws, result, output, (timeout_s, logs, wait or logs))
+        return
     end = None
     if wait or logs:
         _report(result, output, done=False)
@@ -91,6 +117,40 @@ def submit(
         report_cost(end)
     if end is not None:
         conclude(end, timeout_s)
+
+
+def _submitted_to_queue(
+    aws: Clients,
+    result: QueuedSubmission,
+    output: OutputFormat,
+    waiting: tuple[float | None, bool, bool],
+) -> None:
+    """A job sent to a job queue: where it stands, and with --wait its way to the end."""
+    from sagelaunch.commands.queue_view import render_submitted, waiting_line
+    from sagelaunch.services.follow import conclude
+    from sagelaunch.services.queue import follow_queued
+
+    timeout_s, logs, wait = waiting
+    if not wait:
+        show(asdict(result), output, render_submitted)
+        return
+    if output is not OutputFormat.json:
+        render_submitted(asdict(result))
+    with shown(result.job_name, with_logs=logs) as observer:
+        end = follow_queued(
+            aws,
+            result.queue,
+            result.job_name,
+            timeout_s,
+            observer,
+            on_wait=lambda now: out.stderr.print(waiting_line(now), highlight=False),
+        )
+    result.status = end.status
+    if output is OutputFormat.json:
+        print_json({**asdict(result), "training_status": end.status})
+    else:
+        report_cost(end)
+    conclude(end, timeout_s)
 
 
 def _submit_chain(

@@ -200,6 +200,7 @@ def _run_attempt(
         attempt.ended_because = f"quota: {exc}"
         chain.refusal = exc
         return False
+    assert isinstance(result, submit.Submission)  # a queue and a chain: refused (rules/queue)
     attempt.region, attempt.job_name = aws.region, result.job_name
     _link(chain, aws, result.arn, attempt.number)
     limit = _spot_limit(target, sets)

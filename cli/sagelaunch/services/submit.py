@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
     from sagelaunch.bundle import BundleData
     from sagelaunch.services.planning import Progress
+    from sagelaunch.services.queue import QueuedSubmission
 
 # Sends the bundle: (clients, s3 uri, its file or bytes). The command passes one that draws a
 # progress bar.
@@ -73,15 +74,23 @@ def deliver(
     progress: Progress | None = None,
     check_quota: bool = False,
     warn: Warn | None = None,
-) -> tuple[Submission, Clients]:
-    """All of `submit` but waiting: plan (or load), name, upload, create or attach."""
+    queue: str | None = None,
+) -> tuple[Submission | QueuedSubmission, Clients]:
+    """All of `submit` but waiting: plan (or load), name, upload, create or attach; a job for a
+    job queue (`compute.queue`, ``queue``) goes there instead (`services.queue`)."""
+    from sagelaunch.services import queue as queues
+
+    overrides = queues.named_queue(target, overrides, queue)
     plan, bundle_data, from_file = load_plan(target, overrides, region, progress)
     if key:
         plan = plan.renamed(idempotent_name(plan.job_name, key, plan.request))
+    plan = queues.queued(plan, queue)
     if aws is None:
         from sagelaunch.aws.session import clients
 
         aws = clients(plan.region)
+    if plan.queue is not None:
+        return queues.send(aws, plan, bundle_data, uploader or put), aws
     result = send(
         aws,
         plan.request,
