@@ -209,6 +209,22 @@ class ServiceJob:
         return {k: v for k, v in fields.items() if v is not None}
 
 
+@dataclass
+class Hold:
+    """One held request (BatchServer.hold): ``reached`` once it arrived (and, when ``served``,
+    was served); the thread answers once ``release`` is set, to a client that is gone."""
+
+    served: bool
+    reached: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def answer(self, serve: Any) -> tuple[int, dict[str, Any], str | None]:
+        answer = serve() if self.served else (503, {"message": "held"}, "ServiceUnavailable")
+        self.reached.set()
+        self.release.wait(60)
+        return answer
+
+
 class BatchServer(ThreadingHTTPServer):
     """Batch's service-job operations on 127.0.0.1 (port 0), starting training jobs in moto."""
 
@@ -228,6 +244,7 @@ class BatchServer(ThreadingHTTPServer):
         self.queues: dict[str, dict[str, Any]] = {}
         self.jobs: dict[str, ServiceJob] = {}
         self.tokens: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}
+        self.holds: dict[str, Hold] = {}
         self._sagemaker_client: Any = None
         self._thread: threading.Thread | None = None
         self.routes = {
@@ -256,6 +273,13 @@ class BatchServer(ThreadingHTTPServer):
         self._thread.start()
         return self
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client killed while its request was held is gone: nothing to report."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
     def stop(self) -> None:
         if self._thread is not None:  # shutdown() waits for a serve_forever that never ran
             self.shutdown()
@@ -278,6 +302,16 @@ class BatchServer(ThreadingHTTPServer):
     def allow(self, operation: str) -> None:
         with self.lock:
             self.denied.discard(operation)
+
+    def hold(self, operation: str, served: bool) -> Hold:
+        """Hold the next ``operation`` request: answered never (until released), after it was
+        served (``served``: its effect made, the answer lost) or before (no effect). A test
+        kills the client while it waits (``Hold.reached``), then releases the server thread."""
+        assert operation in self.operations, operation
+        held = Hold(served)
+        with self.lock:
+            self.holds[operation] = held
+        return held
 
     def place(self, job_id: str) -> int | None:
         """The job's 1-based place among the waiting jobs of its queue, in the order they will
@@ -484,6 +518,15 @@ class BatchServer(ThreadingHTTPServer):
         except ValueError as bad:
             error = ApiError(f"Request body is not JSON: {bad}", "SerializationException")
             return error.status, error.body, error.code
+        with self.lock:
+            held = self.holds.pop(operation, None)
+        if held is not None:
+            return held.answer(lambda: self._served(operation, body))
+        return self._served(operation, body)
+
+    def _served(
+        self, operation: str, body: dict[str, Any]
+    ) -> tuple[int, dict[str, Any], str | None]:
         with self.lock:
             self.requests.append((operation, body))
             try:

@@ -209,3 +209,68 @@ def test_a_failover_chain_and_a_queue_are_refused_together(cli, server):
     assert result.exit_code == 2
     assert "waits for capacity instead" in result.output
     assert not server.requests
+
+
+def test_sweep_queue_puts_every_trial_on_the_queue_once_and_waits_for_them(
+    cli, server, tmp_path, monkeypatch
+):
+    from sagelaunch.sweeps import queued
+    from tests.aws.test_sweep import CONFIG
+
+    sagemaker_queue(server, QUEUE)
+    path = tmp_path / "sweep.yaml"
+    path.write_text(json.dumps(CONFIG))  # JSON is YAML
+    args = ["sweep", path, "--queue", QUEUE, "--idempotency-key", "sw-1", "-o", "json"]
+    first = cli(*args)
+    assert first.exit_code == 0, first.output
+    trials = json.loads(first.stdout)["trials"]
+    assert len(trials) == 4 and {t["status"] for t in trials} == {"Queued"}
+    assert len(server.jobs) == 4 and not moto_jobs()  # nothing runs before the queue says so
+
+    server.capacity(8)
+    monkeypatch.setattr(queued, "POLL_S", 0.01)
+    waited = cli(*args, "--wait")
+    assert waited.exit_code == 0, waited.output
+    rows = json.loads(waited.stdout)["trials"]
+    assert {t["status"] for t in rows} == {"Completed"} and all(t["attached"] for t in rows)
+    assert len(server.jobs) == 4  # the rerun queued nothing twice
+    assert moto_jobs() == sorted(t["job_name"] for t in rows)
+
+
+def moto_jobs() -> list[str]:
+    listed = boto_client("sagemaker").list_training_jobs(MaxResults=100)["TrainingJobSummaries"]
+    return sorted(job["TrainingJobName"] for job in listed)
+
+
+@pytest.mark.parametrize(
+    ("operation", "served"),
+    [
+        ("DescribeJobQueues", False),  # before anything (the code not uploaded yet)
+        ("ListServiceJobs", False),  # the code uploaded, the job not yet submitted
+        ("SubmitServiceJob", False),  # the submit on the wire, not arrived
+        ("SubmitServiceJob", True),  # the job queued, its answer never back
+    ],
+)
+def test_kill_9_at_each_step_of_a_queued_submit_then_a_rerun_makes_one_job(
+    cli, server, plan_copy, operation, served
+):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    sagemaker_queue(server, QUEUE)
+    held = server.hold(operation, served)
+    command = [sys.executable, "-m", "sagelaunch", "submit", str(plan_copy), "--queue", QUEUE]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert held.reached.wait(60), f"the submit never reached {operation}"
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(30)
+    finally:
+        held.release.set()
+    assert len(server.jobs) == (1 if served else 0)
+    again = cli("submit", plan_copy, "--queue", QUEUE, "-o", "json")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["attached"] is served
+    assert len(server.jobs) == 1

@@ -15,6 +15,7 @@ from sagelaunch.output import (
     IdempotencyKeyOption,
     OutputFormat,
     OutputOption,
+    QueueOption,
     RegionOption,
     SetOption,
     print_json,
@@ -75,6 +76,7 @@ def sweep(
         ),
     ] = None,
     timeout: TimeoutOption = None,
+    queue: QueueOption = None,
     region: RegionOption = None,
     output: OutputOption = OutputFormat.table,
 ) -> None:
@@ -99,7 +101,10 @@ def sweep(
             result = sweep_local.run(spec, parallel, workdir, notify, progress)
         _finish(result, output, results, waited=True)
         return
+    from sagelaunch.services.queue import named_queue
     from sagelaunch.sweeps.planning import plan_trials, stream_trials
+
+    overrides = named_queue(config, overrides, queue)
 
     if dry_run and output is OutputFormat.table:  # streamed: the first trial shows at once
         _dry_run(stream_trials(config, overrides, region, idempotency_key), progress)
@@ -125,9 +130,15 @@ def _run_on_sagemaker(
     check_quota: bool = False,
 ) -> None:
     from sagelaunch.services.clients import connect
+    from sagelaunch.sweeps import queued
     from sagelaunch.sweeps.scheduler import Pacing, Scheduler
 
     aws = connect(ctx.obj, planned.trials[0].plan.region)
+    if queued.is_queued(planned):
+        with _live(output if wait else OutputFormat.json) as notify:
+            result = queued.run(aws, planned, wait, timeout_s, notify=notify, say=_say)
+        _finish(result, output, results, waited=wait)
+        return
     if not planned.key_given:
         stderr.print(
             f"sweep key [bold]{planned.key}[/bold]: rerun with --idempotency-key {planned.key} "

@@ -149,7 +149,7 @@ def plan_each(
             cache_dir=cache_dir,
         )
         name = trial_job_name(sweep_name, sweep_key, trial, plan.request)
-        plan = planning.with_code_warnings(plan, code)
+        plan = planning.with_code_warnings(plan, code).queued(planning.queue_settings(loaded))
         yield TrialPlan(trial, plan.renamed(name), code, code)
 
 
