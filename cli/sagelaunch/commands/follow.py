@@ -18,6 +18,7 @@ from sagelaunch.services.follow import Observer
 
 if TYPE_CHECKING:
     from sagelaunch.job_events import Transition
+    from sagelaunch.services.clients import Clients
     from sagelaunch.services.follow import Ending
 
 TimeoutOption = Annotated[
@@ -68,6 +69,25 @@ def shown(
             on_change=on_change,
             on_logs=(lambda events: print_events(events, as_json)) if with_logs else None,
             on_stop=lambda reason: out.stderr.print(f"stopping {following[0]}: {reason}"),
+        )
+
+
+def followed_in_queue(
+    aws: Clients, queue: str, name: str, timeout_s: float | None, with_logs: bool
+) -> Ending:
+    """A queued job followed (services.queue.follow_queued) as `shown` draws a job, with a
+    line on stderr for each change while it waits in the queue."""
+    from sagelaunch.commands.queue_view import waiting_line
+    from sagelaunch.services.queue import follow_queued
+
+    with shown(name, with_logs=with_logs) as observer:
+        return follow_queued(
+            aws,
+            queue,
+            name,
+            timeout_s,
+            observer,
+            on_wait=lambda now: out.stderr.print(waiting_line(now), highlight=False),
         )
 
 

@@ -13,6 +13,7 @@ import typer
 
 from sagelaunch.commands.follow import (
     TimeoutOption,
+    followed_in_queue,
     report_cost,
     shown,
     timeout_seconds,
@@ -92,18 +93,7 @@ def wait(
     timeout_s = timeout_seconds(timeout)
     aws = connect(ctx.obj, region)
     if queue:
-        from sagelaunch.commands.queue_view import waiting_line
-        from sagelaunch.services.queue import follow_queued
-
-        with shown(job, with_logs=logs) as observer:
-            end = follow_queued(
-                aws,
-                queue,
-                job,
-                timeout_s,
-                observer,
-                on_wait=lambda now: stderr.print(waiting_line(now), highlight=False),
-            )
+        end = followed_in_queue(aws, queue, job, timeout_s, logs)
         if output is OutputFormat.json:
             print_json(wait_summary(end))
         else:

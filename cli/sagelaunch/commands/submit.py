@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from sagelaunch import output as out
-from sagelaunch.commands.follow import TimeoutOption, report_cost, shown, timeout_seconds
+from sagelaunch.commands.follow import (
+    TimeoutOption,
+    followed_in_queue,
+    report_cost,
+    shown,
+    timeout_seconds,
+)
 from sagelaunch.errors import UsageError
 from sagelaunch.output import (
     IdempotencyKeyOption,
@@ -126,9 +132,8 @@ def _submitted_to_queue(
     waiting: tuple[float | None, bool, bool],
 ) -> None:
     """A job sent to a job queue: where it stands, and with --wait its way to the end."""
-    from sagelaunch.commands.queue_view import render_submitted, waiting_line
+    from sagelaunch.commands.queue_view import render_submitted
     from sagelaunch.services.follow import conclude
-    from sagelaunch.services.queue import follow_queued
 
     timeout_s, logs, wait = waiting
     if not wait:
@@ -136,15 +141,7 @@ def _submitted_to_queue(
         return
     if output is not OutputFormat.json:
         render_submitted(asdict(result))
-    with shown(result.job_name, with_logs=logs) as observer:
-        end = follow_queued(
-            aws,
-            result.queue,
-            result.job_name,
-            timeout_s,
-            observer,
-            on_wait=lambda now: out.stderr.print(waiting_line(now), highlight=False),
-        )
+    end = followed_in_queue(aws, result.queue, result.job_name, timeout_s, logs)
     result.status = end.status
     if output is OutputFormat.json:
         print_json({**asdict(result), "training_status": end.status})

@@ -57,10 +57,15 @@ class Limit:
 
 
 @cache
+def _limits_file() -> dict[str, Any]:
+    """`data/api_limits.json`, read once per process."""
+    return dict(json.loads(LIMITS_FILE.read_text(encoding="utf-8")))
+
+
+@cache
 def limits() -> dict[str, Limit]:
     """Every limit of the two requests, by path (`data/api_limits.json`)."""
-    data = json.loads(LIMITS_FILE.read_text(encoding="utf-8"))
-    return {path: Limit(path, **fields) for path, fields in data["limits"].items()}
+    return {path: Limit(path, **fields) for path, fields in _limits_file()["limits"].items()}
 
 
 def limit(path: str) -> Limit:
@@ -279,10 +284,8 @@ def queue_range(member: str) -> tuple[int, int | None]:
     return int(data["min"]), data.get("max")
 
 
-@cache
 def _queue_limits() -> dict[str, dict[str, Any]]:
-    data = json.loads(LIMITS_FILE.read_text(encoding="utf-8"))
-    return dict(data["queue"]["limits"])
+    return dict(_limits_file()["queue"]["limits"])
 
 
 def generated_file() -> dict[str, Any]:

@@ -145,30 +145,50 @@ def _require_same(request: dict[str, Any], existing: dict[str, Any]) -> None:
 
 
 def place(aws: Clients, queue_arn: str, job_id: str) -> int | None:
-    """The job's 1-based place among the queue's waiting jobs: higher schedulingPriority first,
-    then the earlier submit (a fair-share queue also takes turns between shares, which this
-    order does not show). None once it has started or ended."""
+    """The job's 1-based place among the queue's waiting jobs (None once it has started or
+    ended)."""
+    order = waiting_order(aws, queue_arn)
+    return order.index(job_id) + 1 if job_id in order else None
+
+
+def waiting_order(aws: Clients, queue_arn: str) -> list[str]:
+    """The ids of the queue's waiting jobs in start order (`in_start_order`)."""
     from sagelaunch.aws import batch
 
     client = _batch(aws)
     waiting = batch.jobs_in(client, queue_arn, batch.WAITING)
-    if job_id not in {job["jobId"] for job in waiting}:
-        return None
-    priority = {
-        job["jobId"]: batch.describe(client, job["jobId"]).get("schedulingPriority", 0)
-        for job in waiting
-    }
-    order = sorted(waiting, key=lambda job: (-priority[job["jobId"]], job.get("createdAt", 0)))
-    return [job["jobId"] for job in order].index(job_id) + 1
+    described = {job["jobId"]: batch.describe(client, job["jobId"]) for job in waiting}
+    return [job["jobId"] for job in in_start_order(waiting, described)]
+
+
+def in_start_order(
+    waiting: list[dict[str, Any]], described: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Waiting job summaries as Batch starts them: higher schedulingPriority (from each one's
+    DescribeServiceJob, by id) first, then the earlier submit (a fair-share queue also takes
+    turns between shares, which this order does not show)."""
+    return sorted(
+        waiting,
+        key=lambda job: (
+            -described[job["jobId"]].get("schedulingPriority", 0),
+            job.get("createdAt") or 0,
+        ),
+    )
 
 
 def find(aws: Clients, queue: str, name: str) -> dict[str, Any]:
     """The service job ``name`` in ``queue``, described (an error naming both when absent)."""
     from sagelaunch.aws import batch
+
+    return job_named(aws, batch.queue_detail(_batch(aws), queue)["jobQueueArn"], queue, name)
+
+
+def job_named(aws: Clients, queue_arn: str, queue: str, name: str) -> dict[str, Any]:
+    """`find` in a queue already resolved to its ARN (a follower looks it up once)."""
+    from sagelaunch.aws import batch
     from sagelaunch.errors import AwsError
 
-    detail = batch.queue_detail(_batch(aws), queue)
-    found = batch.find(_batch(aws), detail["jobQueueArn"], name)
+    found = batch.find(_batch(aws), queue_arn, name)
     if found is None:
         raise AwsError(
             f"no service job named {name!r} in job queue {queue!r}",
@@ -243,17 +263,18 @@ def follow_queued(
 
     poll = POLL_S if poll_s is None else poll_s
     deadline = None if timeout_s is None else clock() + timeout_s
+    queue_arn = batch.queue_detail(_batch(aws), queue)["jobQueueArn"]
     last: Waiting | None = None
     followed: str | None = None
     end: Ending | None = None
     while True:
-        job = find(aws, queue, name)
+        job = job_named(aws, queue_arn, queue, name)
         training = training_job_of(job)
         if training is not None and training != followed and job["status"] not in batch.WAITING:
             followed = training
             left = None if deadline is None else max(0.0, deadline - clock())
             end = follow(aws, training, left, observer)
-            job = find(aws, queue, name)
+            job = job_named(aws, queue_arn, queue, name)
         if job["status"] in batch.ENDED:
             if end is None:
                 raise JobFailed(
@@ -263,9 +284,7 @@ def follow_queued(
             return end
         if end is not None and end.status == JobStatus.InProgress:  # the follow's own timeout
             return end
-        now = Waiting(
-            job["status"], place(aws, job["jobQueue"], job["jobId"]), job.get("statusReason")
-        )
+        now = Waiting(job["status"], place(aws, queue_arn, job["jobId"]), job.get("statusReason"))
         if now != last:
             last = now
             on_wait(now)
@@ -297,36 +316,32 @@ def listing(aws: Clients, queue: str) -> dict[str, Any]:
     client = _batch(aws)
     detail = batch.queue_detail(client, queue)
     jobs = batch.jobs_in(client, detail["jobQueueArn"])
-    rows = []
-    for job in jobs:
-        described = batch.describe(client, job["jobId"])
-        rows.append(
-            {
-                "job_name": job["jobName"],
-                "status": job["status"],
-                "priority": described.get("schedulingPriority", 0),
-                "share": job.get("shareIdentifier"),
-                "instances": int(sum(u.get("quantity", 0) for u in job.get("capacityUsage") or [])),
-                "created_at": job.get("createdAt"),
-                "status_reason": job.get("statusReason"),
-                "training_job": training_job_of(described),
-            }
-        )
-    waiting = sorted(
-        (r for r in rows if r["status"] in batch.WAITING),
-        key=lambda r: (-r["priority"], r["created_at"] or 0),
-    )
-    for number, row in enumerate(waiting, start=1):
-        row["place"] = number
+    described = {job["jobId"]: batch.describe(client, job["jobId"]) for job in jobs}
+    waiting = in_start_order([j for j in jobs if j["status"] in batch.WAITING], described)
     others = sorted(
-        (r for r in rows if r["status"] not in batch.WAITING),
-        key=lambda r: -(r["created_at"] or 0),
+        (j for j in jobs if j["status"] not in batch.WAITING),
+        key=lambda job: -(job.get("createdAt") or 0),
     )
+
+    def row(job: dict[str, Any]) -> dict[str, Any]:
+        full = described[job["jobId"]]
+        return {
+            "job_name": job["jobName"],
+            "status": job["status"],
+            "priority": full.get("schedulingPriority", 0),
+            "share": job.get("shareIdentifier"),
+            "instances": int(sum(u.get("quantity", 0) for u in job.get("capacityUsage") or [])),
+            "created_at": job.get("createdAt"),
+            "status_reason": job.get("statusReason"),
+            "training_job": training_job_of(full),
+        }
+
+    rows = [{**row(job), "place": number} for number, job in enumerate(waiting, start=1)]
     return {
         "queue": detail["jobQueueName"],
         "arn": detail["jobQueueArn"],
         "state": detail.get("state"),
         "priority": detail.get("priority"),
         "fair_share": batch.fair_share(detail),
-        "jobs": [*waiting, *others],
+        "jobs": [*rows, *(row(job) for job in others)],
     }

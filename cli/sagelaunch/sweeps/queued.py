@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from sagelaunch.statuses import JobStatus
 from sagelaunch.sweeps.record import record_job
 from sagelaunch.sweeps.results import QUEUED, SweepResult, TrialState
-from sagelaunch.sweeps.trial_jobs import TrialJobs
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
+    from sagelaunch.bundle import BundleData
     from sagelaunch.sweeps.planning import PlannedSweep
 
 POLL_S = 10.0
@@ -40,8 +40,9 @@ def run(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> SweepResult:
-    """Queue every trial (each distinct bundle uploaded once), look once, and with ``wait``
-    follow them all until every trial ended or ``timeout_s`` passed."""
+    """Queue every trial (a bundle uploaded by the first trial that needs it), look once, and
+    with ``wait`` follow them all until every trial ended or ``timeout_s`` passed."""
+    from sagelaunch.aws import batch
     from sagelaunch.services import queue as queues
     from sagelaunch.services.submit import put
 
@@ -51,16 +52,22 @@ def run(
         [TrialState(t.trial.index, t.trial.parameters, t.plan.job_name) for t in planned.trials],
         planned.spec.sweep.objective,
     )
-    TrialJobs(aws, planned, say).upload(planned.trials)
+
+    def upload(clients: Clients, uri: str, data: BundleData) -> None:
+        put(clients, uri, data)
+        say(f"uploaded the code bundle to {uri}")
+
     queue = ""
     for trial, state in zip(planned.trials, result.trials, strict=True):
-        sent = queues.send(aws, trial.plan, trial.bundle, put)
+        sent = queues.send(aws, trial.plan, trial.bundle, upload)  # a bundle once: then in S3
         state.attached, queue = sent.attached, sent.queue
+    queue_arn = batch.queue_detail(aws.client("batch"), queue)["jobQueueArn"]
     deadline = None if timeout_s is None else clock() + timeout_s
     while True:
+        order = queues.waiting_order(aws, queue_arn)  # once a round, for every trial's place
         for state in result.trials:
             if not state.done:
-                _look(aws, queue, state)
+                _look(aws, (queue_arn, queue), state, order)
         notify(result)
         ended = all(state.done for state in result.trials)
         if ended or not wait or (deadline is not None and clock() >= deadline):
@@ -68,18 +75,19 @@ def run(
         sleep(POLL_S if deadline is None else max(0.0, min(POLL_S, deadline - clock())))
 
 
-def _look(aws: Clients, queue: str, state: TrialState) -> None:
-    """The trial as the queue and its training job show it now."""
+def _look(aws: Clients, queue: tuple[str, str], state: TrialState, order: list[str]) -> None:
+    """The trial as the queue (its ARN and name; its waiting jobs in ``order``) and its
+    training job show it now."""
     from sagelaunch.aws import batch, jobs
     from sagelaunch.services import queue as queues
 
-    job = queues.find(aws, queue, state.job_name)
+    job = queues.job_named(aws, *queue, state.job_name)
     training = queues.training_job_of(job)
     described = jobs.describe(aws.sagemaker, training) if training else None
     if job["status"] in batch.WAITING:
-        where = queues.place(aws, job["jobQueue"], job["jobId"])
+        where = order.index(job["jobId"]) + 1 if job["jobId"] in order else None
         state.status = QUEUED
-        state.note = f"{job['status']} in {queue}" + (f", place {where}" if where else "")
+        state.note = f"{job['status']} in {queue[1]}" + (f", place {where}" if where else "")
     elif described is not None:
         record_job(state, described)
         state.note = ""
