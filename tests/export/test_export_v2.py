@@ -95,3 +95,77 @@ def test_a_tensorflow_tuning_script_sends_the_planned_model_dir(tmp_path, names)
     assert request == plan.tuning.request
     text = path.read_text()
     assert ("estimator.model_dir = " in text) == ("base_name" in names)
+
+
+QUEUE_SETTINGS = {
+    "name": "arn:aws:batch:us-east-1:111122223333:job-queue/ml-queue",
+    "priority": 40,
+    "share": "research",
+    "retries": 2,
+    "timeout": 7200,
+    "tags": {"team": "batch-only"},
+}
+
+
+def run_queued(path: Path, region: str, monkeypatch) -> dict:
+    """The SubmitServiceJob request the exported script's main() sends through the SDK's
+    TrainingQueue (its Batch client stubbed; nothing leaves the process)."""
+    import sagemaker
+    from botocore.stub import Stubber
+    from sagemaker.aws_batch import batch_api_helper
+
+    from sagelaunch.aws.session import offline_session
+
+    session = sagemaker.Session(boto_session=offline_session(region))
+    batch = session.boto_session.client("batch", region_name=region)
+    sent: dict = {}
+    batch.meta.events.register(
+        "before-parameter-build.batch.SubmitServiceJob", lambda params, **_: sent.update(params)
+    )
+    monkeypatch.setattr(batch_api_helper, "get_batch_boto_client", lambda: batch)
+    namespace = runpy.run_path(str(path))
+    with Stubber(batch) as stub:
+        stub.add_response("submit_service_job", {"jobArn": "arn:j", "jobName": "j", "jobId": "1"})
+        namespace["main"](session, wait=False)
+    return sent
+
+
+@pytest.mark.parametrize("settings", [QUEUE_SETTINGS, {"name": "ml-queue"}], ids=["full", "name"])
+@pytest.mark.parametrize("example", ["smddp-p4d", "xgboost-builtin", "hetero-c5-p4d", "fsx-vpc"])
+def test_a_queued_plan_exports_the_sdks_training_queue_submit(
+    example, settings, tmp_path, monkeypatch
+):
+    """A job for a job queue exports as TrainingQueue(queue).submit(estimator, ...): what the SDK
+    then sends is the planned SubmitServiceJob request, the payload byte for byte, but for the
+    clientToken the SDK does not send."""
+    plan = Plan.model_validate(golden_plan(EXAMPLES / f"{example}.yaml")).queued(settings)
+    assert plan.queue is not None
+    path = tmp_path / "queued.py"
+    path.write_text(script(plan, "v2", source=f"launch_configs/{example}.yaml", name=path.name))
+    sent = run_queued(path, plan.region, monkeypatch)
+    planned = {k: v for k, v in plan.queue.request.items() if k != "clientToken"}
+    assert sent == planned
+    assert sent["serviceRequestPayload"] == planned["serviceRequestPayload"]
+    assert "estimator.fit(" not in path.read_text()
+
+
+def test_a_queue_setting_the_sdk_cannot_send_is_refused_naming_it(tmp_path):
+    from sagelaunch.errors import UsageError
+
+    plan = Plan.model_validate(golden_plan(EXAMPLES / "smddp-p4d.yaml"))
+    queued = plan.queued({"name": "ml-queue", "quota_share": "q1", "preemption": 2})
+    with pytest.raises(UsageError) as refused:
+        script(queued, "v2", source="x.yaml", name="x.py")
+    message = str(refused.value)
+    assert "compute.queue.quota_share (quotaShareName)" in message
+    assert "compute.queue.preemption (preemptionConfiguration)" in message
+
+
+def test_export_of_a_queued_config_through_the_cli(cli, tmp_path):
+    out = tmp_path / "job.py"
+    config = EXAMPLES / "smddp-p4d.yaml"
+    args = ("--set", "compute.queue.name=ml-queue", "--job-name", "exp-q")
+    assert cli("export", config, "--out", out, *args).exit_code == 0
+    text = out.read_text()
+    assert 'QUEUE = "ml-queue"' in text and "TrainingQueue(QUEUE).submit(" in text
+    compile(text, "job.py", "exec")

@@ -1,4 +1,5 @@
-"""A plan as a SageMaker SDK v2 script: the estimator `plan` shows, then ``fit(...)``.
+"""A plan as a SageMaker SDK v2 script: the estimator `plan` shows, then ``fit(...)`` (or, for a
+job sent to an AWS Batch job queue, the SDK's ``TrainingQueue(...).submit(...)``).
 
 Rendered from the plan's `estimator` (sdk/estimator.py's EstimatorSpec, as data), never derived
 again from the config: what the script builds is what planning built. The script's ``main(session,
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.plan_model import Plan
+from sagelaunch.errors import UsageError
+from sagelaunch.plan_model import Plan, QueuedPlan
 from sagelaunch.translate import tuner_v2
 from sagelaunch.translate.pysource import INDENT, call, hoist_shared, literal, sdk_modules
 
@@ -56,6 +58,35 @@ if __name__ == "__main__":
     main()
 '''
 
+QUEUED_FOOTER = '''
+
+def main(session: sagemaker.Session | None = None, wait: bool = True):
+    """Put the training job on job queue {queue_name} (AWS Batch): the SDK's TrainingQueue builds
+    the CreateTrainingJob request as fit() would and sends it as the service job's payload. Batch
+    starts it when the queue has capacity; ``wait`` follows it to the end.
+
+    The SDK sends no idempotency token: each run of this script queues another job (`sagelaunch
+    submit` sends the job name as clientToken, so its reruns do not)."""
+    session = session or sagemaker.Session(boto_session=boto3.Session(region_name=REGION))
+    boto3.setup_default_session(region_name=session.boto_region_name)  # TrainingQueue's client
+    estimator = make_estimator(session)
+    queued = TrainingQueue(QUEUE).submit(
+        estimator,
+        {fit_args},
+        job_name=JOB_NAME,{submit_kwargs}
+    )
+    if wait:
+        queued.wait()
+    return queued
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+# compute.queue settings SubmitServiceJob takes that TrainingQueue.submit has no argument for.
+_NOT_IN_THE_SDK = {"quota_share": "quotaShareName", "preemption": "preemptionConfiguration"}
+
 
 def render(plan: Plan, *, source: str, script: str) -> str:
     """The script for ``plan`` (``source``: the config it came from; ``script``: its file name)."""
@@ -66,6 +97,9 @@ def render(plan: Plan, *, source: str, script: str) -> str:
     imports.append(f"from {module} import {name}")
     if plan.tuning is not None:
         imports += tuner_v2.imports(plan.tuning)
+    if plan.queue is not None:
+        _refuse_what_the_sdk_cannot_queue(plan.queue)
+        imports.append("from sagemaker.aws_batch.training_queue import TrainingQueue")
     if input_classes:
         imports.insert(0, f"from sagemaker.inputs import {', '.join(input_classes)}")
     header = HEADER.format(
@@ -95,6 +129,9 @@ def render(plan: Plan, *, source: str, script: str) -> str:
     fit_args = "fit_inputs()" if estimator.fit_inputs else "None"
     if plan.tuning is not None:
         return header + "\n".join(body) + "\n" + tuner_v2.main(fit_args)
+    if plan.queue is not None:
+        header += f"QUEUE = {literal(plan.queue.queue)}\n"
+        return header + "\n".join(body) + "\n" + _queued_footer(plan.queue, plan, fit_args)
     fit_kwargs = "".join(
         f", {key}={literal(value, 1)}" for key, value in (estimator.fit_kwargs or {}).items()
     )
@@ -136,3 +173,37 @@ def _tuning_name(plan: Plan) -> str:
     if plan.tuning is None:
         return ""
     return f"\nTUNING_JOB_NAME = {literal(plan.tuning.job_name)}"
+
+
+def _refuse_what_the_sdk_cannot_queue(queue: QueuedPlan) -> None:
+    missing = [
+        f"compute.queue.{key} ({field})"
+        for key, field in _NOT_IN_THE_SDK.items()
+        if queue.settings.get(key) is not None
+    ]
+    if missing:
+        raise UsageError(
+            f"the SDK's TrainingQueue.submit cannot send {', '.join(missing)}",
+            "`sagelaunch submit` sends them; or drop them from the config to export the job",
+        )
+
+
+def _queued_footer(queue: QueuedPlan, plan: Plan, fit_args: str) -> str:
+    """``TrainingQueue.submit``'s arguments: those of the planned SubmitServiceJob request that the
+    SDK does not derive itself (its retry strategy and timeout are passed as planned, so the
+    script sends the plan's values whatever the SDK's defaults become)."""
+    sent = queue.request
+    kwargs: dict[str, Any] = {
+        "retry_config": sent["retryStrategy"],
+        "priority": sent.get("schedulingPriority"),
+        "share_identifier": sent.get("shareIdentifier"),
+        "timeout": sent["timeoutConfig"],
+        "tags": queue.settings.get("tags") or None,
+        "experiment_config": (plan.estimator.fit_kwargs or {}).get("experiment_config"),
+    }
+    given = "".join(
+        f"\n{INDENT * 2}{key}={literal(value, 2)},"
+        for key, value in kwargs.items()
+        if value is not None
+    )
+    return QUEUED_FOOTER.format(queue_name=queue.queue, fit_args=fit_args, submit_kwargs=given)
