@@ -12,6 +12,7 @@ import pytest
 
 from sagelaunch.aws import batch as batch_api
 from sagelaunch.aws.session import clients
+from sagelaunch.commands.queue_view import FAIR_SHARE_PLACES
 from sagelaunch.services import queue as queues
 from tests.aws.batch_server import BatchServer, batch_client, sagemaker_queue
 from tests.aws.conftest import SMDDP, boto_client
@@ -150,6 +151,16 @@ def test_stop_ends_the_queued_job_and_list_shows_the_queue(cli, server):
     assert rows[ended["job_name"]]["status_reason"] == queues.STOP_REASON
     table = cli("list", "--queue", QUEUE)
     assert table.exit_code == 0 and kept["job_name"] in table.stdout
+    assert FAIR_SHARE_PLACES not in table.stdout  # a plain queue starts them in this order
+
+
+def test_a_fair_share_queue_says_its_places_are_priority_then_submit_order(cli, server):
+    sagemaker_queue(server, QUEUE, fair_share=True)
+    submit(cli, "shared", "--set", "compute.queue.share=research")
+    table = cli("list", "--queue", QUEUE)
+    assert table.exit_code == 0, table.output
+    assert "fair share" in table.stdout
+    assert " ".join(FAIR_SHARE_PLACES.split()) in " ".join(table.stdout.split())
 
 
 def test_a_job_batch_fails_before_it_starts_exits_1_with_batchs_reason(cli, server):

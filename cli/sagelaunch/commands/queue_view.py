@@ -86,6 +86,15 @@ def render_queue(listing: dict[str, Any]) -> None:
     stdout.print(table)
     if not listing["jobs"]:
         stdout.print("no jobs in this queue")
+    elif listing["fair_share"] and any(job.get("place") for job in listing["jobs"]):
+        stdout.print(FAIR_SHARE_PLACES, highlight=False)
+
+
+# in_start_order's caveat, said where a user reads the places.
+FAIR_SHARE_PLACES = (
+    "place: priority, then submit order; a fair-share queue also takes turns between shares "
+    "(by their weights and use), so its jobs may start in another order"
+)
 
 
 def _time(millis: int | None) -> str:
