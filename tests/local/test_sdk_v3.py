@@ -25,6 +25,7 @@ from sagelaunch.local import v3
 from sagelaunch.translate.importer import import_request
 from tests.golden.regenerate import GOLDEN
 from tests.local.conftest import clean_env, pytorch_config, run_local
+from tests.local.in_process import local_in_process
 
 HYPERPARAMETERS = {"flag": True, "off": False, "lr": 0.1, "name": "abc", "steps": 3, "ids": [1, 2]}
 ECHO = 'import json, os, sys\nprint("ARGV", json.dumps(sys.argv[1:]))\n'
@@ -100,25 +101,28 @@ def test_a_tar_gz_source_runs(write_config, tmp_path):
     assert "ENTRY echo.py" in done.stdout + done.stderr
 
 
-def test_a_wrong_archive_says_what_it_holds(write_config, tmp_path):
+# The three refusals below stop before any host starts: `local` in this process
+# (local_in_process), the same app, exit code and stderr as `python -m sagelaunch local`.
+def test_a_wrong_archive_says_what_it_holds(write_config, tmp_path, cli, monkeypatch):
     _archive(tmp_path / "code.tar.gz", {"src/train.py": "", "README.md": ""})
-    done = run_local(_v3_config(write_config, source_dir="code.tar.gz"))
-    assert done.returncode == 2
+    done = local_in_process(cli, monkeypatch, _v3_config(write_config, source_dir="code.tar.gz"))
+    assert done.exit_code == 2
     said = " ".join(done.stderr.split())
     assert "echo.py is not at the top of code.tar.gz" in said
     assert "it holds 2 file(s): README.md, src/train.py" in said
 
 
-def test_a_file_that_is_no_archive_is_named(write_config, tmp_path):
+def test_a_file_that_is_no_archive_is_named(write_config, tmp_path, cli, monkeypatch):
     (tmp_path / "code.tar.gz").write_text("not gzip")
-    done = run_local(_v3_config(write_config, source_dir="code.tar.gz"))
-    assert done.returncode == 2 and "is not a gzipped tar archive" in done.stderr
+    done = local_in_process(cli, monkeypatch, _v3_config(write_config, source_dir="code.tar.gz"))
+    assert done.exit_code == 2 and "is not a gzipped tar archive" in done.stderr
 
 
-def test_a_tar_gz_source_needs_sdk_v3(write_config, tmp_path):
+def test_a_tar_gz_source_needs_sdk_v3(write_config, tmp_path, cli, monkeypatch):
     _archive(tmp_path / "code.tar.gz", {"echo.py": ECHO})
-    done = run_local(_v3_config(write_config, source_dir="code.tar.gz", sdk="v2"))
-    assert done.returncode == 2 and "set sdk: v3" in " ".join(done.stderr.split())
+    config = _v3_config(write_config, source_dir="code.tar.gz", sdk="v2")
+    done = local_in_process(cli, monkeypatch, config)
+    assert done.exit_code == 2 and "set sdk: v3" in " ".join(done.stderr.split())
 
 
 def test_import_keeps_a_v3_request_as_sdk_v3():

@@ -32,6 +32,7 @@ import yaml
 from sagelaunch.config.loader import load_document
 from sagelaunch.local import software
 from tests.local.conftest import checksums, clean_env, run_local
+from tests.local.in_process import local_in_process
 from tests.local.third_party import data
 
 HERE = Path(__file__).resolve().parent
@@ -357,15 +358,25 @@ def _stop_param(name: str) -> Any:
 
 
 @pytest.mark.parametrize("name", [_stop_param(name) for name in {**REFUSED, **KERAS_2}])
-def test_a_third_party_script_ends_as_it_says(name: str, tmp_path: Path) -> None:
+def test_a_third_party_script_ends_as_it_says(
+    name: str, tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Refused before training, naming what is missing; or (KERAS_2) run to its end."""
     stop = {**REFUSED, **KERAS_2}[name]
     config, source, channels = job_config(stop.config, tmp_path)
     before = [user_files(folder) for folder in (HERE, source, *channels.values())]
     run = tmp_path / "run"
-    done = run_local(config, "--workdir", str(run), timeout=TIMEOUT, env=clean_env(UV_OFFLINE="1"))
-    text = " ".join(said(done).split())
-    assert done.returncode == stop.returncode, text[-4000:]
+    if stop.started:
+        done = run_local(
+            config, "--workdir", str(run), timeout=TIMEOUT, env=clean_env(UV_OFFLINE="1")
+        )
+        returncode, text = done.returncode, " ".join(said(done).split())
+    else:
+        # Refused in its preflight: the same `local` command in this process (its exit code and
+        # all it says), not a new interpreter importing sagelaunch (local_in_process).
+        result = local_in_process(cli, monkeypatch, config, "--workdir", run, UV_OFFLINE="1")
+        returncode, text = result.exit_code, " ".join(result.output.split())
+    assert returncode == stop.returncode, text[-4000:]
     for line in stop.says:
         assert line in text, text[-4000:]
     started = "[algo-1]" in text or (run / "logs" / "algo-1.log").exists()
