@@ -285,3 +285,24 @@ def test_kill_9_at_each_step_of_a_queued_submit_then_a_rerun_makes_one_job(
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["attached"] is served
     assert len(server.jobs) == 1
+
+
+def test_logs_of_a_queued_job_say_it_waits_then_print_its_training_jobs(cli, server):
+    from tests.aws.test_lifecycle import seed_logs
+
+    sagemaker_queue(server, QUEUE)
+    job = submit(cli, "logged")
+    waiting = cli("logs", job["job_name"], "--queue", QUEUE)
+    assert waiting.exit_code == 0, waiting.output
+    assert "no training job started (queue  RUNNABLE, place 1 in the queue)" in waiting.output
+    assert f"sagelaunch logs {job['job_name']} --queue {QUEUE} --follow" in waiting.output
+
+    server.capacity(2)
+    assert cli("wait", job["job_name"], "--queue", QUEUE).exit_code == 0
+    seed_logs(job["job_name"])
+    printed = cli("logs", job["job_name"], "--queue", QUEUE, "--host", "algo-2")
+    assert printed.exit_code == 0, printed.output
+    assert printed.stdout.splitlines() == ["[algo-2] step=1 host two", "[algo-2] step=2 host two"]
+    followed = cli("logs", job["job_name"], "--queue", QUEUE, "--follow", "--host", "algo-1")
+    assert followed.exit_code == 0, followed.output
+    assert "[algo-1] done one" in followed.stdout and "[algo-2]" not in followed.stdout

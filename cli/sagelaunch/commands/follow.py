@@ -73,14 +73,20 @@ def shown(
 
 
 def followed_in_queue(
-    aws: Clients, queue: str, name: str, timeout_s: float | None, with_logs: bool
+    aws: Clients,
+    queue: str,
+    name: str,
+    timeout_s: float | None,
+    with_logs: bool,
+    as_json: bool = False,
+    host: str | None = None,
 ) -> Ending:
     """A queued job followed (services.queue.follow_queued) as `shown` draws a job, with a
     line on stderr for each change while it waits in the queue."""
     from sagelaunch.commands.queue_view import waiting_line
     from sagelaunch.services.queue import follow_queued
 
-    with shown(name, with_logs=with_logs) as observer:
+    with shown(name, with_logs=with_logs, as_json=as_json) as observer:
         return follow_queued(
             aws,
             queue,
@@ -88,6 +94,7 @@ def followed_in_queue(
             timeout_s,
             observer,
             on_wait=lambda now: out.stderr.print(waiting_line(now), highlight=False),
+            host=host,
         )
 
 

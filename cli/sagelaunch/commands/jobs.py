@@ -33,6 +33,7 @@ from sagelaunch.services.clients import connect
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
+    from sagelaunch.services.clients import Clients
     from sagelaunch.services.follow import Ending
 
 JobArgument = Annotated[str, typer.Argument(help="Training job (or tuning job) name.")]
@@ -123,14 +124,23 @@ def logs(
         OutputFormat,
         typer.Option("--output", "-o", help="table: [algo-N] lines; json: one object per line."),
     ] = OutputFormat.table,
+    queue: QueueOption = None,
     region: RegionOption = None,
 ) -> None:
-    """Print a job's logs: every host, interleaved in time order, each line prefixed algo-N."""
+    """Print a job's logs: every host, interleaved in time order, each line prefixed algo-N.
+
+    With --queue, a queued job's: its training job's logs once one started; with --follow, the
+    wait in the queue (on stderr), then the logs to the end."""
     from sagelaunch.commands.job_view import print_events
     from sagelaunch.services.follow import follow, read_logs
 
     as_json = output is OutputFormat.json
     aws = connect(ctx.obj, region)
+    if queue and follow_:
+        followed_in_queue(aws, queue, job, None, with_logs=True, as_json=as_json, host=host)
+        return
+    if queue:
+        job = _started_training_job(aws, queue, job)
     if follow_:
         with shown(job, with_logs=True, as_json=as_json) as observer:
             follow(aws, job, None, observer, host=host)
@@ -139,6 +149,21 @@ def logs(
     print_events(events, as_json=as_json)
     if not events:
         stderr.print(f"no log events for {job}{' on ' + host if host else ''} (yet)")
+
+
+def _started_training_job(aws: Clients, queue: str, name: str) -> str:
+    """The training job a queued job started; a job still waiting has no logs yet (exit 0, said
+    with its place, as `logs` of a job without streams says so)."""
+    from sagelaunch.commands.queue_view import waiting_line
+    from sagelaunch.services import queue as queues
+
+    summary = queues.status(aws, queue, name)
+    if summary["training_job"] is None:
+        now = queues.Waiting(summary["status"], summary["place"], summary["status_reason"])
+        stderr.print(f"no log events for {name} yet: no training job started ({waiting_line(now)})")
+        stderr.print(f"follow it with: sagelaunch logs {name} --queue {queue} --follow")
+        raise typer.Exit(0)
+    return str(summary["training_job"])
 
 
 def stop(

@@ -255,10 +255,12 @@ def follow_queued(
     poll_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    host: str | None = None,
 ) -> Ending:
     """Follow the queued job until its training job ends (and Batch does not put it back in the
-    queue) or the timeout passes. A job that ends before any training job: JobFailed with
-    Batch's reason; still waiting at the timeout: WaitTimeout."""
+    queue) or the timeout passes (``host``: only that host's logs, as `follow` reads them). A job
+    that ends before any training job: JobFailed with Batch's reason; still waiting at the
+    timeout: WaitTimeout."""
     from sagelaunch.aws import batch
 
     poll = POLL_S if poll_s is None else poll_s
@@ -273,7 +275,7 @@ def follow_queued(
         if training is not None and training != followed and job["status"] not in batch.WAITING:
             followed = training
             left = None if deadline is None else max(0.0, deadline - clock())
-            end = follow(aws, training, left, observer)
+            end = follow(aws, training, left, observer, host=host)
             job = job_named(aws, queue_arn, queue, name)
         if job["status"] in batch.ENDED:
             if end is None:
