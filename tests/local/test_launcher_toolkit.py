@@ -15,6 +15,7 @@ from tests.local.conftest import (
     visible_root,
     wait_until,
 )
+from tests.local.in_process import local_in_process
 
 # A third-party pattern: a shell entry point that calls ``python`` and needs the job's packages.
 TRAIN_SH = """\
@@ -102,13 +103,17 @@ def _waiter_config(write_config):
     )
 
 
-def test_workdir_holding_user_files_is_refused_and_left_alone(write_config, tmp_path):
+def test_workdir_holding_user_files_is_refused_and_left_alone(
+    write_config, tmp_path, cli, monkeypatch
+):
+    # Refused before any host starts: `local` in this process (local_in_process), the same app,
+    # exit code and output as `python -m sagelaunch local`.
     config = _waiter_config(write_config)
     mine = tmp_path / "mine"
     (mine / "logs").mkdir(parents=True)
     (mine / "logs" / "notes.txt").write_text("keep me")
-    done = run_local(config, "--workdir", str(mine))
-    assert done.returncode == 2
+    done = local_in_process(cli, monkeypatch, config, "--workdir", str(mine))
+    assert done.exit_code == 2
     assert "did not create" in done.stdout + done.stderr
     assert (mine / "logs" / "notes.txt").read_text() == "keep me"
 

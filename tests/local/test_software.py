@@ -8,12 +8,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from sagelaunch.local import software
 from tests.local.conftest import clean_env, pytorch_config, run_local
+from tests.local.in_process import local_in_process
 from tests.local.software_data import IMPORTER, write_wheel
 
 # Offline: the wheel sits in source_dir, found through pip's own requirements-file options.
@@ -106,11 +108,13 @@ def test_a_stdlib_backport_in_requirements_leaves_the_standard_library_in_charge
     assert f"TINYPKG 42 {envs}" in said and f"YAML 99.0 {envs}" in said
 
 
-def test_a_package_missing_from_the_index_is_named(write_config, tmp_path):
+# The refusals here stop before any host starts: `local` in this process (local_in_process), the
+# same app, exit code, stdout and stderr as `python -m sagelaunch local`, in the same environment.
+def test_a_package_missing_from_the_index_is_named(write_config, tmp_path, cli, monkeypatch):
     missing = "--no-index\n--find-links ./wheels\nno-such-package-sagelaunch==1.0\n"
     config = _importer_config(write_config, tmp_path, missing)
-    done = run_local(config)
-    assert done.returncode == 2, done.stdout[-3000:]
+    done = local_in_process(cli, monkeypatch, config)
+    assert done.exit_code == 2, done.stdout[-3000:]
     assert "no-such-package-sagelaunch" in done.stderr and "requirements.txt" in done.stderr
     assert "Traceback" not in done.stderr
     assert not list((tmp_path / ".sagelaunch" / "envs").glob("*"))  # nothing half-installed
@@ -138,29 +142,32 @@ def test_matching_versions_do_not_warn(write_config, tmp_path):
     assert done.returncode == 0 and "framework_version" not in _said(done)
 
 
-def test_match_explains_why_it_cannot_install_torch(write_config, tmp_path):
+def test_match_explains_why_it_cannot_install_torch(write_config, tmp_path, cli, monkeypatch):
     config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
     config.write_text(config.read_text() + "local:\n  framework: match\n")
-    done = run_local(config, env=clean_env(UV_OFFLINE="1"))  # the index is asked about 2.8
-    assert done.returncode == 2, done.stdout[-3000:]
+    # the index is asked about 2.8
+    done = local_in_process(cli, monkeypatch, config, UV_OFFLINE="1")
+    assert done.exit_code == 2, done.stdout[-3000:]
     said = _said(done)
     assert "cannot install torch 2.8.0" in said and "download.pytorch.org/whl/cpu" in said
 
 
-def _said(done: subprocess.CompletedProcess[str]) -> str:
+def _said(done: Any) -> str:
     """What the user saw, on one line (Rich wraps long messages)."""
     return " ".join((done.stdout + done.stderr).split())
 
 
-def test_a_shipped_module_without_a_matching_build_is_named(write_config, tmp_path):
+def test_a_shipped_module_without_a_matching_build_is_named(
+    write_config, tmp_path, cli, monkeypatch
+):
     # This venv's torch is a download.pytorch.org CPU build; the index's torchvision is not.
     assert "+" in importlib.metadata.version("torch") and not importlib.util.find_spec(
         "torchvision"
     )
     config = _importer_config(write_config, tmp_path, OFFLINE_REQUIREMENTS)
     (tmp_path / "code" / "train.py").write_text("import torchvision\n")
-    done = run_local(config)
-    assert done.returncode == 2, done.stdout[-3000:]
+    done = local_in_process(cli, monkeypatch, config)
+    assert done.exit_code == 2, done.stdout[-3000:]
     said = _said(done)
     assert "imports torchvision, which the PyTorch container ships" in said
     assert "torchvision==0.28.*" in said and "download.pytorch.org/whl/cpu" in said

@@ -11,6 +11,7 @@ import pytest
 
 from sagelaunch.local.supervisor import STALL_VARIABLE
 from tests.local.conftest import checksums, clean_env, pytorch_config, run_local
+from tests.local.in_process import local_in_process
 
 # The first host saves its model and ends; any other waits for a peer that never comes.
 WAITER = """\
@@ -59,15 +60,19 @@ def test_max_run_stops_the_hosts_still_running_and_packs_the_model(write_config,
 
 @pytest.mark.slow
 def test_local_timeout_overrides_max_run(write_config, tmp_path):
+    # 1 s, the shortest --timeout: algo-2 waits for ever, so it is still running then however
+    # slowly the hosts start; max_run's 1h would never pass in the test's time.
     config = _config(write_config, hosts=2, max_run="1h")
-    done = run_local(config, "--workdir", str(tmp_path / "run"), "--timeout", "3", timeout=90)
+    done = run_local(config, "--workdir", str(tmp_path / "run"), "--timeout", "1", timeout=90)
     assert done.returncode == 4, done.stderr
-    assert "local --timeout of 3 s passed" in done.stderr and "algo-2" in done.stderr
+    assert "local --timeout of 1 s passed" in done.stderr and "algo-2" in done.stderr
 
 
-def test_a_timeout_that_is_no_duration_is_refused(write_config, tmp_path):
+def test_a_timeout_that_is_no_duration_is_refused(write_config, tmp_path, cli, monkeypatch):
+    # Refused before any run starts: `local` in this process (local_in_process), the same app,
+    # exit code and stderr as `python -m sagelaunch local`, in tmp_path as the subprocess was.
     config = _config(write_config, hosts=1, max_run="1h")
-    done = run_local(config, "--timeout", "soon")
-    assert done.returncode == 2
+    done = local_in_process(cli, monkeypatch, config, "--timeout", "soon")
+    assert done.exit_code == 2
     assert "--timeout" in done.stderr and "10m" in done.stderr
     assert not (tmp_path / ".sagelaunch").exists()  # refused before any run folder
