@@ -3,12 +3,13 @@ service does), and aws/ depends on nothing above it."""
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.import_graph import package_graph, package_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 RUFF = Path(sys.executable).parent / "ruff"
@@ -94,16 +95,12 @@ def test_aws_depends_on_nothing_above_it() -> None:
     assert above == set()
 
 
-def _sagelaunch_imports(path: Path) -> list[str]:
-    """Every sagelaunch module ``path`` imports, at any level (``from sagelaunch import aws``
-    counts as ``sagelaunch.aws``)."""
-    names = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == "sagelaunch":
-                names += [f"sagelaunch.{alias.name}" for alias in node.names]
-            else:
-                names.append(node.module)
-    return [name for name in names if name.split(".")[0] == "sagelaunch"]
+def _sagelaunch_imports(path: Path) -> set[str]:
+    """Every sagelaunch module ``path`` imports, at any level, relative imports resolved
+    (``from sagelaunch import aws`` and ``from .. import aws`` count as ``sagelaunch.aws``): the
+    fences' one import graph."""
+    return _GRAPH[_MODULE_OF[path.resolve()]]
+
+
+_GRAPH = package_graph()
+_MODULE_OF = {path.resolve(): name for name, path in package_modules().items()}
