@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,14 +57,18 @@ DRIVER = Path(__file__).with_name("layout_driver.py")
 # shows on the first step after it (a reshard resumes at SAVE_AT with two steps to go).
 STEPS = 4
 SAVE_AT = 2  # the checkpoint a reshard or a one-process run resumes
-# 4 layers (so 2 ranks × 2 stages can interleave), 4 heads (so TP can split them 4 ways).
+# 2 layers (one per stage of a 2-stage pipeline), 4 heads (so TP can split them 4 ways). A TP
+# step's cost grows with the layers (collectives and DTensor dispatch per block: 2 layers halve
+# it), and a wrong reduction or stage shows in any layer. Only the interleaved schedule needs 4
+# (2 ranks × 2 stages each): it says so itself (DEEP) and is held to a 4-layer reference.
 MODEL = [
-    *("--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "32"),
+    *("--model", "gpt", "--n_layer", "2", "--n_head", "4", "--n_embd", "32"),
     *("--seq_len", "16", "--vocab_size", "64", "--log_every", "1", "--lr", "3e-3"),
     *("--max_steps", str(STEPS), "--checkpoint_every", str(SAVE_AT)),
 ]
 TP, PP, SP = "--tensor_parallel_degree", "--pipeline_parallel_degree", "--sequence_parallel"
 LOSS = "--loss_parallel"  # the head split by vocabulary, the loss on its shards
+DEEP = ["--n_layer", "4"]  # after MODEL's own, so it wins
 # name -> hyperparameters; --batch_size is per data-parallel rank, so the global batch is 8 always.
 # tp4_sp and pp2_tp2_sp compute the loss on vocabulary shards (pp2_tp2_sp's checkpoint reshards
 # to a layout with a whole head); the other TP layouts keep the head whole.
@@ -92,6 +98,7 @@ LAYOUTS = {
         "2",
         "--batch_size",
         "4",
+        *DEEP,
     ],
     "pp2_tp2_sp": [PP, "2", TP, "2", SP, LOSS, "--microbatches", "4", "--batch_size", "8"],
     "pp2_fsdp2": [PP, "2", "--parallel", "fsdp", "--microbatches", "2", "--batch_size", "4"],
@@ -118,14 +125,20 @@ BF16_LOSS, BF16_WEIGHTS = 1e-3, 1e-2
 KILL_AT = 2
 KILLED = ["--checkpoint_every", "1"]  # after MODEL's own, so it wins
 NO_SAVES = ["--checkpoint_every", "0"]
-# Killed and restarted: every layout but five whose checkpoint and resume are another's. GPipe
+# Killed and restarted: every layout but seven whose checkpoint and resume are another's. GPipe
 # saves what 1F1B saves (the schedule orders micro-batches within a step, nothing it saves),
 # pp2_tp2_sp's state is its dropout twin's minus the random streams that twin restores too, and
 # so is tp4_sp's (the same TP plan, SP and loss on vocabulary shards, on a 4-rank TP mesh: the
 # same DTensor state through the same checkpoint code); FSDP over 4 saves what HSDP 2 × 2 saves
 # on its (replicate, shard) mesh, by the same code; ZeRO-1 saves and loads its slices by the
-# same code beside TP as beside PP under bf16 (there with the fp32 master too).
+# same code beside TP as beside PP under bf16 (there with the fp32 master too). TP beside DDP
+# saves the same TP plan's DTensors as TP beside FSDP, through the same sharded_state and dcp
+# code (FSDP shards them further over the data-parallel ranks, DDP's replicas are deduplicated);
+# PP beside FSDP saves each rank's stage as the DDP pipeline does, its FSDP shards as HSDP's, by
+# the same code again (both halves restarted in pp2_dp2_1f1b and hsdp2x2).
 RESUMED_AS = {
+    "tp2_ddp2": "tp2_fsdp2",
+    "pp2_fsdp2": "hsdp2x2",
     "pp2_dp2_gpipe": "pp2_dp2_1f1b",
     "pp2_tp2_sp": "pp2_tp2_sp.dropout",
     "tp4_sp": "pp2_tp2_sp.dropout",
@@ -251,25 +264,59 @@ def run_driver(base: Path, runs: list[dict], ranks: int, timeout: float = 600) -
 
 @pytest.fixture(scope="session")
 def reference(tmp_path_factory) -> Iterator[Path]:
-    """One process, global batch 8, the same steps and checkpoints."""
+    """One process, global batch 8, the same steps: the 2-layer model in ``shallow/``, the
+    4-layer one (DEEP) in ``deep/``. In this process (torch is imported here already; a
+    subprocess would import it again for each): nothing of its own is under test, the layouts are
+    held to its losses and weights."""
     with shared_dir(tmp_path_factory, "single") as (root, done):
         if not done:
-            job = TorchJob(root)
-            result = job.run_ok(*MODEL, "--batch_size", "8")
-            (root / "stdout.txt").write_text(result.stdout)
+            for name, extra in (("shallow", []), ("deep", DEEP)):
+                run_in_process(root / name, [*MODEL, *extra, "--batch_size", "8", *NO_SAVES])
     yield root
+
+
+def reference_of(reference: Path, name: str) -> Path:
+    """The one-process run a layout is held to: the one with its model."""
+    argv = (LAYOUTS | BF16)[name]
+    deep = any(argv[i : i + len(DEEP)] == DEEP for i in range(len(argv)))
+    return reference / ("deep" if deep else "shallow")
+
+
+def run_in_process(root: Path, argv: list[str]) -> None:
+    """train_pytorch's main() here, as smenv.run would run it, in a fake /opt/ml under ``root``
+    (its stdout in root/stdout.txt); this process's environment is left as it was."""
+    if str(ENTRYPOINTS) not in sys.path:
+        sys.path.insert(0, str(ENTRYPOINTS))
+    import smenv
+    import train_pytorch
+
+    saved_env = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(TorchJob(root).env())
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            status = smenv.run(
+                train_pytorch.main, ["--checkpoint_dir", str(root / "checkpoints"), *argv]
+            )
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+    (root / "stdout.txt").write_text(out.getvalue())
+    assert status == 0, out.getvalue()
 
 
 @pytest.mark.parametrize("name", list(LAYOUTS))
 def test_layout_matches_one_process(layouts, reference, name):
-    run = layouts / name
-    assert_close_losses(losses(run), losses(reference))
-    assert sorted(losses(reference)) == list(range(1, STEPS + 1))
-    assert_close_weights(model_at(run), model_at(reference))
+    run, one = layouts / name, reference_of(reference, name)
+    assert_close_losses(losses(run), losses(one))
+    assert sorted(losses(one)) == list(range(1, STEPS + 1))
+    assert_close_weights(model_at(run), model_at(one))
 
 
 @pytest.mark.parametrize("name", list(BF16))
 def test_bf16_layout_trains_as_one_fp32_process(layouts, reference, name):
+    reference = reference_of(reference, name)
     actual, expected = losses(layouts / name), losses(reference)
     assert actual.keys() == expected.keys()
     for step, loss in expected.items():
