@@ -6,6 +6,10 @@ its input is dropped from the key: a cached plan would then be served for anothe
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import pytest
 
 from sagelaunch.config.validation import load_valid
@@ -74,13 +78,27 @@ def test_sagelaunch_own_files_are_in_the_key(make_config, monkeypatch):
     config = make_config()
     before = key_for(config)
     files = planning.sagelaunch_files()
-    assert any(path.endswith("planning.py") for path, _, _ in files)
+    assert any(path.endswith("planning.py") for path, _ in files)
     changed = [
-        (path, size + 1, mtime) if path.endswith("planning.py") else (path, size, mtime)
-        for path, size, mtime in files
+        (path, digest[::-1]) if path.endswith("planning.py") else (path, digest)
+        for path, digest in files
     ]
     monkeypatch.setattr(planning, "sagelaunch_files", lambda: changed)
     assert key_for(config) != before
+
+
+def test_a_second_clone_of_sagelaunch_keys_its_files_as_the_first(tmp_path):
+    """Same bytes in another folder, every mtime new (a CI checkout): the same files in the key;
+    one byte changed: not."""
+    package = Path(planning.__file__).resolve().parents[1]
+    clone = tmp_path / "clone" / "sagelaunch"
+    shutil.copytree(package, clone, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in clone.rglob("*"):
+        os.utime(path, (1_000_000, 1_000_000))
+    assert planning.sagelaunch_files(clone) == planning.sagelaunch_files(package)
+    edited = clone / "services" / "planning.py"
+    edited.write_bytes(edited.read_bytes() + b"\n")
+    assert planning.sagelaunch_files(clone) != planning.sagelaunch_files(package)
 
 
 SDK_DEFAULTS = """\
