@@ -184,7 +184,7 @@ def _refuse_what_the_sdk_cannot_queue(queue: QueuedPlan) -> None:
     if missing:
         raise UsageError(
             f"the SDK's TrainingQueue.submit cannot send {', '.join(missing)}",
-            "`sagelaunch submit` sends them; or drop them from the config to export the job",
+            "`sagelaunch submit` sends every compute.queue setting; drop these to export the job",
         )
 
 
