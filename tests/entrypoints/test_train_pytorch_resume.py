@@ -16,14 +16,28 @@ RESUMED = re.compile(r"resuming at step (\d+) of")
 
 
 @pytest.fixture
-def uninterrupted(torch_job):
-    job = torch_job("reference")
-    job.run_ok(*RUN)
-    return job.model()
+def one_thread():
+    """This process's torch on one thread while a test runs, as OMP_NUM_THREADS=1 puts the
+    subprocesses (torch_job's environment): the same kernels, so the same bits."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
-@pytest.mark.slow  # four training processes, one after another
-def test_killed_at_several_points_ends_bit_identical(torch_job, uninterrupted):
+@pytest.fixture
+def uninterrupted(train_pytorch_main, tmp_path, one_thread):
+    """The run never killed, in this process (torch is imported here already; what is under test
+    is the killed job's subprocesses and the restart)."""
+    status, _, root = train_pytorch_main(*RUN, root=tmp_path / "reference")
+    assert status == 0
+    return model_at(root)
+
+
+@pytest.mark.slow  # two training processes killed, one after another
+def test_killed_at_several_points_ends_bit_identical(torch_job, uninterrupted, train_pytorch_main):
     job = torch_job("killed")
     previous_kill = 0
     # A kill of a fresh run, then of a resumed one; far from step 40, so a late kill (loaded CI)
@@ -40,7 +54,9 @@ def test_killed_at_several_points_ends_bit_identical(torch_job, uninterrupted):
         resumed = int(RESUMED.search(killed.stdout).group(1)) if previous_kill else 0
         assert resumed >= previous_kill - 1
         previous_kill = max(killed.steps())
-    final = job.run_ok(*RUN)
+    # The restart in this process: what it resumes from is what the kills left on disk.
+    status, final, _ = train_pytorch_main(*RUN, root=job.root)
+    assert status == 0, final.stderr
     resumed = int(RESUMED.search(final.stdout).group(1))
     assert previous_kill - 1 <= resumed < 40
     assert job.metrics()["resumed_from_step"] == resumed
