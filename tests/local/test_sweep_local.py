@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import tarfile
+from pathlib import Path
 
 import pytest
 import yaml
@@ -17,6 +18,22 @@ from tests.local.conftest import clean_env
 from tests.local.data import write_dataset
 
 pytestmark = pytest.mark.slow
+
+
+def warm_trial_plans(path: Path) -> None:
+    """Each trial's local plan into the session's plan cache, as warm_plan does for a `local`
+    run (tests/local/conftest.py): the `sweep --local` subprocess finds them there as a rerun
+    does, and does not import the SDK (seconds of CPU) to plan; the SDK is imported once per test
+    worker. Only a warm-up: what it cannot plan, the sweep plans itself."""
+    try:
+        from sagelaunch.config.validation import expand
+        from sagelaunch.local.variant import local_variant
+        from sagelaunch.services.local_run import local_plan
+
+        for trial in expand(path, None).trials:
+            local_plan(local_variant(trial.loaded), [])
+    except Exception:  # the sweep itself reports what is wrong
+        return
 
 
 def test_four_local_trials_end_with_a_results_table_and_a_best_trial(tmp_path):
@@ -42,6 +59,7 @@ def test_four_local_trials_end_with_a_results_table_and_a_best_trial(tmp_path):
     }
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
+    warm_trial_plans(path)
     results = tmp_path / "results.json"
     proc = subprocess.run(
         [
