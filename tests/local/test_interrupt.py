@@ -155,7 +155,13 @@ def test_interrupt_stops_every_host_and_releases_the_folder(
     assert f"kept in {workdir}" in " ".join(err.split())
     assert "Traceback" not in err  # torchrun's, while it stops, went to the logs only
     (gate / "release").write_text("")
-    again = run_local(config, "--workdir", str(workdir), env=env)
+    # The folder is free again: a rerun in it claims its lock and clears it. Run without a
+    # launcher (its lock and clearing are any run's), so that the rerun starts no torchrun agents
+    # or mpirun (seconds of torch imports each) for a script that exits at once: a process of the
+    # interrupted run still holding the lock would carry RUN_TOKEN, which survivors() rules out.
+    again = run_local(
+        config, "--workdir", str(workdir), "--set", "distribution.strategy=none", env=env
+    )
     assert again.returncode == 0, again.stderr[-3000:]
 
 
@@ -267,8 +273,16 @@ while not (gate / (os.environ["SM_CURRENT_HOST"] + ".daemon")).exists():
 @PID_NAMESPACES
 def test_a_scripts_daemon_ends_with_its_host(write_config, tmp_path):
     gate = tmp_path / "run" / "gate"
+    # Run without a launcher: the daemon leaves the script's session and process group either
+    # way, and only the host's end (its PID namespace's) can take it; torchrun's agents would add
+    # seconds of torch imports and nothing to that.
     config = write_config(
-        pytorch_config(entry_point="daemon.py", source_dir="code", local={"hosts": 2}),
+        pytorch_config(
+            entry_point="daemon.py",
+            source_dir="code",
+            distribution={"strategy": "none"},
+            local={"hosts": 2},
+        ),
         code={"daemon.py": DAEMON},
     )
     token = uuid.uuid4().hex

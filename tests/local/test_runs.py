@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sagelaunch.local import sandbox
 from sagelaunch.local.artifacts import members
@@ -75,13 +76,40 @@ def xgboost_config(**local: object) -> dict[str, object]:
     }
 
 
+@pytest.fixture(scope="module")
+def xgboost_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four runs of one sharded XGBoost config, made once for the two tests below (each run
+    starts 2 hosts' XGBoost: seconds of imports): run-1 (kept) and run-2 back to back, then run-3
+    and run-4 at once. run-1 is the sharded-CSV test's run; all four are the reruns test's."""
+    root = tmp_path_factory.mktemp("xgboost-runs")
+    write_dataset(root / "data", train_files=4, rows_per_file=50)
+    config = root / "job.yaml"
+    config.write_text(yaml.safe_dump(xgboost_config(), sort_keys=False))
+    first = run_local(config, "--workdir", str(root / "run-1"), "--keep")
+    again = run_local(config, "--workdir", str(root / "run-2"))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert again.returncode == 0, again.stderr[-3000:]
+    together = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(run)],
+            cwd=root,
+            env=clean_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for run in (root / "run-3", root / "run-4")
+    ]
+    for proc in together:
+        _, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err[-3000:]
+    return root
+
+
 @pytest.mark.slow
-def test_xgboost_on_sharded_csv(write_config, tmp_path):
-    write_dataset(tmp_path / "data", train_files=4, rows_per_file=50)
-    config = write_config(xgboost_config())
-    run = tmp_path / "run"
-    done = run_local(config, "--workdir", str(run), "--keep")
-    assert done.returncode == 0, done.stderr[-3000:]
+@pytest.mark.xdist_group("local-xgboost-runs")  # one worker makes the shared runs
+def test_xgboost_on_sharded_csv(xgboost_runs):
+    run = xgboost_runs / "run-1"
     shards = [sorted(p.name for p in (run / h / "input/data/train").iterdir()) for h in HOSTS]
     assert shards == [["part-000.csv", "part-002.csv"], ["part-001.csv", "part-003.csv"]]
     assert members(run / "model.tar.gz") == ["xgboost-model"]
@@ -91,30 +119,12 @@ def test_xgboost_on_sharded_csv(write_config, tmp_path):
 
 
 @pytest.mark.slow
-def test_xgboost_reruns_back_to_back_and_at_once_never_collide(write_config, tmp_path):
-    """A fixed tracker port stays in TIME_WAIT after a run and is wanted by concurrent runs."""
-    write_dataset(tmp_path / "data", train_files=2, rows_per_file=40)
-    config = write_config(xgboost_config())
-    first = run_local(config, "--workdir", str(tmp_path / "run-1"))
-    again = run_local(config, "--workdir", str(tmp_path / "run-2"))
-    assert first.returncode == 0, first.stderr[-3000:]
-    assert again.returncode == 0, again.stderr[-3000:]
-    together = [
-        subprocess.Popen(
-            [sys.executable, "-m", "sagelaunch", "local", str(config), "--workdir", str(run)],
-            cwd=tmp_path,
-            env=clean_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for run in (tmp_path / "run-3", tmp_path / "run-4")
-    ]
-    for proc in together:
-        _, err = proc.communicate(timeout=180)
-        assert proc.returncode == 0, err[-3000:]
+@pytest.mark.xdist_group("local-xgboost-runs")
+def test_xgboost_reruns_back_to_back_and_at_once_never_collide(xgboost_runs):
+    """A fixed tracker port stays in TIME_WAIT after a run and is wanted by concurrent runs:
+    every run of the fixture succeeded (it asserts each exit) and left its model."""
     for run in ("run-1", "run-2", "run-3", "run-4"):
-        assert members(tmp_path / run / "model.tar.gz") == ["xgboost-model"]
+        assert members(xgboost_runs / run / "model.tar.gz") == ["xgboost-model"]
 
 
 FAILING = """\
