@@ -1,25 +1,16 @@
-"""Bad input through the real command, in a fresh process: the exit code and which stream
-carries what are the contract (errors on stderr; stdout keeps the table or the JSON)."""
+"""Bad input through the real command, in a fresh process (tests/cli/runner.py: a forked one,
+and `python -m sagelaunch` itself for the first test): the exit code and which stream carries
+what are the contract (errors on stderr; stdout keeps the table or the JSON)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli.runner import sagelaunch
 from tests.config.test_yaml_safety import alias_bomb
 from tests.conftest import EXAMPLES
-
-
-def sagelaunch(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "sagelaunch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def only_error(proc: subprocess.CompletedProcess) -> str:
@@ -32,7 +23,7 @@ def only_error(proc: subprocess.CompletedProcess) -> str:
 def test_validate_puts_errors_on_stderr_and_the_table_on_stdout_twice(make_config, tmp_path):
     bad = make_config({"environment": {"MY-VAR": "1"}})
     for _ in range(2):  # the second answer is replayed from the cache: same streams
-        proc = sagelaunch(tmp_path, "validate", bad)
+        proc = sagelaunch(tmp_path, "validate", bad, fresh=True)  # as a shell starts it
         line = only_error(proc)
         assert line.startswith(f"error: {bad}:") and "environment.MY-VAR" in line
         assert line.endswith("pattern [a-zA-Z_][a-zA-Z0-9_]*")  # printed as written, not markup

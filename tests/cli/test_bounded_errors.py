@@ -7,26 +7,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from sagelaunch.errors import MAX_PROBLEMS
+from tests.cli import runner
 from tests.conftest import REPO
 
 GOLDEN = REPO / "tests" / "golden"
 
 
-def sagelaunch(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+def sagelaunch(cwd: Path, *args: object) -> subprocess.CompletedProcess:
+    """The real command in a process of its own (tests/cli/runner.py)."""
     # A wide terminal: the validate table's cells must not wrap, whatever tmp_path's length.
-    env = {**os.environ, "COLUMNS": "400"}
-    return subprocess.run(
-        [sys.executable, "-m", "sagelaunch", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-        env=env,
-    )
+    return runner.sagelaunch(cwd, *args, env={**os.environ, "COLUMNS": "400"})
 
 
 def error_lines(proc: subprocess.CompletedProcess) -> list[str]:
