@@ -142,7 +142,13 @@ def _preload(specs: list[dict]) -> None:
     zero = {"--zero_stage", "--deepspeed_config"}
     if any(spec.get("kill_after_step") and zero & set(spec["argv"]) for spec in specs):
         os.environ.setdefault("DS_ACCELERATOR", "cpu")  # as torch_deepspeed sets it on a CPU
-        import deepspeed.ops  # noqa: F401
+        import deepspeed.ops
+
+        # deepspeed.initialize's optimizer check imports its Muon optimizer, whose module
+        # torch.compiles at import (~1.8 s CPU): once here rather than in every child and again
+        # in every rank. (Only a preload: a DeepSpeed without it imports what it has.)
+        with contextlib.suppress(ImportError):
+            import deepspeed.runtime.zero.muon.muon_optimizer  # noqa: F401
 
 
 def main(path: str) -> int:
