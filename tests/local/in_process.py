@@ -29,3 +29,20 @@ def local_in_process(
     for variable, value in wanted.items():
         monkeypatch.setenv(variable, value)
     return cli("local", config, *args)
+
+
+def run_local_in_env(
+    monkeypatch: pytest.MonkeyPatch, config: Path, *args: str, env: dict[str, str], **kwargs: Any
+) -> Any:
+    """``run_local(config, *args, env=env)`` with this process in ``env`` too while it warms the
+    plan (warm_plan): the plan cache's key holds where the SDK's defaults files are (under HOME
+    and XDG_CONFIG_HOME), so a run with a HOME of its own misses a plan warmed in this process's
+    HOME, and its subprocess imports the SDK to plan (seconds of CPU)."""
+    from tests.local.conftest import run_local
+
+    with monkeypatch.context() as patch:
+        for variable in os.environ.keys() - env.keys():
+            patch.delenv(variable)
+        for variable, value in env.items():
+            patch.setenv(variable, value)
+        return run_local(config, *args, env=env, **kwargs)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.local.conftest import clean_env, run_local
+from tests.local.conftest import clean_env
+from tests.local.in_process import run_local_in_env
 
 SCRIPT = """\
 import json, os
@@ -47,7 +48,9 @@ def checksums(folder: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["off", "auto"])
-def test_a_local_run_leaves_the_home_folder_byte_identical(tmp_path: Path, mode: str) -> None:
+def test_a_local_run_leaves_the_home_folder_byte_identical(
+    tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     (home / ".config").mkdir(parents=True)
     (home / ".config" / "mine.ini").write_text("a user's own file\n")
@@ -73,7 +76,8 @@ def test_a_local_run_leaves_the_home_folder_byte_identical(tmp_path: Path, mode:
     for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "MPLCONFIGDIR"):
         env.pop(name, None)  # as in a user's shell: the home's defaults
     run = tmp_path / "run"
-    result = run_local(config, "--workdir", str(run), "--keep", "-o", "json", env=env)
+    args = ("--workdir", str(run), "--keep", "-o", "json")
+    result = run_local_in_env(monkeypatch, config, *args, env=env)  # its plan warmed in its HOME
     assert result.returncode == 0, result.stderr[-3000:]
     assert checksums(home) == before
     printed = result.stdout + result.stderr

@@ -19,6 +19,7 @@ import yaml
 
 from sagelaunch.local import launchers, sandbox
 from tests.local.conftest import checksums, clean_env, host_address, run_local, visible_root
+from tests.local.in_process import run_local_in_env
 
 NAMESPACES = sandbox.choose("auto").isolated
 ADDRESSES = {"algo-1": host_address(0), "algo-2": host_address(1)}
@@ -93,13 +94,16 @@ def _write_job(
 
 
 @pytest.mark.skipif(not NAMESPACES, reason="this machine cannot make user namespaces")
-def test_hostile_script_changes_no_user_file_and_each_host_has_its_own_opt_ml(user_tree, tmp_path):
+def test_hostile_script_changes_no_user_file_and_each_host_has_its_own_opt_ml(
+    user_tree, tmp_path, monkeypatch
+):
     config = _write_job(user_tree, HOSTILE)
     before = checksums(user_tree)
     machine_opt_ml = Path("/opt/ml").exists()
     workdir = tmp_path / "run"
     env = clean_env(HOME=str(user_tree / "home"))
-    done = run_local(config, "--workdir", str(workdir), "--keep", "--output", "json", env=env)
+    args = ("--workdir", str(workdir), "--keep", "--output", "json")
+    done = run_local_in_env(monkeypatch, config, *args, env=env)  # its plan warmed in its HOME
     assert done.returncode == 0, done.stderr
     after = checksums(user_tree)
     assert {name: after.get(name) for name in before} == before
@@ -155,7 +159,9 @@ mpi.MPI_Finalize()
 @pytest.mark.slow
 @pytest.mark.skipif(not NAMESPACES, reason="this machine cannot make user namespaces")
 @pytest.mark.skipif(launchers.open_mpi() is None, reason="no Open MPI (the local extra's)")
-def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(user_tree, tmp_path):
+def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(
+    user_tree, tmp_path, monkeypatch
+):
     """One mpirun starts the 4 ranks of 2 hosts; each rank runs in its own host's sandbox."""
     mpi = {"strategy": "mpi", "processes_per_host": 2}
     config = _write_job(user_tree, MPI_RANK, distribution=mpi)
@@ -163,7 +169,8 @@ def test_each_mpi_rank_sees_its_own_hosts_opt_ml_and_changes_no_user_file(user_t
     machine_opt_ml = Path("/opt/ml").exists()
     workdir = tmp_path / "run"
     env = clean_env(HOME=str(user_tree / "home"))
-    done = run_local(config, "--workdir", str(workdir), "--keep", "--output", "json", env=env)
+    args = ("--workdir", str(workdir), "--keep", "--output", "json")
+    done = run_local_in_env(monkeypatch, config, *args, env=env)  # its plan warmed in its HOME
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     assert result["launcher"] == "mpirun" and result["sandbox"] == "namespace"
