@@ -2,7 +2,7 @@
 fail before TensorFlow loads, exact resume from its checkpoints, a SavedModel under model/1.
 
 TensorFlow-heavy checks run in this process (one TensorFlow import for all of them); the
-multi-host runs are in tests/local/test_tensorflow_runs.py."""
+multi-host runs are in tests/local/test_tensorflow_runs.py and test_tensorflow_resume.py."""
 
 from __future__ import annotations
 

@@ -3,7 +3,9 @@ again: with Keras fit on one host through BackupAndRestore (under <checkpoint_di
 with the GradientTape loop under MultiWorkerMirrored on 2 hosts through its CheckpointManager.
 Each job is one data epoch of STEPS global batches, so every resume point is inside an epoch; the
 resumed run logs exactly the steps after its resume point, its losses (the final one included)
-equal an uninterrupted run's, and it writes the SavedModel."""
+equal an uninterrupted run's, and it writes the SavedModel. The 2-host run (killed, then run again)
+is shared by two tests: its resume, and MultiWorkerMirrored's equality with one process on the
+global batch (the killed run's steps from scratch, the rerun's after its resume point)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ import subprocess
 import tarfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sagelaunch.local import checkpoint_sync
 from tests.local.conftest import clean_env, local_command, run_local
@@ -99,12 +103,20 @@ def kill_once_backed_up(
     return output
 
 
+def run_again(config: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """The job run again in the killed run's workdir (a restarted job)."""
+    return run_local(config, "--workdir", str(workdir), timeout=300)
+
+
 def resume_and_check(
-    config: Path, workdir: Path, killed_at: int, reference: dict[str, float]
+    done: subprocess.CompletedProcess[str],
+    workdir: Path,
+    killed_at: int,
+    reference: dict[str, float],
 ) -> dict[str, object]:
-    """Run the job again: it resumes after ``killed_at``'s backup, mid-epoch, and finishes with
-    the uninterrupted run's losses and a SavedModel. Returns its metrics.json."""
-    done = run_local(config, "--workdir", str(workdir), timeout=300)
+    """The job run again (``done``, run_again's) resumed after ``killed_at``'s backup,
+    mid-epoch, and finished with the uninterrupted run's losses and a SavedModel. Returns its
+    metrics.json."""
     log = done.stdout + done.stderr
     assert done.returncode == 0, log[-3000:]
     assert f"{STEPS} steps of {BATCH} samples" in log
@@ -152,7 +164,7 @@ def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uni
     # what the kill left (a file it caught half-written too) stays in the store, as in S3
     killed = {p.name for p in backup.iterdir()}
 
-    metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
+    metrics = resume_and_check(run_again(config, workdir), workdir, killed_at, uninterrupted)
     assert metrics["loop"] == "fit"
     # Kept after the finish (delete_checkpoint=False, as the custom loop keeps its checkpoints):
     # the finish's backup, every file renamed into place.
@@ -162,23 +174,68 @@ def test_keras_fit_resumes_mid_epoch_from_its_backup(write_config, tmp_path, uni
     assert all((backup / name).is_file() for name in finished)
 
 
-@pytest.mark.slow
-def test_gradient_tape_loop_on_two_hosts_resumes_mid_epoch_after_a_worker_is_killed(
-    write_config, tmp_path, uninterrupted
-):
+@dataclass(frozen=True)
+class KilledAndRerun:
+    """The 2-host job: killed once its chief had checkpointed, then run again."""
+
+    workdir: Path
+    killed: str  # what the killed run printed
+    killed_at_chief: int  # the chief's newest checkpoint after the kill
+    killed_at_store: int  # the newest one synced to the checkpoint store when the hosts stopped
+    rerun: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def two_hosts(tmp_path_factory) -> KilledAndRerun:
     """MultiWorkerMirrored on 2 hosts of BATCH/2 samples each: one process's global batch. The
     second host's worker is killed; the chief, stuck in an all-reduce, is stopped by the run, and
-    both hosts resume from the chief's checkpoints, which checkpoint.s3_uri's sync gives every
-    host (the worker's own saves go to a scratch dir)."""
-    workdir = tmp_path / "run"
-    config = write_config(one_epoch_job("custom", hosts=2))
+    the job is run again. One run for the two tests that read it (both in this module, so on one
+    xdist worker): each 2-host run starts two TensorFlow processes."""
+    root = tmp_path_factory.mktemp("two-hosts")
+    config, workdir = root / "job.yaml", root / "run"
+    config.write_text(yaml.safe_dump(one_epoch_job("custom", hosts=2), sort_keys=False))
     chief = workdir / "algo-1" / "checkpoints"
-    output = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(chief), "algo-2")
-    assert "CollectiveAllReduceStrategy: 2 replica(s)" in output
-    checkpoints = checkpoint_sync.store(workdir)  # synced when the hosts stopped
-    killed_at = newest_checkpoint(checkpoints)
-    assert killed_at == newest_checkpoint(chief)
+    killed = kill_once_backed_up(config, workdir, lambda: newest_checkpoint(chief), "algo-2")
+    killed_at_chief = newest_checkpoint(chief)
+    killed_at_store = newest_checkpoint(checkpoint_sync.store(workdir))
+    rerun = run_again(config, workdir)
+    return KilledAndRerun(workdir, killed, killed_at_chief, killed_at_store, rerun)
 
-    metrics = resume_and_check(config, workdir, killed_at, uninterrupted)
+
+@pytest.mark.slow
+def test_gradient_tape_loop_on_two_hosts_resumes_mid_epoch_after_a_worker_is_killed(
+    two_hosts, uninterrupted
+):
+    """Both hosts resume from the chief's checkpoints, which checkpoint.s3_uri's sync gives every
+    host (the worker's own saves go to a scratch dir)."""
+    assert "CollectiveAllReduceStrategy: 2 replica(s)" in two_hosts.killed
+    killed_at = two_hosts.killed_at_store  # synced when the hosts stopped
+    assert killed_at == two_hosts.killed_at_chief
+
+    workdir = two_hosts.workdir
+    metrics = resume_and_check(two_hosts.rerun, workdir, killed_at, uninterrupted)
     assert (metrics["loop"], metrics["global_batch"]) == ("custom", BATCH)
-    assert newest_checkpoint(checkpoints) == STEPS
+    assert newest_checkpoint(checkpoint_sync.store(workdir)) == STEPS
+
+
+@pytest.mark.slow
+def test_multi_worker_mirrored_on_two_hosts_equals_one_process(two_hosts, uninterrupted):
+    """Gradients summed across the hosts: the same steps as one process on the global batch,
+    from scratch (the killed run's steps, up to the kill) and after the resume (the rerun's, to
+    the end, which resume_and_check compares, with its SavedModel). (Was a separate 12-step run
+    in test_tensorflow_runs.py: this shared run covers the same path, from a fresh start.)"""
+    killed = two_hosts.killed
+    assert f"CollectiveAllReduceStrategy: 2 replica(s); {STEPS} steps of {BATCH} samples" in killed
+    from_scratch = losses(killed)
+    # Every step from the first up to the kill (at least one checkpoint's worth) was logged.
+    assert sorted(from_scratch) == list(range(1, max(from_scratch) + 1))
+    assert max(from_scratch) >= two_hosts.killed_at_chief >= EVERY
+    for step, loss in from_scratch.items():  # as logged: rounded to 6 decimals
+        assert loss == pytest.approx(uninterrupted[str(step)], rel=TOLERANCE, abs=5e-7), step
+    # After the resume, to the end: metrics.json's full-precision losses.
+    metrics = output_metrics(two_hosts.workdir)
+    assert max(map(int, metrics["losses"])) == STEPS
+    for step, loss in metrics["losses"].items():
+        assert loss == pytest.approx(uninterrupted[step], rel=TOLERANCE), step
+    assert metrics["losses"][str(STEPS)] < from_scratch[1]
+    assert saved_model_in(two_hosts.workdir) == ["1/saved_model.pb"]
