@@ -147,3 +147,22 @@ def test_what_the_shell_and_the_sdk_defaults_say_reaches_the_next_plan(
     defaults.write_text(SDK_DEFAULTS.format(value="now"))
     monkeypatch.setenv("SAGEMAKER_USER_CONFIG_OVERRIDE", str(defaults))
     assert plan_request(config, tmp_path)["Tags"] == [{"Key": "from-sdk-defaults", "Value": "now"}]
+
+
+def test_a_home_without_sdk_defaults_keys_as_any_other(make_config, tmp_path, monkeypatch):
+    """No defaults file in either home: nothing merged, one key (a run with a HOME of its own
+    plans from the cache); a defaults file in the second home: another key."""
+    config = make_config()
+    for variable in ("SAGEMAKER_ADMIN_CONFIG_OVERRIDE", "SAGEMAKER_USER_CONFIG_OVERRIDE"):
+        monkeypatch.delenv(variable, raising=False)
+    keys = []
+    for home in (tmp_path / "home-1", tmp_path / "home-2"):
+        home.mkdir()
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        keys.append(key_for(config))
+    assert keys[0] == keys[1]
+    defaults = tmp_path / "home-2" / ".config" / "sagemaker" / "config.yaml"
+    defaults.parent.mkdir(parents=True)
+    defaults.write_text(SDK_DEFAULTS.format(value="home"))
+    assert key_for(config) != keys[0]

@@ -339,7 +339,8 @@ _SDK_DEFAULTS = (
 
 def sdk_defaults() -> list[tuple[str, str | None]]:
     """Each SDK defaults file (the override variable's path, else the SDK's default place) with
-    its sha256 (None where there is none; an S3 URI as written, which the key cannot read)."""
+    its sha256 (an S3 URI as written, which the key cannot read); where there is no file, only
+    that there is none."""
     found = []
     for variable, default in _SDK_DEFAULTS:
         where = os.environ.get(variable) or _platform_config_file(default)
@@ -352,7 +353,9 @@ def sdk_defaults() -> list[tuple[str, str | None]]:
         try:
             found.append((str(path), hashlib.sha256(path.read_bytes()).hexdigest()))
         except OSError:
-            found.append((str(path), None))
+            # No file there: the SDK merges nothing, wherever the home folder is (a run with a
+            # HOME of its own plans from the same cache entry).
+            found.append((variable, None))
     return found
 
 
