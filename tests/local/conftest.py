@@ -152,6 +152,32 @@ def pytorch_config(**over: Any) -> dict[str, Any]:
     return config
 
 
+# The one 2-host torchrun run of a tiny GPT on a token channel (``two_host_torchrun``).
+CHANNEL_GPT = {**TINY_GPT, "data": "channel", "max_steps": 4, "data_augment_cost": 2}
+TWO_HOST_TORCHRUN = "local-two-host-torchrun"  # the xdist_group of the tests sharing it
+
+
+@pytest.fixture(scope="session")
+def two_host_torchrun(tmp_path_factory: pytest.TempPathFactory):
+    """(its folder, its result): a homogeneous 2-host torchrun `sagelaunch local --output json`
+    of CHANNEL_GPT, its train channel ``tokens`` (tests/local/tokens.py), in the default workdir
+    (ROOT/.sagelaunch/runs/JOB), made once for the tests that assert on it (4 torch processes a
+    run): test_runs.py's (what a run leaves) and test_hetero.py's (the losses a heterogeneous run
+    must equal). They are marked ``xdist_group(TWO_HOST_TORCHRUN)``, so one worker makes it."""
+    from tests.local.tokens import write_tokens
+
+    root = tmp_path_factory.mktemp("two-host-torchrun")
+    write_tokens(root / "tokens")
+    config = pytorch_config(
+        hyperparameters=dict(CHANNEL_GPT),
+        inputs={"train": "s3://bucket/tokens/"},
+        local={"inputs": {"train": "tokens"}, "hosts": 2},
+    )
+    path = root / "homogeneous.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return root, run_local(path, "--output", "json")
+
+
 def visible_root(purpose: str) -> Path:
     """A new folder a sandboxed script sees (read-only): in the checkout, unless it is under /tmp
     (each sandbox has its own /tmp, where the user's files would be out of the script's reach)."""

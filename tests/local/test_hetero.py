@@ -9,7 +9,13 @@ import re
 
 import pytest
 
-from tests.local.conftest import TINY_GPT, pytorch_config, read_json, run_local
+from tests.local.conftest import (
+    CHANNEL_GPT,
+    TWO_HOST_TORCHRUN,
+    pytorch_config,
+    read_json,
+    run_local,
+)
 from tests.local.test_toolkit_oracle import DUMP_ENV, _diff, toolkit_env
 from tests.local.tokens import write_tokens
 
@@ -120,22 +126,18 @@ def _losses(stderr: str) -> tuple[set[str], dict[int, float]]:
     return {host for host, _, _ in found}, {int(step): float(loss) for _, step, loss in found}
 
 
-def _tiny(**over: object) -> dict[str, object]:
-    hyperparameters = {**TINY_GPT, "data": "channel", "max_steps": 4, "data_augment_cost": 2}
-    return pytorch_config(hyperparameters=hyperparameters, **over)
-
-
 @pytest.mark.slow
-def test_offloaded_data_gives_the_homogeneous_runs_losses(write_config, tmp_path):
+@pytest.mark.xdist_group(TWO_HOST_TORCHRUN)  # its homogeneous run is test_runs.py's too
+def test_offloaded_data_gives_the_homogeneous_runs_losses(
+    write_config, tmp_path, two_host_torchrun
+):
     """1 data host + 2 training hosts == 2 homogeneous hosts, step by step: the training hosts
     hold no data, so every batch they train on came from the data host. Tolerance: 1e-6
-    relative (the batches are identical, so the losses are in practice bit-identical)."""
+    relative (the batches are identical, so the losses are in practice bit-identical). The
+    homogeneous run, the same hyperparameters (CHANNEL_GPT) and tokens (write_tokens' defaults),
+    is the session's shared one (conftest.py)."""
     write_tokens(tmp_path / "tokens")
     local = {"inputs": {"train": "tokens"}}
-    homogeneous = write_config(
-        _tiny(inputs={"train": "s3://bucket/tokens/"}, local={**local, "hosts": 2}),
-        name="homogeneous.yaml",
-    )
     groups = {
         "groups": [
             {"name": "data_group", "instance_type": "ml.c5.xlarge", "instance_count": 1},
@@ -143,7 +145,8 @@ def test_offloaded_data_gives_the_homogeneous_runs_losses(write_config, tmp_path
         ]
     }
     hetero = write_config(
-        _tiny(
+        pytorch_config(
+            hyperparameters=dict(CHANNEL_GPT),
             compute=groups,
             distribution={"strategy": "torchrun", "groups": ["dnn_group"]},
             inputs={"train": {"uri": "s3://bucket/tokens/", "groups": ["data_group"]}},
@@ -151,7 +154,7 @@ def test_offloaded_data_gives_the_homogeneous_runs_losses(write_config, tmp_path
         ),
         name="hetero.yaml",
     )
-    plain = run_local(homogeneous, "--workdir", str(tmp_path / "plain"))
+    _, plain = two_host_torchrun
     assert plain.returncode == 0, plain.stderr[-3000:]
     fed = run_local(hetero, "--workdir", str(tmp_path / "fed"), "--keep")
     assert fed.returncode == 0, fed.stderr[-3000:]

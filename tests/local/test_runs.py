@@ -18,7 +18,7 @@ from sagelaunch.local import sandbox
 from sagelaunch.local.artifacts import members
 from tests.conftest import ENTRYPOINTS
 from tests.local.conftest import (
-    TINY_GPT,
+    TWO_HOST_TORCHRUN,
     clean_env,
     local_command,
     pytorch_config,
@@ -34,20 +34,20 @@ HOSTS = ("algo-1", "algo-2")
 
 
 @pytest.mark.slow
-def test_torchrun_across_two_hosts_leaves_model_tar_gz(write_config, tmp_path):
-    config = write_config(
-        pytorch_config(hyperparameters={**TINY_GPT, "max_steps": 3}, local={"hosts": 2})
-    )
-    done = run_local(config, "--output", "json")
+@pytest.mark.xdist_group(TWO_HOST_TORCHRUN)  # its run is test_hetero.py's reference too
+def test_torchrun_across_two_hosts_leaves_model_tar_gz(two_host_torchrun):
+    """The shared 2-host run (conftest.py): a tiny GPT for 4 steps, its data from a channel
+    (what test_hetero.py compares against); what a run leaves is any such run's."""
+    root, done = two_host_torchrun
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     assert [h["host"] for h in result["hosts"]] == ["algo-1", "algo-2"]
     assert all(h["exit_code"] == 0 and h["failure"] is None for h in result["hosts"])
     assert members(Path(result["model_artifact"])) == ["model.pt"]
-    assert "[algo-1] step=3 train_loss=" in done.stderr
+    assert "[algo-1] step=4 train_loss=" in done.stderr
     assert "world size 2" in done.stderr and "gloo" in done.stderr
     workdir = Path(result["workdir"])
-    assert workdir.parent == tmp_path / ".sagelaunch" / "runs"
+    assert workdir.parent == root / ".sagelaunch" / "runs"
     assert not (workdir / "algo-1").exists()  # trees go after a successful run without --keep
     # torchrun's agents keep their files in the run's logs, not in the machine's /tmp.
     agents = sorted(p.name for p in (workdir / "logs").glob("torchelastic-*") if any(p.iterdir()))
