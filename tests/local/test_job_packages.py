@@ -130,3 +130,31 @@ def test_an_image_with_keras_2_gets_keras_2(write_config, tmp_path):
     assert "TF_USE_LEGACY_KERAS=1" in done.stderr
     assert "tf.keras is tf_keras" in (tmp_path / "run" / "logs" / "algo-1.log").read_text()
     assert (tmp_path / "run" / "algo-1" / "model" / "000000001" / "saved_model.pb").is_file()
+
+
+def test_the_hidden_file_is_keyed_on_the_installed_distributions_folders(tmp_path, monkeypatch):
+    """The cached hidden file is found without parsing every METADATA, and an install (a new
+    dist-info folder on the path) makes a new one, which shows the new distribution hidden."""
+    import sys
+
+    from sagelaunch.caches import CACHE_DIR_ENV
+
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    image = next(i for i in IMAGES if i.framework == "pytorch")
+    code = tmp_path / "code"
+    code.mkdir()
+    before = job_packages._cached_hidden_file("pytorch", image, code)
+    assert job_packages._cached_hidden_file("pytorch", image, code) == before
+    site = tmp_path / "site"
+    (site / "freshly_installed-1.0.dist-info").mkdir(parents=True)
+    (site / "freshly_installed-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: freshly-installed\nVersion: 1.0\n"
+    )
+    (site / "freshly_installed.py").write_text("")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    assert any(
+        p.endswith("freshly_installed-1.0.dist-info") for p in job_packages._metadata_folders()
+    )
+    after = job_packages._cached_hidden_file("pytorch", image, code)
+    assert after != before
+    assert "freshly-installed" in after.read_text().partition(job_packages.DISTRIBUTIONS)[2].split()

@@ -59,13 +59,13 @@ def hidden_modules_file(
 
 
 def _cached_hidden_file(framework: str, image: image_software.Image, code: Path) -> Path:
-    installed = _installed()
     wanted = [*_framework_roots(framework), *image_names(image), *software.requirement_names(code)]
     key = hashlib.sha256(
-        json.dumps([_FORMAT, sys.prefix, sorted(installed), wanted]).encode()
+        json.dumps([_FORMAT, sys.prefix, _metadata_folders(), wanted]).encode()
     ).hexdigest()[:20]
     path = (caches.folder("job-packages") / f"hidden-{key}.txt").resolve()
     if not path.is_file():
+        installed = _installed()
         shown = visible(wanted, installed)
         hidden = hidden_modules(shown, installed)
         lines = [*hidden, DISTRIBUTIONS, *sorted(set(installed) - shown)]
@@ -94,6 +94,25 @@ def image_names(image: image_software.Image) -> list[str]:
 
 def _framework_roots(framework: str) -> list[str]:
     return [software.normal_name(n) for n in software.FRAMEWORK_DISTRIBUTIONS[framework]]
+
+
+def _metadata_folders() -> list[str]:
+    """Every distribution's metadata folder on the path, as importlib.metadata finds them (name
+    and version in the folder's name): the key of the hidden file, read without parsing each
+    METADATA (~1 ms for this venv's 180 distributions, where parsing them takes 0.2-0.9 s of
+    every local run's start). An install, upgrade or removal changes it."""
+    found = []
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:  # a zip, a missing folder
+            continue
+        found += [
+            os.path.join(entry, name)
+            for name in names
+            if name.endswith((".dist-info", ".egg-info"))
+        ]
+    return sorted(found)
 
 
 def _installed() -> dict[str, importlib.metadata.Distribution]:
