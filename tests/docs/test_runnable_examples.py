@@ -54,6 +54,7 @@ A line `…` alone stands for any number of lines.
 from __future__ import annotations
 
 import difflib
+import fcntl
 import os
 import re
 import shutil
@@ -136,6 +137,40 @@ def runnable_blocks() -> dict[str, list[Block]]:
 
 PAGES = runnable_blocks()
 BLOCKS = [block for blocks in PAGES.values() for block in blocks]
+# The configs the pages' sh blocks name (`plan`, `submit`, `sweep`, ... of launch_configs/X).
+NAMED_CONFIGS = sorted(
+    set(re.findall(r"\blaunch_configs/[\w.-]+\.ya?ml\b", "".join(b.body for b in BLOCKS)))
+)
+
+
+@pytest.fixture(scope="session")
+def warm_plans(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The session's plan cache (SAGELAUNCH_CACHE_DIR: tests/conftest.py) holds the plan of
+    every config a page names, made once, in this process, before any page runs: as a reader's
+    cache does once they planned it. Without it, whichever page first plans a config runs the
+    SDK for it (its import alone some seconds) and the later ones read the cache; with it, none
+    does but for a config a block changes (`--set`, `--queue`, a sweep's trials). What a block
+    prints is the same either way: an entry is keyed by all the SDK sees, and the job name and
+    code bundle are set on the cached plan (the cold path is what tests/cli and tests/sdk
+    test). One worker of the session plans, the others wait for it (a lock, as
+    tests/entrypoints/test_train_pytorch_layouts.py's shared_dir)."""
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+    with (root / "docs-warm-plans.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = root / "docs-warm-plans.done"
+        if done.exists():
+            return
+        with pytest.MonkeyPatch.context() as patch:  # a block's offline settings
+            for key in [k for k in os.environ if k.startswith("AWS_")]:
+                patch.delenv(key)
+            for key, value in {**NO_AWS, "HOME": str(root / "docs-warm-home")}.items():
+                patch.setenv(key, value)
+            patch.chdir(ROOT)
+            for config in NAMED_CONFIGS:
+                result = CliRunner().invoke(app, ["plan", config, "-o", "json"])
+                assert result.exit_code == 0, f"{config}: exit {result.exit_code}\n{result.output}"
+        done.touch()
 
 
 def marks(blocks: list[Block], slow: bool = False) -> list[pytest.MarkDecorator]:
@@ -208,7 +243,9 @@ def test_a_block_runs_with_nothing_activated(
         if any("slow" not in b.options for b in blocks)
     ],
 )
-def test_runnable_page(page: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_runnable_page(
+    page: str, tmp_path: Path, request: pytest.FixtureRequest, warm_plans: None
+) -> None:
     session = Session(tmp_path, request)
     for block in PAGES[page]:
         if "slow" not in block.options:
@@ -219,7 +256,9 @@ def test_runnable_page(page: str, tmp_path: Path, request: pytest.FixtureRequest
     "block",
     [pytest.param(b, marks=marks([b], True), id=b.where) for b in BLOCKS if "slow" in b.options],
 )
-def test_runnable_slow_block(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_runnable_slow_block(
+    block: Block, tmp_path: Path, request: pytest.FixtureRequest, warm_plans: None
+) -> None:
     session = Session(tmp_path, request)
     page = block.where.rsplit(":", 1)[0]
     for earlier in PAGES[page][: PAGES[page].index(block)]:
