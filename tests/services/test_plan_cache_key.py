@@ -6,6 +6,7 @@ its input is dropped from the key: a cached plan would then be served for anothe
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -166,3 +167,27 @@ def test_a_home_without_sdk_defaults_keys_as_any_other(make_config, tmp_path, mo
     defaults.parent.mkdir(parents=True)
     defaults.write_text(SDK_DEFAULTS.format(value="home"))
     assert key_for(config) != keys[0]
+
+
+def test_a_queued_job_plans_from_the_entry_of_the_same_job_not_queued(make_config, tmp_path):
+    """compute.queue never reaches the SDK: one cache entry for the job queued or not, and each
+    plan's SubmitServiceJob request is built from its own queue settings."""
+    config = make_config()
+    cache = tmp_path / "plans"
+    direct = make_plan(config, [], None, "key-job", cache_dir=cache).plan
+    assert direct.queue is None
+    assert len(list(cache.iterdir())) == 1
+    sets = ["compute.queue.name=ml-queue", "compute.queue.priority=9"]
+    queued = make_plan(config, sets, None, "key-job", cache_dir=cache).plan
+    assert len(list(cache.iterdir())) == 1  # a hit
+    assert queued.request == direct.request
+    assert queued.queue is not None
+    assert (queued.queue.request["jobQueue"], queued.queue.request["schedulingPriority"]) == (
+        "ml-queue",
+        9,
+    )
+    assert queued.queue.request["serviceRequestPayload"] == json.dumps(
+        {k: v for k, v in direct.request.items() if k != "Tags"}
+    )
+    other = make_plan(config, ["compute.queue=other-queue"], None, "key-job", cache_dir=cache)
+    assert other.plan.queue is not None and other.plan.queue.request["jobQueue"] == "other-queue"

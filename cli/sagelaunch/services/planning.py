@@ -288,8 +288,12 @@ def cache_key(
     null for NaN and for both infinities (``v: ~``, ``.inf`` and ``.nan`` would share a cached
     request), so the Python values are written as JSON writes them (NaN, Infinity, -0.0, 1 and
     1.0, true and "true" all distinct), anything else by its type and repr."""
+    config = loaded.config.model_dump(mode="python")
+    # The job queue's settings never reach the SDK: the SubmitServiceJob request is built around
+    # the cached plan's request (Plan.queued), so a job queued or not is one entry.
+    config["compute"].pop("queue", None)
     payload = {
-        "config": loaded.config.model_dump(mode="python"),
+        "config": config,
         "region": region,
         "role": role,
         "code": code_sha256,
