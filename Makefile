@@ -61,10 +61,8 @@ lock: $(STAMP)
 docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
-# Three workers on two cores: a quarter of the suite's worker time is waiting (on a job's hosts,
-# a kill's grace period, a server), which a third worker fills with CPU work.
 test: setup $(BYTECODE)
-	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 3 --dist loadgroup --durations=15
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
 
 test-fast: setup  ## no multi-process runs
 	$(PY) -m pytest -q -m "not slow and not integration"
