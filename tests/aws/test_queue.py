@@ -294,7 +294,7 @@ def test_logs_of_a_queued_job_say_it_waits_then_print_its_training_jobs(cli, ser
     job = submit(cli, "logged")
     waiting = cli("logs", job["job_name"], "--queue", QUEUE)
     assert waiting.exit_code == 0, waiting.output
-    assert "no training job started (queue  RUNNABLE, place 1 in the queue)" in waiting.output
+    assert "no training job started (RUNNABLE, place 1 in job queue ml-queue)" in waiting.output
     assert f"sagelaunch logs {job['job_name']} --queue {QUEUE} --follow" in waiting.output
 
     server.capacity(2)

@@ -154,13 +154,15 @@ def logs(
 def _started_training_job(aws: Clients, queue: str, name: str) -> str:
     """The training job a queued job started; a job still waiting has no logs yet (exit 0, said
     with its place, as `logs` of a job without streams says so)."""
-    from sagelaunch.commands.queue_view import waiting_line
     from sagelaunch.services import queue as queues
 
     summary = queues.status(aws, queue, name)
     if summary["training_job"] is None:
-        now = queues.Waiting(summary["status"], summary["place"], summary["status_reason"])
-        stderr.print(f"no log events for {name} yet: no training job started ({waiting_line(now)})")
+        where = f", place {summary['place']}" if summary["place"] else ""
+        stderr.print(
+            f"no log events for {name} yet: no training job started "
+            f"({summary['status']}{where} in job queue {queue})"
+        )
         stderr.print(f"follow it with: sagelaunch logs {name} --queue {queue} --follow")
         raise typer.Exit(0)
     return str(summary["training_job"])
