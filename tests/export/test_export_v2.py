@@ -110,22 +110,10 @@ QUEUE_SETTINGS = {
 def run_queued(path: Path, region: str, monkeypatch) -> dict:
     """The SubmitServiceJob request the exported script's main() sends through the SDK's
     TrainingQueue (its Batch client stubbed; nothing leaves the process)."""
-    import sagemaker
-    from botocore.stub import Stubber
-    from sagemaker.aws_batch import batch_api_helper
+    from tests.sdk.test_queue_payload import stubbed_batch
 
-    from sagelaunch.aws.session import offline_session
-
-    session = sagemaker.Session(boto_session=offline_session(region))
-    batch = session.boto_session.client("batch", region_name=region)
-    sent: dict = {}
-    batch.meta.events.register(
-        "before-parameter-build.batch.SubmitServiceJob", lambda params, **_: sent.update(params)
-    )
-    monkeypatch.setattr(batch_api_helper, "get_batch_boto_client", lambda: batch)
     namespace = runpy.run_path(str(path))
-    with Stubber(batch) as stub:
-        stub.add_response("submit_service_job", {"jobArn": "arn:j", "jobName": "j", "jobId": "1"})
+    with stubbed_batch(region, monkeypatch) as (session, sent):
         namespace["main"](session, wait=False)
     return sent
 

@@ -8,6 +8,8 @@ ours is the job name, so a rerun is the same request."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import sagemaker
@@ -47,19 +49,27 @@ def spec_of(example: str, golden: dict) -> EstimatorSpec:
     return estimator_spec(loaded.config, role=ROLE, region=REGION, code_uri=code_uri)
 
 
-def sdk_submit(spec: EstimatorSpec, settings: dict, monkeypatch) -> dict:
-    """What `TrainingQueue(name).submit(estimator, inputs, ...)` sends, as a user calls it."""
-    session = sagemaker.Session(boto_session=offline_session(REGION))
-    batch = session.boto_session.client("batch", region_name=REGION)
+@contextmanager
+def stubbed_batch(region: str, monkeypatch) -> Iterator[tuple[sagemaker.Session, dict]]:
+    """An offline SDK session, and what the SDK's TrainingQueue sends to SubmitServiceJob through
+    its Batch client (stubbed: one answer, nothing leaves the process), filled in on exit."""
+    session = sagemaker.Session(boto_session=offline_session(region))
+    batch = session.boto_session.client("batch", region_name=region)
     sent: dict = {}
     batch.meta.events.register(
         "before-parameter-build.batch.SubmitServiceJob", lambda params, **_: sent.update(params)
     )
     monkeypatch.setattr(batch_api_helper, "get_batch_boto_client", lambda: batch)
     answer = {"jobArn": f"{QUEUE}/job/1", "jobName": JOB_NAME, "jobId": "1"}
-    timeout = settings.get("timeout")
     with Stubber(batch) as stub:
-        stub.add_response("submit_service_job", answer)  # what it sends: `sent`
+        stub.add_response("submit_service_job", answer)
+        yield session, sent
+
+
+def sdk_submit(spec: EstimatorSpec, settings: dict, monkeypatch) -> dict:
+    """What `TrainingQueue(name).submit(estimator, inputs, ...)` sends, as a user calls it."""
+    timeout = settings.get("timeout")
+    with stubbed_batch(REGION, monkeypatch) as (session, sent):
         TrainingQueue(settings["name"]).submit(
             build_estimator(spec, session),
             fit_inputs(spec) or None,
