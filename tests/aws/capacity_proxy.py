@@ -77,17 +77,18 @@ class CapacityProxy(FaultProxy):
                 if job.training_job_status == "Completed" and not scripted:  # moto's own end
                     job.training_job_status = "InProgress"
 
-    def end_as_scripted(self, body: bytes) -> None:
-        """Fail the described job as its instance type's capacity (or code) says."""
+    def end_as_scripted(self, body: bytes) -> bool:
+        """Fail the described job as its instance type's capacity (or code) says; False when
+        moto has no such job (yet)."""
         from tests.aws.conftest import training_job
 
         try:
             job = training_job(json.loads(body)["TrainingJobName"])
         except KeyError:
-            return
+            return False
         if self.spot_interruptions and job.enable_managed_spot_training:
             self._interrupt(job)
-            return
+            return True
         kind = job.resource_config.get("InstanceType")
         if job.training_job_status == "Completed" and kind in self.no_capacity | self.failing_code:
             job.training_job_status = "Failed"
@@ -96,6 +97,7 @@ class CapacityProxy(FaultProxy):
             )
         elif job.training_job_status == "Completed" and self.keep_running:
             job.training_job_status = "InProgress"
+        return True
 
     def quota_page(self) -> bytes:
         listed = [
@@ -122,7 +124,14 @@ class CapacityProxy(FaultProxy):
                 operation = _operation(self.command, self.path, self.headers)
                 if operation == DESCRIBE:
                     body = _read_body(self)
-                    proxy.end_as_scripted(body)
+                    if not proxy.end_as_scripted(body):
+                        # A create of it may be landing in moto this instant: forwarded, the
+                        # describe could read it as moto ends it (Completed), unscripted. The
+                        # service's answer a moment earlier: no such job yet.
+                        self._operation = operation
+                        name = json.loads(body)["TrainingJobName"]
+                        self._json_error(400, "ValidationException", f"Could not find training job '{name}'.")
+                        return
                     self.rfile = io.BytesIO(body)  # type: ignore[assignment]
                     self.headers.replace_header("Content-Length", str(len(body)))
                 if operation == STOP:
