@@ -130,7 +130,9 @@ class CapacityProxy(FaultProxy):
                         # service's answer a moment earlier: no such job yet.
                         self._operation = operation
                         name = json.loads(body)["TrainingJobName"]
-                        self._json_error(400, "ValidationException", f"Could not find training job '{name}'.")
+                        self._json_error(
+                            400, "ValidationException", f"Could not find training job '{name}'."
+                        )
                         return
                     self.rfile = io.BytesIO(body)  # type: ignore[assignment]
                     self.headers.replace_header("Content-Length", str(len(body)))

@@ -18,7 +18,7 @@ from sagelaunch.services.follow import Observer
 
 if TYPE_CHECKING:
     from sagelaunch.job_events import Transition
-    from sagelaunch.services.clients import Clients
+    from sagelaunch.services.backends.base import Backend
     from sagelaunch.services.follow import Ending
 
 TimeoutOption = Annotated[
@@ -45,9 +45,11 @@ def shown(
 ) -> Iterator[Observer]:
     """An observer that draws what `services.follow.follow` sees: each transition on stderr
     (under a spinner when no logs are streamed), with ``with_logs`` the log lines on stdout
-    (``as_json``: as JSON lines). ``announce``: say which job is followed as each one begins
-    (the attempts of a failover chain)."""
+    (``as_json``: as JSON lines), and each change of a queued job's wait in its queue.
+    ``announce``: say which job is followed as each one begins (the attempts of a failover
+    chain)."""
     from sagelaunch.commands.job_view import print_events, transition_line
+    from sagelaunch.commands.queue_view import waiting_line
 
     following = [name]
 
@@ -69,33 +71,21 @@ def shown(
             on_change=on_change,
             on_logs=(lambda events: print_events(events, as_json)) if with_logs else None,
             on_stop=lambda reason: out.stderr.print(f"stopping {following[0]}: {reason}"),
+            on_wait=lambda now: out.stderr.print(waiting_line(now), highlight=False),
         )
 
 
-def followed_in_queue(
-    aws: Clients,
-    queue: str,
+def followed(
+    backend: Backend,
     name: str,
     timeout_s: float | None,
     with_logs: bool,
     as_json: bool = False,
     host: str | None = None,
 ) -> Ending:
-    """A queued job followed (services.queue.follow_queued) as `shown` draws a job, with a
-    line on stderr for each change while it waits in the queue."""
-    from sagelaunch.commands.queue_view import waiting_line
-    from sagelaunch.services.queue import follow_queued
-
+    """A job followed to its end by its backend (services.backends), drawn by `shown`."""
     with shown(name, with_logs=with_logs, as_json=as_json) as observer:
-        return follow_queued(
-            aws,
-            queue,
-            name,
-            timeout_s,
-            observer,
-            on_wait=lambda now: out.stderr.print(waiting_line(now), highlight=False),
-            host=host,
-        )
+        return backend.follow(name, timeout_s, observer, host)
 
 
 def report_cost(end: Ending) -> None:

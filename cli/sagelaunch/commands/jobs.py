@@ -1,21 +1,20 @@
 """The job lifecycle: `status`, `wait`, `logs`, `stop` and `list`.
 
-Each command connects (or takes the clients handed in), asks `services.jobs` / `services.follow`
-and renders a table, or stable JSON with `--output json` for CI.
+Each command asks the backend its flags name (services.backends: a training job, `--queue`'s
+job queue, `--local`'s runs) and renders a table, or stable JSON with `--output json` for CI.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from sagelaunch.commands.follow import (
     TimeoutOption,
-    followed_in_queue,
+    followed,
     report_cost,
-    shown,
     timeout_seconds,
     wait_summary,
 )
@@ -29,20 +28,31 @@ from sagelaunch.output import (
     stderr,
     stdout,
 )
-from sagelaunch.services.clients import connect
 from sagelaunch.statuses import JobStatus
 
 if TYPE_CHECKING:
-    from sagelaunch.services.clients import Clients
+    from collections.abc import Callable
+
+    from sagelaunch.services.backends.base import Described
     from sagelaunch.services.follow import Ending
 
 JobArgument = Annotated[str, typer.Argument(help="Training job (or tuning job) name.")]
+
+
+LocalFlag = Annotated[
+    bool,
+    typer.Option(
+        "--local",
+        help="A run of `sagelaunch local` (its job name or folder) instead of a SageMaker job.",
+    ),
+]
 
 
 def status(
     ctx: typer.Context,
     job: JobArgument,
     queue: QueueOption = None,
+    local: LocalFlag = False,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
@@ -50,29 +60,37 @@ def status(
 
     A job of a failover chain (compute.fallback) also shows every attempt of its chain, why each
     ended, and what the chain cost. With --queue, the queued job: its state in the queue (with
-    its place while it waits), then its training job."""
-    if queue:
-        from sagelaunch.commands.queue_view import render_status
-        from sagelaunch.services import queue as queues
+    its place while it waits), then its training job. With --local, a local run: its status,
+    each host's exit code, its folder."""
+    from sagelaunch.services.backends import backend_for
 
-        show(queues.status(connect(ctx.obj, region), queue, job), output, render_status)
-        return
+    found = backend_for(ctx.obj, region, queue, local).describe(job)
+    summary, render = _status_view(found)
+    show(summary, output, render)
+
+
+def _status_view(found: Described) -> tuple[dict[str, Any], Callable[[Any], None]]:
+    """`status`'s summary of a described job, and how it is drawn, by the kind of job."""
+    if found.kind == "queued":
+        from sagelaunch.commands.queue_view import render_status as render_queued
+
+        return found.description, render_queued
+    if found.kind == "local":
+        from sagelaunch.commands.local_view import render_status as render_local
+
+        return found.description, render_local
+    if found.kind == "tuning":
+        from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
+
+        return tuning_summary(found.description, str(found.console_url)), render_tuning
     from sagelaunch.commands.job_view import job_summary, render_status
-    from sagelaunch.commands.tuning_view import render_tuning, tuning_summary
-    from sagelaunch.services.attempts import chain_cost, read_chain
-    from sagelaunch.services.follow import TUNING
-    from sagelaunch.services.jobs import find
+    from sagelaunch.services.attempts import chain_cost
 
-    aws = connect(ctx.obj, region)
-    found = find(aws, job)
-    if found.kind is TUNING:
-        show(tuning_summary(found.description, found.console_url), output, render_tuning)
-        return
-    summary = job_summary(found.description, found.console_url)
-    chain = read_chain(aws, found.description)
-    if chain is not None:
-        summary |= {"attempts": [asdict(a) for a in chain], "chain_cost_usd": chain_cost(chain)}
-    show(summary, output, render_status)
+    summary = job_summary(found.description, str(found.console_url))
+    if found.chain is not None:
+        attempts = [asdict(a) for a in found.chain]
+        summary |= {"attempts": attempts, "chain_cost_usd": chain_cost(found.chain)}
+    return summary, render_status
 
 
 def wait(
@@ -83,30 +101,23 @@ def wait(
         bool, typer.Option("--logs", help="Stream the job's logs while waiting.")
     ] = False,
     queue: QueueOption = None,
+    local: LocalFlag = False,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
     """Wait for a job to end. Exit 0 Completed, 1 Failed, 4 Stopped, 5 timed out.
 
-    With --queue, a queued job: its wait in the queue, then its training job."""
-    from sagelaunch.services.follow import TRAINING, conclude, follow, kind_of
+    With --queue, a queued job: its wait in the queue, then its training job. With --local, a
+    local run (started in another terminal)."""
+    from sagelaunch.services.backends import backend_for
+    from sagelaunch.services.follow import TUNING, conclude
 
     timeout_s = timeout_seconds(timeout)
-    aws = connect(ctx.obj, region)
-    if queue:
-        end = followed_in_queue(aws, queue, job, timeout_s, logs)
-        if output is OutputFormat.json:
-            print_json(wait_summary(end))
-        else:
-            report_cost(end)
-        conclude(end, timeout_s)
-        return
-    kind = kind_of(aws, job)
-    with shown(job, with_logs=logs and kind is TRAINING) as observer:
-        end = follow(aws, job, timeout_s, observer, kind=kind)
+    backend = backend_for(ctx.obj, region, queue, local)
+    end = followed(backend, job, timeout_s, logs)
     if output is OutputFormat.json:
-        print_json(wait_summary(end) if kind is TRAINING else _tuning_wait_summary(end))
-    elif kind is TRAINING:
+        print_json(_tuning_wait_summary(end) if end.kind is TUNING else wait_summary(end))
+    elif end.kind is not TUNING:
         report_cost(end)
     conclude(end, timeout_s)
 
@@ -125,81 +136,65 @@ def logs(
         typer.Option("--output", "-o", help="table: [algo-N] lines; json: one object per line."),
     ] = OutputFormat.table,
     queue: QueueOption = None,
+    local: LocalFlag = False,
     region: RegionOption = None,
 ) -> None:
     """Print a job's logs: every host, interleaved in time order, each line prefixed algo-N.
 
     With --queue, a queued job's: its training job's logs once one started; with --follow, the
-    wait in the queue (on stderr), then the logs to the end."""
+    wait in the queue (on stderr), then the logs to the end. With --local, a local run's hosts'
+    logs (host by host)."""
     from sagelaunch.commands.job_view import print_events
-    from sagelaunch.services.follow import follow, read_logs
+    from sagelaunch.services.backends import backend_for
+    from sagelaunch.services.backends.base import NotStarted
 
     as_json = output is OutputFormat.json
-    aws = connect(ctx.obj, region)
-    if queue and follow_:
-        followed_in_queue(aws, queue, job, None, with_logs=True, as_json=as_json, host=host)
-        return
-    if queue:
-        job = _started_training_job(aws, queue, job)
+    backend = backend_for(ctx.obj, region, queue, local)
     if follow_:
-        with shown(job, with_logs=True, as_json=as_json) as observer:
-            follow(aws, job, None, observer, host=host)
+        followed(backend, job, None, with_logs=True, as_json=as_json, host=host)
         return
-    events = read_logs(aws, job, host)
+    try:
+        events = backend.logs(job, host)
+    except NotStarted as waiting:
+        stderr.print(waiting.message, highlight=False)
+        stderr.print(waiting.hint, highlight=False)
+        raise typer.Exit(0) from None
     print_events(events, as_json=as_json)
     if not events:
         stderr.print(f"no log events for {job}{' on ' + host if host else ''} (yet)")
-
-
-def _started_training_job(aws: Clients, queue: str, name: str) -> str:
-    """The training job a queued job started; a job still waiting has no logs yet (exit 0, said
-    with its place, as `logs` of a job without streams says so)."""
-    from sagelaunch.services import queue as queues
-
-    summary = queues.status(aws, queue, name)
-    if summary["training_job"] is None:
-        where = f", place {summary['place']}" if summary["place"] else ""
-        stderr.print(
-            f"no log events for {name} yet: no training job started "
-            f"({summary['status']}{where} in job queue {queue})"
-        )
-        stderr.print(f"follow it with: sagelaunch logs {name} --queue {queue} --follow")
-        raise typer.Exit(0)
-    return str(summary["training_job"])
 
 
 def stop(
     ctx: typer.Context,
     job: JobArgument,
     queue: QueueOption = None,
+    local: LocalFlag = False,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
     """Ask SageMaker to stop a job (it goes Stopping, then Stopped).
 
     With --queue, end the queued job (TerminateServiceJob): it leaves the queue, or its
-    training job is stopped."""
-    if queue:
-        from sagelaunch.services import queue as queues
+    training job is stopped. With --local, stop a local run as Ctrl-C stops it."""
+    from sagelaunch.services.backends import backend_for
 
-        ended = queues.stop(connect(ctx.obj, region), queue, job)
-        show(
-            {"job_name": job, "kind": "queued", "queue": queue, "status": ended["status"]},
-            output,
-            lambda _: stdout.print(
-                f"ending queued job {job} (was {ended['status']}); "
-                f"see it with: sagelaunch status {job} --queue {queue}"
-            ),
+    backend = backend_for(ctx.obj, region, queue, local)
+    stopped = backend.stop(job)
+    show(stopped, output, lambda _: stdout.print(_stop_line(stopped, queue)))
+
+
+def _stop_line(stopped: dict[str, Any], queue: str | None) -> str:
+    job, kind = stopped["job_name"], stopped["kind"]
+    if kind == "queued":
+        return (
+            f"ending queued job {job} (was {stopped['status']}); "
+            f"see it with: sagelaunch status {job} --queue {queue}"
         )
-        return
-    from sagelaunch.services.jobs import stop as stop_job
-
-    kind = stop_job(connect(ctx.obj, region), job)
-    show(
-        {"job_name": job, "kind": kind, "status": JobStatus.Stopping.value},
-        output,
-        lambda _: stdout.print(f"stopping {kind} job {job}; follow it with: sagelaunch wait {job}"),
-    )
+    if kind == "local":
+        if stopped["status"] != JobStatus.Stopping:
+            return f"local run {job} is not running ({stopped['status']})"
+        return f"stopping local run {job}; follow it with: sagelaunch wait {job} --local"
+    return f"stopping {kind} job {job}; follow it with: sagelaunch wait {job}"
 
 
 def list_jobs(
@@ -222,34 +217,42 @@ def list_jobs(
             "share and state.",
         ),
     ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="List the runs of `sagelaunch local` instead.")
+    ] = False,
     output: OutputOption = OutputFormat.table,
     region: RegionOption = None,
 ) -> None:
     """List training jobs (or, with --tuning, tuning jobs), newest first.
 
-    With --queue, an AWS Batch job queue and its jobs: the waiting ones in start order."""
-    if queue:
+    With --queue, an AWS Batch job queue and its jobs: the waiting ones in start order. With
+    --local, the local runs under .sagelaunch/runs."""
+    from sagelaunch.services.backends import backend_for
+    from sagelaunch.services.backends.base import Listing
+
+    filters = Listing(status_.value if status_ else None, name_contains, limit, tuning)
+    listed = backend_for(ctx.obj, region, queue, local).listing(filters)
+    rows, render = _list_view(listed.kind, listed.rows)
+    show(rows, output, render)
+
+
+def _list_view(kind: str, rows: Any) -> tuple[Any, Callable[[Any], None]]:
+    """`list`'s rows by the kind of job, and how they are drawn."""
+    if kind == "queued":
         from sagelaunch.commands.queue_view import render_queue
-        from sagelaunch.services.queue import listing
 
-        show(listing(connect(ctx.obj, region), queue), output, render_queue)
-        return
-    from sagelaunch.services.jobs import newest
+        return rows, render_queue
+    if kind == "local":
+        from sagelaunch.commands.local_view import render_runs
 
-    if tuning:
-        from sagelaunch.commands.tuning_view import render_tuning_list as render
-        from sagelaunch.commands.tuning_view import tuning_list_summary as summarize
-    else:
-        from sagelaunch.commands.job_view import list_summary as summarize  # type: ignore[assignment]
-        from sagelaunch.commands.job_view import render_list as render  # type: ignore[assignment]
-    found = newest(
-        connect(ctx.obj, region),
-        tuning,
-        status=status_.value if status_ else None,
-        name_contains=name_contains,
-        limit=limit,
-    )
-    show([summarize(job) for job in found], output, render)
+        return rows, render_runs
+    if kind == "tuning":
+        from sagelaunch.commands.tuning_view import render_tuning_list, tuning_list_summary
+
+        return [tuning_list_summary(job) for job in rows], render_tuning_list
+    from sagelaunch.commands.job_view import list_summary, render_list
+
+    return [list_summary(job) for job in rows], render_list
 
 
 def _tuning_wait_summary(end: Ending) -> dict[str, str | None]:

@@ -12,7 +12,7 @@ import typer
 from sagelaunch import output as out
 from sagelaunch.commands.follow import (
     TimeoutOption,
-    followed_in_queue,
+    followed,
     report_cost,
     shown,
     timeout_seconds,
@@ -32,9 +32,9 @@ from sagelaunch.output import (
 if TYPE_CHECKING:
     from sagelaunch.config.model import Fallback
     from sagelaunch.services.clients import Clients
+    from sagelaunch.services.create_once import Submission
     from sagelaunch.services.failover import Attempt
     from sagelaunch.services.queue import QueuedSubmission
-    from sagelaunch.services.submit import Submission
 
 
 def submit(
@@ -70,8 +70,9 @@ def submit(
     or --queue, the job waits for capacity in that AWS Batch job queue instead."""
     timeout_s = timeout_seconds(timeout)
     from sagelaunch.services import failover
+    from sagelaunch.services.backends.training_job import TrainingJobs
     from sagelaunch.services.clients import given
-    from sagelaunch.services.follow import conclude, follow
+    from sagelaunch.services.follow import TRAINING, conclude
     from sagelaunch.services.queue import QueuedSubmission
     from sagelaunch.services.submit import deliver
 
@@ -115,8 +116,7 @@ def submit(
     end = None
     if wait or logs:
         _report(result, output, done=False)
-        with shown(result.job_name, with_logs=logs) as observer:
-            end = follow(aws, result.job_name, timeout_s, observer)
+        end = followed(TrainingJobs(aws, TRAINING), result.job_name, timeout_s, logs)
         result.status = end.status
     _report(result, output, done=True)
     if end is not None and output is not OutputFormat.json:
@@ -133,6 +133,7 @@ def _submitted_to_queue(
 ) -> None:
     """A job sent to a job queue: where it stands, and with --wait its way to the end."""
     from sagelaunch.commands.queue_view import render_submitted
+    from sagelaunch.services.backends.job_queue import JobQueue
     from sagelaunch.services.follow import conclude
 
     timeout_s, logs, wait = waiting
@@ -141,7 +142,7 @@ def _submitted_to_queue(
         return
     if output is not OutputFormat.json:
         render_submitted(asdict(result))
-    end = followed_in_queue(aws, result.queue, result.job_name, timeout_s, logs)
+    end = followed(JobQueue(aws, result.queue), result.job_name, timeout_s, logs)
     result.status = end.status
     if output is OutputFormat.json:
         print_json({**asdict(result), "training_status": end.status})
@@ -203,7 +204,7 @@ def _warn(message: str) -> None:
 def _upload(aws: Clients, uri: str, data: bytes | os.PathLike[str]) -> None:
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-    from sagelaunch.services.submit import put
+    from sagelaunch.services.create_once import put
 
     columns = ("uploading code", BarColumn(), DownloadColumn(), TransferSpeedColumn())
     # Only on a terminal: a bar means nothing in CI logs (and one live display per console).

@@ -28,6 +28,7 @@ from sagelaunch.local import (
     launchers,
     model_dir,
     network,
+    run_record,
     sandbox,
     software,
     supervisor,
@@ -39,9 +40,10 @@ from sagelaunch.local.options import Options
 from sagelaunch.local.preflight import Prepared
 from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
+from sagelaunch.statuses import JobStatus
 from sagelaunch.strategies.base import MPIRUN
 
-RUNS_DIR = Path(".sagelaunch") / "runs"
+RUNS_DIR = run_dir.RUNS_DIR
 # What _clear removes besides algo-*.
 _RUN_FOLDERS = ("logs", ".cache", sandbox.SANDBOX_DIR, model_dir.SHARED)
 MAX_DEFAULT_HOSTS = 2
@@ -67,21 +69,26 @@ class Result:
             "job_name": self.job_name,
             "workdir": str(self.workdir),
             "launcher": self.launcher,  # python, torchrun or mpirun
-            "hosts": [
-                {
-                    "host": h.host,
-                    "exit_code": h.exit_code,
-                    "duration_s": round(h.duration_s, 3),
-                    "failure": h.failure,
-                    "stopped": h.stopped,  # by sagelaunch, after another host failed
-                }
-                for h in self.hosts
-            ],
+            "hosts": host_rows(self.hosts),
             "model_artifact": str(self.model_artifact) if self.model_artifact else None,
             "output_artifact": str(self.output_artifact) if self.output_artifact else None,
             "sandbox": self.sandbox,
             "warnings": list(self.warnings),
         }
+
+
+def host_rows(outcomes: list[supervisor.HostOutcome]) -> list[dict[str, Any]]:
+    """Each host's end (`local --output json`, the run record)."""
+    return [
+        {
+            "host": h.host,
+            "exit_code": h.exit_code,
+            "duration_s": round(h.duration_s, 3),
+            "failure": h.failure,
+            "stopped": h.stopped,  # by sagelaunch, after another host failed
+        }
+        for h in outcomes
+    ]
 
 
 def run(
@@ -152,6 +159,7 @@ def run(
             )
         limit = _time_limit(config, options)
         master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
+        run_record.started(workdir, plan.job_name, [t.name for t in trees], launch.kind)
         try:
             patterns = _metric_patterns(plan.request)
             try:
@@ -161,6 +169,7 @@ def run(
         except supervisor.Interrupted as interrupted:
             lock.close()  # a rerun in this folder may start at once
             stopped = _with_waiting(interrupted.outcomes, trees)
+            run_record.ended(workdir, JobStatus.Stopped, host_rows(stopped), None)
             raise _stopped_error(workdir, stopped, interrupted.forced) from None
         except supervisor.TimedOut as late:
             # As SageMaker at MaxRuntimeInSeconds: the job is Stopped, what the model folder
@@ -169,6 +178,8 @@ def run(
                 plan.job_name, workdir, launch.kind, _with_waiting(late.outcomes, trees)
             )
             _finish(result, master, keep=True)
+            reason = f"MaxRuntimeExceeded: {limit.source} of {limit.seconds} s passed"
+            run_record.ended(workdir, JobStatus.Stopped, host_rows(result.hosts), reason)
             lock.close()
             raise _timed_out_error(workdir, result, late.running, limit) from None
         result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
@@ -182,8 +193,20 @@ def run(
                 say(f"[yellow]warning:[/yellow] {empty}")
                 result.warnings.append(empty)
             _finish(result, master, keep=options.keep)
+        _record_end(workdir, result)
         lock.close()  # on an error the process's end releases it
         return result
+
+
+def _record_end(workdir: Path, result: Result) -> None:
+    """Completed, or Failed with the first failed host's failure as the reason."""
+    failed = result.failed
+    reason = None
+    if failed:
+        first = failed[0]
+        reason = f"{first.host}: {first.failure or f'exit {first.exit_code}'}"
+    status = JobStatus.Failed if failed else JobStatus.Completed
+    run_record.ended(workdir, status, host_rows(result.hosts), reason)
 
 
 def _with_network(
@@ -345,7 +368,7 @@ def _clear(workdir: Path) -> None:
     for old in [*workdir.glob("algo-*"), *(workdir / name for name in _RUN_FOLDERS)]:
         if old.is_dir():
             shutil.rmtree(old)
-    for name in ("model.tar.gz", "output.tar.gz"):
+    for name in ("model.tar.gz", "output.tar.gz", run_record.RECORD):
         (workdir / name).unlink(missing_ok=True)
 
 

@@ -16,6 +16,7 @@ from typing import IO
 from sagelaunch.errors import UsageError
 
 MARKER = ".sagelaunch-run"
+RUNS_DIR = Path(".sagelaunch") / "runs"  # each run's folder, by job name (unless --workdir)
 
 
 def claim(workdir: Path) -> IO[str]:

@@ -19,6 +19,7 @@ from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
 from sagelaunch.services.attempts import chain_cost, ended_because, interruptions, link
+from sagelaunch.services.create_once import Submission
 from sagelaunch.services.follow import TRAINING, Ending, Observer, StopWhen, ending, follow
 from sagelaunch.statuses import TERMINAL, JobStatus
 
@@ -65,7 +66,7 @@ class Following:
 class Chain:
     attempts: list[Attempt] = field(default_factory=list)
     final: Ending | None = None  # how the job the chain ended with ended
-    last: submit.Submission | None = None  # the submission of that job
+    last: Submission | None = None  # the submission of that job
     refusal: QuotaExceeded | None = None  # the last quota refusal, when no job ran at all
     made: tuple[Clients, str] | None = None  # the clients and ARN of the last attempt's job
 
@@ -200,7 +201,7 @@ def _run_attempt(
         attempt.ended_because = f"quota: {exc}"
         chain.refusal = exc
         return False
-    assert isinstance(result, submit.Submission)  # a queue and a chain: refused (rules/queue)
+    assert isinstance(result, Submission)  # a queue and a chain: refused (rules/queue)
     attempt.region, attempt.job_name = aws.region, result.job_name
     _link(chain, aws, result.arn, attempt.number)
     limit = _spot_limit(target, sets)

@@ -39,6 +39,7 @@ class Kind:
     status_key: str
     arn_key: str
     api_module: str
+    flag: str = ""  # what `wait` needs besides the name to find it again
 
     @property
     def api(self) -> Any:
@@ -55,6 +56,15 @@ TUNING = Kind(
     "HyperParameterTuningJobArn",
     "sagelaunch.aws.tuning",
 )
+# A run on this machine, its record read as a training job's description (backends.local_runs).
+LOCAL = Kind(
+    "local run",
+    "TrainingJobName",
+    "TrainingJobStatus",
+    "TrainingJobArn",
+    "sagelaunch.services.backends.local_runs",
+    flag=" --local",
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,8 @@ class Observer:
     on_change: Callable[[Transition], None] = lambda transition: None
     on_logs: Callable[[list[LogEvent]], None] | None = None  # None: the logs are not read
     on_stop: Callable[[str], None] = lambda reason: None  # why the job is being stopped
+    # A queued job's state and place while it waits (services.queue.Waiting), at each change.
+    on_wait: Callable[[Any], None] = lambda waiting: None
 
 
 @dataclass(frozen=True)
@@ -168,9 +180,9 @@ def conclude(end: Ending, timeout_s: float | None) -> None:
         raise JobFailed(f"{what} failed: {end.failure_reason or 'no reason given'}")
     if end.status == JobStatus.Stopped:
         raise JobStopped(f"{what} was stopped")
-    detail = f" ({end.detail or '?'})" if end.kind is TRAINING else ""
+    detail = f" ({end.detail or '?'})" if end.kind is not TUNING else ""
     raise WaitTimeout(
         f"{what} is still {end.status}{detail}"
         + (f" after waiting {timeout_s:g}s" if timeout_s is not None else ""),
-        hint=f"keep waiting with: sagelaunch wait {end.name}",
+        hint=f"keep waiting with: sagelaunch wait {end.name}{end.kind.flag}",
     )

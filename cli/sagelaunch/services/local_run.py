@@ -1,4 +1,5 @@
-"""A local run end to end: check, prepare, plan (cached), run the hosts; and the --docker path.
+"""A local run end to end: check, prepare, plan (cached), run the hosts through the local backend
+(services.backends.local_runs); and the --docker path.
 
 The command hands in how to show things (host lines, messages, a spinner); everything else is
 here and in `sagelaunch.local`.
@@ -50,7 +51,9 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
     with warm.guessed(warm_hint.guess(hint)) as guessed:
         from sagelaunch.config.references import resolve_references
         from sagelaunch.config.validation import load_valid
-        from sagelaunch.local import job, preflight
+        from sagelaunch.local import preflight
+        from sagelaunch.services.backends.base import Sending
+        from sagelaunch.services.backends.local_runs import LocalRuns, Preflight
 
         loaded, warnings = load_valid(config, overrides)
         loaded = resolve_references(loaded, local=True)
@@ -62,7 +65,9 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
             plan, code = local_plan(prepared.planned, warnings, display.progress)
             for warning in plan.warnings:
                 display.say(f"[yellow]warning:[/yellow] {warning}")
-            return job.run(prepared, plan, code, options, display.printer, display.say, agents)
+            ready = Preflight(prepared, options, display.printer, display.say, agents or [])
+            runs = LocalRuns(preflight=ready)
+            return runs.schedule(runs.dry_run(plan, code, may_exist=False), Sending())
 
 
 def refuse_workdir_in_code(loaded: LoadedConfig, workdir: Path | None) -> None:

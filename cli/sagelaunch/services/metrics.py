@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch.errors import UsageError
+from sagelaunch.local.workdir import RUNS_DIR
 from sagelaunch.metrics import local, sweep
 from sagelaunch.metrics.series import Point, Series, metric_names, select
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
-
-RUNS_DIR = Path(".sagelaunch") / "runs"  # where `sagelaunch local` puts its runs
 
 
 @dataclass

@@ -251,16 +251,15 @@ def follow_queued(
     name: str,
     timeout_s: float | None,
     observer: Observer = Observer(),
-    on_wait: Callable[[Waiting], None] = lambda waiting: None,
     poll_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
     host: str | None = None,
 ) -> Ending:
     """Follow the queued job until its training job ends (and Batch does not put it back in the
-    queue) or the timeout passes (``host``: only that host's logs, as `follow` reads them). A job
-    that ends before any training job: JobFailed with Batch's reason; still waiting at the
-    timeout: WaitTimeout."""
+    queue) or the timeout passes (``host``: only that host's logs, as `follow` reads them); each
+    change while it waits goes to ``observer.on_wait``. A job that ends before any training job:
+    JobFailed with Batch's reason; still waiting at the timeout: WaitTimeout."""
     from sagelaunch.aws import batch
 
     poll = POLL_S if poll_s is None else poll_s
@@ -289,7 +288,7 @@ def follow_queued(
         now = Waiting(job["status"], place(aws, queue_arn, job["jobId"]), job.get("statusReason"))
         if now != last:
             last = now
-            on_wait(now)
+            observer.on_wait(now)
         if deadline is not None and clock() >= deadline:
             where = f" (place {now.place})" if now.place else ""
             raise WaitTimeout(

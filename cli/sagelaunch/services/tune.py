@@ -16,9 +16,9 @@ from sagelaunch import naming
 from sagelaunch.errors import UsageError
 from sagelaunch.links import tuning_console_url
 from sagelaunch.plan_model import TuningPlan
+from sagelaunch.services.create_once import create_once
 from sagelaunch.services.follow import TUNING
 from sagelaunch.services.planning import Progress, make_plan
-from sagelaunch.services.submit import create_once
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients

@@ -44,7 +44,7 @@ def run(
     with ``wait`` follow them all until every trial ended or ``timeout_s`` passed."""
     from sagelaunch.aws import batch
     from sagelaunch.services import queue as queues
-    from sagelaunch.services.submit import put
+    from sagelaunch.services.create_once import put
 
     result = SweepResult(
         planned.name,

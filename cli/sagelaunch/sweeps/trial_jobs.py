@@ -1,4 +1,5 @@
-"""A sweep's trials as SageMaker jobs: each distinct code bundle uploaded once; a trial's job
+"""A sweep's trials as SageMaker jobs, through the training-job backend
+(services.backends.training_job): each distinct code bundle uploaded once; a trial's job
 created (a failover chain's tagged with its place in the chain, services.attempts) or attached
 to (after the same safe-attach check `submit` makes); an active trial's job followed, each
 description recorded in its row (sweeps.record)."""
@@ -9,12 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sagelaunch.services.follow import TRAINING
 from sagelaunch.statuses import JobStatus
 from sagelaunch.sweeps.failover import has_chain
 from sagelaunch.sweeps.record import record_job, refused_since_last_job
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
+    from sagelaunch.services.backends.training_job import TrainingJobs
     from sagelaunch.sweeps.planning import PlannedSweep, TrialPlan
     from sagelaunch.sweeps.results import TrialState
 
@@ -42,17 +45,13 @@ class TrialJobs:
                 self.say(f"uploaded the code bundle to {upload.s3_uri}")
 
     def describe(self, job_name: str) -> dict[str, Any] | None:
-        from sagelaunch.aws import jobs
-
-        return jobs.describe(self.aws.sagemaker, job_name)
+        return self._backend.described(job_name)
 
     def create(self, index: int, trial: TrialPlan, state: TrialState) -> dict[str, Any] | None:
         """Create the trial's job: it runs (a chain's job tagged with its place in the chain), or
         the job a concurrent rerun created first comes back (aws.jobs.create) to attach to;
         raises QuotaExceeded when a quota refused it."""
-        from sagelaunch.aws import jobs
-
-        arn, existing = jobs.create(self.aws.sagemaker, trial.plan.request)
+        arn, existing = self._backend.create(trial.plan.request)
         if existing is None:
             state.status, state.note = JobStatus.InProgress.value, ""
             self._link(index, state, arn)
@@ -62,8 +61,8 @@ class TrialJobs:
         self, index: int, trial: TrialPlan, state: TrialState, existing: dict[str, Any]
     ) -> None:
         """Follow the trial's existing job, after the same safe-attach check `submit` makes
-        (services.submit.require_same_job)."""
-        from sagelaunch.services.submit import require_same_job
+        (services.create_once.require_same_job)."""
+        from sagelaunch.services.create_once import require_same_job
 
         require_same_job(trial.plan.request, existing)
         state.attached = True
@@ -80,6 +79,12 @@ class TrialJobs:
         before = state.status
         record_job(state, job)
         return job if state.status != before else None
+
+    @property
+    def _backend(self) -> TrainingJobs:
+        from sagelaunch.services.backends.training_job import TrainingJobs
+
+        return TrainingJobs(self.aws, TRAINING)
 
     def _link(self, index: int, state: TrialState, arn: str) -> None:
         """Tag a chain's new job with its place in the trial's chain (services.attempts)."""
