@@ -1,11 +1,12 @@
-"""Failover chain: submit the main config, and when SageMaker has no capacity for it (or the
-quota pre-flight says no), the next alternative of `compute.fallback`, until one runs to its end.
+"""`submit`'s failover chain: submit the main config, and when SageMaker has no capacity for it
+(or the quota pre-flight says no), the next alternative of `compute.fallback`, until one runs to
+its end.
 
-Only a lack of capacity or quota moves the chain on: a failure of the user's code ends it (the
-next instance type would fail the same way, and cost again). Each attempt is a job of its own,
-named from the idempotency key and the attempt's number, so a retried CI step walks the same
-chain and attaches to every job it already made instead of creating a second one. The
-alternatives keep the config's `checkpoint.s3_uri`, so an attempt resumes where the last stopped.
+The walk itself (which attempt is next, its key, what moves the chain on, how each job joins
+it) is services/chain_walk.py's, shared with a sweep's trials; here each attempt is planned from
+the config with the alternative's changes, sent through `submit.deliver` and followed to its end.
+The alternatives keep the config's `checkpoint.s3_uri`, so an attempt resumes where the last
+stopped.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
 from sagelaunch.services import submit
-from sagelaunch.services.attempts import chain_cost, ended_because, interruptions, link
+from sagelaunch.services.attempts import chain_cost, ended_because, interruptions
+from sagelaunch.services.chain_walk import ChainWalk, chain_of, moves_on
 from sagelaunch.services.create_once import Submission
 from sagelaunch.services.follow import TRAINING, Ending, Observer, StopWhen, ending, follow
 from sagelaunch.statuses import TERMINAL, JobStatus
@@ -26,7 +28,7 @@ from sagelaunch.statuses import TERMINAL, JobStatus
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
     from sagelaunch.config.loader import LoadedConfig
-    from sagelaunch.config.model import Compute, Fallback, FallbackAfter
+    from sagelaunch.config.model import Fallback, FallbackAfter
 
 
 @dataclass
@@ -68,7 +70,7 @@ class Chain:
     final: Ending | None = None  # how the job the chain ended with ended
     last: Submission | None = None  # the submission of that job
     refusal: QuotaExceeded | None = None  # the last quota refusal, when no job ran at all
-    made: tuple[Clients, str] | None = None  # the clients and ARN of the last attempt's job
+    walk: ChainWalk = field(default_factory=lambda: ChainWalk([]))
 
     @property
     def cost_usd(self) -> float | None:
@@ -98,12 +100,12 @@ def run(
 ) -> Chain:
     """Walk the chain: each attempt planned, quota-checked, submitted (or attached) and
     watched to its end; move on only when capacity or quota was missing."""
-    chain = Chain()
-    for number, alternative in enumerate([None, *fallbacks]):
+    chain = Chain(walk=ChainWalk(fallbacks, key))
+    for number, alternative in chain.walk.alternatives():
         attempt = Attempt(number, describe_alternative(alternative), region or "")
         chain.attempts.append(attempt)
         if _run_attempt(
-            chain, attempt, alternative, target, overrides, key, region, following, deliver_options
+            chain, attempt, alternative, target, overrides, region, following, deliver_options
         ):
             return chain
     if chain.final is None and chain.refusal is not None:
@@ -131,16 +133,6 @@ def fallbacks_of(target: Path, overrides: list[str] | None) -> list[Fallback]:
     from sagelaunch.config.loader import load
 
     return chain_of(load(target, overrides).config.compute)
-
-
-def chain_of(compute: Compute) -> list[Fallback]:
-    """`compute.fallback`, and with `compute.spot.fallback_after` an on-demand rerun last."""
-    from sagelaunch.config.model import Fallback
-
-    chain = list(compute.fallback)
-    if compute.spot and compute.spot.fallback_after and not any(f.on_demand for f in chain):
-        chain.append(Fallback(on_demand=True))
-    return chain
 
 
 def spot_gave_way(limit: FallbackAfter, job: dict[str, Any]) -> str | None:
@@ -182,7 +174,6 @@ def _run_attempt(
     alternative: Fallback | None,
     target: Path,
     overrides: list[str] | None,
-    key: str | None,
     region: str | None,
     following: Following,
     deliver_options: dict[str, Any],
@@ -190,7 +181,7 @@ def _run_attempt(
     """One attempt; True when the chain ends with it (for now: a job still running)."""
     sets = [*(overrides or []), *(alternative.overrides() if alternative else [])]
     where = (alternative.region if alternative else None) or region
-    attempt_key = f"{key}/attempt-{attempt.number}" if key else None
+    attempt_key = chain.walk.key_for(attempt.number)
     if where != region:  # clients given for the main region cannot serve another one
         deliver_options = {**deliver_options, "aws": None}
     try:
@@ -200,10 +191,11 @@ def _run_attempt(
     except QuotaExceeded as exc:
         attempt.ended_because = f"quota: {exc}"
         chain.refusal = exc
+        chain.walk.quota_refused(attempt.number)
         return False
     assert isinstance(result, Submission)  # a queue and a chain: refused (rules/queue)
     attempt.region, attempt.job_name = aws.region, result.job_name
-    _link(chain, aws, result.arn, attempt.number)
+    chain.walk.joined(aws, result.arn, attempt.number)
     limit = _spot_limit(target, sets)
     chain.final = end = following.follow(aws, result.job_name, limit)
     chain.last = result
@@ -215,18 +207,7 @@ def _run_attempt(
     if final["TrainingJobStatus"] not in TERMINAL:
         return True  # running (submit without --wait, or the wait timed out)
     attempt.ended_because = ended_because(final, limit(final) if limit else None)
-    return not attempt.ended_because.startswith(("capacity:", "spot:"))
-
-
-def _link(chain: Chain, aws: Clients, arn: str, number: int) -> None:
-    """Tag the attempt's job with its place in the chain (services.attempts), for `status`."""
-    refused: list[int] = []
-    for earlier in reversed(chain.attempts[:number]):  # those since the last job made
-        if earlier.job_name is not None:
-            break
-        refused.insert(0, earlier.number)
-    link(aws, arn, number, chain.made, refused)
-    chain.made = (aws, arn)
+    return not moves_on(attempt.ended_because)
 
 
 def alternative_costs(

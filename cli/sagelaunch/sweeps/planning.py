@@ -15,17 +15,20 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sagelaunch import bundle as bundles
 from sagelaunch import naming
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.sweep import Sweep
-from sagelaunch.config.trials import SweepSpec, Trial, iter_trials
+from sagelaunch.config.trials import SweepSpec, Trial, iter_trials, with_overrides
 from sagelaunch.config.validation import expand, sweep_base
 from sagelaunch.errors import ConfigError, Problem, UsageError
 from sagelaunch.plan_model import Plan
 from sagelaunch.services import planning
+
+if TYPE_CHECKING:
+    from sagelaunch.config.model import Fallback
 
 
 @dataclass(frozen=True)
@@ -169,3 +172,23 @@ def trial_job_name(sweep_name: str, key: str, trial: Trial, request: dict[str, A
     """Same sweep, key, parameters and request -> the same job name (naming.idempotent)."""
     parameters = json.dumps(trial.parameters, sort_keys=True, default=str)
     return naming.idempotent(sweep_name, f"{key}\n{parameters}", request)
+
+
+def plan_attempt(
+    sweep: PlannedSweep, original: TrialPlan, alternative: Fallback, key: str
+) -> TrialPlan:
+    """A failover attempt of trial ``original`` (services.chain_walk): planned like the trial
+    itself (its parameters, the alternative's changes on top, its code), named from the
+    attempt's ``key`` so that a rerun finds the job it made."""
+    loaded = with_overrides(original.trial, alternative.overrides())
+    plan = planning.planned(
+        loaded,
+        job_name=naming.job_name_for(loaded.config),
+        region=original.plan.region,
+        role=planning.resolve_role(loaded),
+        code=original.code,
+        warnings=[],
+        code_in_key=True,
+    )
+    name = trial_job_name(sweep.name, key, original.trial, plan.request)
+    return TrialPlan(original.trial, plan.renamed(name), original.bundle, original.code)

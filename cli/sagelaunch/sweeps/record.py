@@ -11,7 +11,7 @@ from sagelaunch.config.cost import job_cost
 from sagelaunch.sweeps.results import QUEUED
 
 if TYPE_CHECKING:
-    from sagelaunch.sweeps.failover import NextAttempt
+    from sagelaunch.services.chain_walk import Passed
     from sagelaunch.sweeps.results import TrialState
 
 
@@ -27,29 +27,24 @@ def record_job(state: TrialState, job: dict[str, Any]) -> None:
     state.cost_usd = cost["usd"] if cost else None  # type: ignore[assignment]
 
 
-def record_failover(state: TrialState, found: NextAttempt, why: str) -> None:
-    """The trial moves to attempt ``found``: the current attempt (and any passed over) go to
-    ``earlier``, and the row is the new attempt's, queued (same code, same bundle)."""
+def record_failover(
+    state: TrialState, number: int, job_name: str, passed: list[Passed], why: str
+) -> None:
+    """The trial moves to attempt ``number`` (its job ``job_name``): the current attempt, and
+    those passed over on the way, go to ``earlier``, and the row is the new attempt's, queued
+    (same code, same bundle)."""
     made = state.job_name if state.status != QUEUED else None
     state.earlier.append(
         {"number": state.attempt, "job_name": made, "ended_because": why}
         | {"cost_usd": state.cost_usd}
     )
-    state.earlier += found.passed_over
-    state.attempt, state.job_name, state.status = found.number, found.plan.plan.job_name, QUEUED
+    state.earlier += [
+        {"number": p.number, "job_name": None, "ended_because": p.reason, "cost_usd": None}
+        for p in passed
+    ]
+    state.attempt, state.job_name, state.status = number, job_name, QUEUED
     state.attached, state.failure_reason, state.note = False, None, ""
     state.metrics, state.elapsed_s, state.cost_usd = {}, None, None
-
-
-def refused_since_last_job(state: TrialState) -> list[int]:
-    """The attempts the quota pre-flight refused since the trial's last job (they made none)."""
-    refused: list[int] = []
-    for entry in reversed(state.earlier):
-        if entry["job_name"]:
-            break
-        if entry["ended_because"].startswith("quota:"):
-            refused.insert(0, entry["number"])
-    return refused
 
 
 def _elapsed(job: dict[str, Any]) -> float | None:

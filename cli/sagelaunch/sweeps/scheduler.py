@@ -24,7 +24,8 @@ key) to start the rest as slots free up.
 
 The Scheduler holds the rounds; each role is its own module: sweeps/pacing.py (when to look),
 sweeps/slots.py (max_parallel and quota refusals), sweeps/trial_jobs.py (a trial's jobs on
-SageMaker), sweeps/failover.py (the next attempt) and sweeps/record.py (the trial's row).
+SageMaker), services/chain_walk.py (the trial's failover chain, walked as `submit` walks one),
+sweeps/planning.py (each attempt's plan) and sweeps/record.py (the trial's row).
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch.errors import QuotaExceeded, UsageError
-from sagelaunch.sweeps.failover import capacity_ending, next_attempt
+from sagelaunch.services.chain_walk import ChainWalk, capacity_ending
 from sagelaunch.sweeps.pacing import Beat, Pacing
-from sagelaunch.sweeps.planning import PlannedSweep
+from sagelaunch.sweeps.planning import PlannedSweep, plan_attempt
 from sagelaunch.sweeps.record import record_failover
 from sagelaunch.sweeps.results import QUEUED, SweepResult, TrialState
 from sagelaunch.sweeps.slots import Slots
@@ -77,7 +78,11 @@ class Scheduler:
             self.sweep.spec.sweep.objective,
         )
         self.slots = Slots(self.aws, self.max_parallel, self.say, self.check_quota)
-        self.jobs = TrialJobs(self.aws, self.sweep, self.say)
+        self.walks = [  # each trial's failover chain, walked as `submit` walks one
+            ChainWalk.of(t.trial.loaded.config.compute, self.sweep.key, t.plan.region)
+            for t in self.sweep.trials
+        ]
+        self.jobs = TrialJobs(self.aws, self.sweep, self.say, self.walks)
 
     def run(self, wait: bool) -> SweepResult:
         self.jobs.upload(self.plans)
@@ -151,13 +156,18 @@ class Scheduler:
     def _fail_over(self, index: int, why: str) -> bool:
         """Move trial ``index`` to its next failover attempt (a rerun attaches to it, if made);
         False when its chain has no more."""
-        state = self.result.trials[index]
-        found = next_attempt(self.sweep, self.sweep.trials[index], state.attempt)
+        state, walk = self.result.trials[index], self.walks[index]
+        if why.startswith("quota:"):
+            walk.quota_refused(state.attempt)
+        found = walk.next_after(state.attempt)
         if found is None:
             return False
-        record_failover(state, found, why)
-        self.say(f"trial {state.index}: {why}; attempt {found.number} is next")
-        self.plans[index] = found.plan
+        number, alternative, passed = found
+        key = walk.key_for(number)
+        assert key is not None  # a sweep always has a key (generated when not given)
+        self.plans[index] = plan_attempt(self.sweep, self.sweep.trials[index], alternative, key)
+        record_failover(state, number, self.plans[index].plan.job_name, passed, why)
+        self.say(f"trial {state.index}: {why}; attempt {number} is next")
         if self.sweep.key_given:
             self._attach_if_made(index, state.job_name)
         return True

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from sagelaunch.services.follow import TRAINING
 from sagelaunch.statuses import JobStatus
-from sagelaunch.sweeps.failover import has_chain
-from sagelaunch.sweeps.record import record_job, refused_since_last_job
+from sagelaunch.sweeps.record import record_job
 
 if TYPE_CHECKING:
     from sagelaunch.aws.session import Clients
     from sagelaunch.services.backends.training_job import TrainingJobs
+    from sagelaunch.services.chain_walk import ChainWalk
     from sagelaunch.sweeps.planning import PlannedSweep, TrialPlan
     from sagelaunch.sweeps.results import TrialState
 
@@ -27,7 +27,7 @@ class TrialJobs:
     aws: Clients
     sweep: PlannedSweep
     say: Callable[[str], None]
-    arns: dict[int, str] = field(default_factory=dict)  # each trial's current job (chains only)
+    walks: list[ChainWalk] = field(default_factory=list)  # each trial's failover chain
 
     def upload(self, trials: list[TrialPlan]) -> None:
         """Each distinct bundle once: HeadObject, and PutObject only when it is missing."""
@@ -66,7 +66,7 @@ class TrialJobs:
 
         require_same_job(trial.plan.request, existing)
         state.attached = True
-        self.arns[index] = existing["TrainingJobArn"]
+        self.walks[index].attached(self.aws, existing["TrainingJobArn"])
         record_job(state, existing)
 
     def follow(self, state: TrialState) -> dict[str, Any] | None:
@@ -87,11 +87,7 @@ class TrialJobs:
         return TrainingJobs(self.aws, TRAINING)
 
     def _link(self, index: int, state: TrialState, arn: str) -> None:
-        """Tag a chain's new job with its place in the trial's chain (services.attempts)."""
-        from sagelaunch.services.attempts import link
-
-        if not has_chain(self.sweep.trials[index]):
-            return
-        previous = (self.aws, self.arns[index]) if index in self.arns else None
-        link(self.aws, arn, state.attempt, previous, refused_since_last_job(state))
-        self.arns[index] = arn
+        """A chain's new job joins the trial's chain (tagged with its place, services.attempts)."""
+        walk = self.walks[index]
+        if walk:
+            walk.joined(self.aws, arn, state.attempt)
