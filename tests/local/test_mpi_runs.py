@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.entrypoints.conftest import TorchJob
-from tests.local.conftest import TINY_GPT, run_local
+from tests.local.conftest import OWN_NETWORKS, TINY_GPT, run_local
 
 pytestmark = pytest.mark.slow
 
@@ -77,7 +77,9 @@ def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_pat
         root = Path("/opt/ml") if isolated else workdir / host
         assert seen["SM_MODEL_DIR"] == str(root / "model")
         assert seen["cwd"] == str(root / "code")
-        assert seen["MASTER_ADDR"] == "127.0.0.1" and int(seen["MASTER_PORT"]) > 0
+        # The first host by name where each host has its own network (network.py), as torchrun's.
+        master = "algo-1" if OWN_NETWORKS else "127.0.0.1"
+        assert seen["MASTER_ADDR"] == master and int(seen["MASTER_PORT"]) > 0
         assert seen["FROM_CUSTOM"] == "yes" and seen["argv"] == ["--epochs", "1"]
         assert "RANK" not in seen  # mpirun exports no torchrun variables
     mpirun_argv = (workdir / "logs" / "mpi-ranks.json").read_text()

@@ -127,7 +127,8 @@ def host_processes(
             env = tf_cluster.worker_environment(env, names, host.name)
             host_specs += tf_cluster.parameter_servers(env, names, host.name, host.code, log)
         # The one place every host process gets its sandbox (the launcher's command included;
-        # mpirun stays outside, each of its ranks entering its own host's: mpi_rank.py).
+        # mpirun stays outside, in the first host's network where each host has its own, each of
+        # its ranks entering its own host's sandbox: mpi_rank.py).
         specs += [sandbox.confine(spec, host, workdir, prepared.sandbox) for spec in host_specs]
         launcher = supervisor.HostProcess(host.name, command, host.code, env, log, waiting)
         if mpi_job is not None and position is not None:  # the one mpirun
@@ -164,8 +165,9 @@ def _mpi_job(
     sm_names: list[str],
     framework: dict[str, Any],
 ) -> launchers.MpiJob | None:
-    """The ranks file mpi_rank.py reads (every host's folder, environment and sandbox) and what
-    the toolkit's MasterRunner exports with -x: its env_vars, the SM_* names."""
+    """The ranks file mpi_rank.py and mpi_agent.py read (every host's folder, environment,
+    sandbox and network) and what the toolkit's MasterRunner exports with -x: its env_vars, the
+    SM_* names."""
     launch = prepared.launch
     if launch.kind != MPIRUN:
         return None
@@ -173,10 +175,11 @@ def _mpi_job(
     ranks_file = workdir / "logs" / "mpi-ranks.json"
     hosts = [(host.name, host.code, env) for host, env in zip(trees, envs, strict=True)]
     entries = [
-        sandbox.entry(host, workdir, prepared.sandbox, env, host.code)
+        sandbox.rank_entry(host, workdir, prepared.sandbox, env, host.code)
         for host, env in zip(trees, envs, strict=True)
     ]
-    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts, entries)
+    holders = prepared.sandbox.network.holders  # none on the shared network
+    mpi.write_ranks_file(ranks_file, launch.processes_per_host, hosts, entries, holders)
     custom = str(framework.get("sagemaker_mpi_custom_mpi_options") or "")
     return launchers.MpiJob(ranks_file, sm_names, custom)
 

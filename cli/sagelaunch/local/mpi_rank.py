@@ -2,13 +2,14 @@
 
     python -I -S mpi_rank.py RANKS_FILE -- python train.py ARGS
 
-mpirun (see mpi.py) starts every rank of a local run on this one machine; rank r belongs to host
-r // processes_per_host (``--map-by slot``). This wrapper moves into that host's code folder,
-applies the host's environment (its /opt/ml paths, SM_CURRENT_HOST, SM_TRAINING_ENV ...) over
-the first host's that mpirun passed, sets the host-local rank and size where Open MPI would count
-the whole machine, and execs the command, inside the host's sandbox when the run has them (the
-``bwrap ... --`` prefix in the ranks file): the entry point sees what it would see in the
-container, its own host's /opt/ml included.
+mpirun (see mpi.py) or its daemon on the rank's host (mpi_agent.py: already in that host's
+network, where each host has its own) starts every rank of a local run on this one machine; rank
+r belongs to host r // processes_per_host (``--map-by slot``). This wrapper moves into that
+host's code folder, applies the host's environment (its /opt/ml paths, SM_CURRENT_HOST,
+SM_TRAINING_ENV ...) over the first host's that mpirun passed, sets the host-local rank and size
+(on a shared network Open MPI would count the whole machine), and execs the command, inside the
+host's sandbox when the run has them (the ``bwrap ... --`` prefix in the ranks file): the entry
+point sees what it would see in the container, its own host's /opt/ml included.
 
 Run by path with the standard library only (no sagelaunch import), so each rank pays only a bare
 interpreter start before the exec.
@@ -20,6 +21,8 @@ import json
 import os
 import sys
 from typing import Any
+
+AGENT_VARIABLE = "SAGELAUNCH_MPI_RANKS"  # mpi_agent.py's, for mpirun's agents: not the job's
 
 
 def world_rank(environ: dict[str, str]) -> int:
@@ -41,7 +44,7 @@ def rank_environment(plan: dict[str, Any], environ: dict[str, str]) -> tuple[str
     rank = world_rank(environ)
     per_host = int(plan["processes_per_host"])
     host = _host(plan, environ)
-    env = {k: v for k, v in environ.items() if k not in host["unset"]}
+    env = {k: v for k, v in environ.items() if k not in {*host["unset"], AGENT_VARIABLE}}
     env.update(host["env"])
     local = str(rank % per_host)
     env.update(
@@ -54,7 +57,7 @@ def rank_environment(plan: dict[str, Any], environ: dict[str, str]) -> tuple[str
 
 def rank_command(plan: dict[str, Any], environ: dict[str, str], command: list[str]) -> list[str]:
     """``command`` inside this rank's host sandbox: the host's ``bwrap ... --`` prefix, which
-    sagelaunch computed (sandbox.entry), or none when the sandbox is off."""
+    sagelaunch computed (sandbox.rank_entry), or none when the sandbox is off."""
     return [*_host(plan, environ).get("sandbox", []), *command]
 
 

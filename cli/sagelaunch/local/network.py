@@ -11,10 +11,12 @@ rootless container engine builds one, inside the run's own user namespace (netns
   also forwards the machine's own loopback services (a moto endpoint at 127.0.0.1) into each
   host; a job with ``network.isolation: true`` gets no outbound route at all, only its peers.
 
+An MPI job's hosts get theirs too: mpirun runs in the first host's, and its launch agent starts
+each other host's daemon in that host's, as the container's ssh does (mpi.py, mpi_agent.py).
+
 Where this cannot be made (no sandbox, no ``ip``/``nsenter``/``unshare``, no ``pasta`` for a job
-that needs the outside, or an MPI job, whose one mpirun starts every host's ranks from outside),
-the hosts share this machine's network, each at a loopback address of its own, and the run says
-once what behaves differently.
+that needs the outside), the hosts share this machine's network, each at a loopback address of
+its own, and the run says once what behaves differently.
 """
 
 from __future__ import annotations
@@ -79,16 +81,15 @@ class Choice:
     reason: str = ""
     pasta: str | None = None
     isolation: bool = False
-    mpi: bool = False  # shared by design (see choose): the sandbox line says so, no warning
 
 
 def choose(isolated: bool, mpi: bool, isolation: bool) -> Choice:
-    """Own namespaces where the sandbox runs, the tools are here and the launcher allows it."""
+    """Own namespaces where the sandbox runs and the tools are here, whatever the launcher:
+    ``mpi`` (an MPI job) no longer changes the choice, since mpirun's daemons enter their hosts'
+    networks as every other launcher's processes do (mpi_agent.py)."""
+    del mpi  # job.py still says which launcher runs; every one gets the same networks
     if not isolated:
         return Choice(False, "no sandbox", isolation=isolation)
-    if mpi:
-        why = "an mpi job: one mpirun starts every host's ranks"
-        return Choice(False, why, isolation=isolation, mpi=True)
     missing = [tool for tool in _TOOLS if shutil.which(tool) is None]
     if missing:
         why = f"no {', '.join(missing)} here (iproute2, util-linux)"
@@ -104,7 +105,7 @@ def choose(isolated: bool, mpi: bool, isolation: bool) -> Choice:
 def warning(choice: Choice, network: HostNetwork) -> str | None:
     """The one line a run shows where its hosts share the machine's network for a reason this
     machine can change, or where that loses the network isolation the job asked for."""
-    if network.own or (choice.mpi and not choice.isolation):
+    if network.own:
         return None
     isolation = (
         "; network.isolation is not emulated: the job reaches this machine's network"

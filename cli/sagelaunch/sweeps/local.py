@@ -1,4 +1,5 @@
-"""`sagelaunch sweep --local`: the trials run here, through the machinery of `sagelaunch local`.
+"""`sagelaunch sweep --local`: the trials run here, through the local backend of `sagelaunch local`
+(services.backends.local_runs), so `status`/`logs --local TRIAL_FOLDER` read each trial's run.
 
 Every trial is checked and prepared, and its request planned (the SDK is not thread-safe, so
 planning is sequential, from the plan cache when unchanged); then the trials run at most
@@ -120,21 +121,22 @@ def _run_trial(
     notify: Callable[[SweepResult], None],
     cores: int,
 ) -> None:
-    from sagelaunch.local import job
     from sagelaunch.local.options import Options
+    from sagelaunch.services.backends.base import Sending
+    from sagelaunch.services.backends.local_runs import LocalRuns, Preflight
 
     state.status = JobStatus.InProgress.value
     notify(result)
     started = time.monotonic()
+    ready = Preflight(
+        local.prepared,
+        Options(workdir=local.workdir, cores=max(1, cores)),
+        printer=lambda host, line: None,  # each host's log is in <workdir>/logs/
+        say=lambda message: None,
+    )
+    runs = LocalRuns(preflight=ready)
     try:
-        outcome = job.run(
-            local.prepared,
-            local.plan,
-            local.code,
-            Options(workdir=local.workdir, cores=max(1, cores)),
-            printer=lambda host, line: None,  # each host's log is in <workdir>/logs/
-            say=lambda message: None,
-        )
+        outcome = runs.schedule(runs.dry_run(local.plan, local.code, may_exist=False), Sending())
         _record(state, outcome)
     except Exception as exc:  # one broken trial must not stop the others
         state.status, state.failure_reason = JobStatus.Failed.value, str(exc)
