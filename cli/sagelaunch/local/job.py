@@ -10,7 +10,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sagelaunch import atomic, bundle
 from sagelaunch.config.model import LaunchConfig
@@ -100,102 +100,182 @@ def run(
     say: Callable[[str], None],
     agents: list[subprocess.Popen[bytes]] | None = None,
 ) -> Result:
-    """Build every host's tree, fill its channels, launch, supervise, pack the artifacts. A full
-    disk under the run folder is one clear error (disk.reported)."""
+    """The run, in its phases: claim the folder, build every host's tree, the software, the
+    channels, the network, the host processes, supervise them, pack the artifacts. A full disk
+    under the run folder is one clear error (disk.reported)."""
     workdir = (options.workdir or RUNS_DIR / plan.job_name).resolve()
     lock = run_dir.claim(workdir)  # held (open) until this run returns
     with disk.reported(workdir), contextlib.ExitStack() as stack:
-        launch = prepared.launch
-        _clear(workdir)
-        local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
-        plan = plan.model_copy(update={"request": local})
-        trees = _build_trees(workdir, prepared, plan.request, code)
-        restored = checkpoint_sync.restore(workdir, trees, plan.request)
-        _make_command_executable(trees, str(prepared.planned.config.entry_point))
-        _save_metric_definitions(workdir, plan.request)
-        config = prepared.loaded.config
-        prepared_software = job_software.prepare(
-            config, trees[0].code, workdir / sandbox.SANDBOX_DIR, say
-        )
-        overlays, warnings = prepared_software.folders, list(prepared_software.warnings)
-        warnings += [launch.warning] if launch.warning else []
-        warnings += filter(None, [model_dir.warning(prepared.planned.config)])
-        warnings += filter(None, [checkpoint_sync.warning(plan.request)])
-        warnings += _hard_coded_paths(prepared, trees[0].code)
-        for warning in warnings:
-            say(f"[yellow]warning:[/yellow] {warning}")
-        if prepared.sandbox.isolated:  # elsewhere the hosts' Python writes what it compiles
-            framework = software.FRAMEWORK_MODULES[config.framework]
-            bytecode.compile_imports(trees[0].code, framework, overlays, say)
-        counts = channels.populate(
-            trees,
-            prepared.sources,
-            workdir / ".cache",
-            lambda: channels.S3Store(plan.region),
-            groups.receivers(plan.request, prepared.cluster),
-        )
-        _say_plan(say, plan.job_name, workdir, launch, len(trees), counts)
-        if checkpoint_sync.host_folder(trees[0], plan.request) is not None:
-            say(
-                f"  checkpoints: {len(restored.files)} file(s) restored from "
-                f"{checkpoint_sync.store(workdir)} (checkpoint.s3_uri, synced back when the "
-                "hosts stop; delete it to start afresh)"
-            )
+        built = _build(prepared, plan, code, workdir)
+        imports, warnings = _software(prepared, built, say)
+        _fill_channels(prepared, built, say)
         prepared, network_warning = _with_network(prepared, workdir, stack, say)
         warnings += [network_warning] if network_warning else []
-        say(f"  sandbox: {prepared.sandbox.describe()}")
-        for line in groups.describe(prepared.cluster, launch.kind):
-            say(line)
-        if prepared.sandbox.isolated:
-            names = [host.name for host in trees]
-            sandbox.write_hosts_file(workdir, names, prepared.sandbox.network)
-        with software.on_path(overlays, prepared_software.hidden, prepared_software.environment):
-            specs = host_processes.host_processes(
-                prepared, plan, trees, agents or [], options.cores
-            )
-        if config.sdk == "v3":
-            v3.add_environment(
-                [s.env for s in specs], [s.cwd for s in specs], str(config.entry_point)
-            )
-        limit = _time_limit(config, options)
-        master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
-        run_record.started(workdir, plan.job_name, [t.name for t in trees], launch.kind)
-        try:
-            patterns = _metric_patterns(plan.request)
-            try:
-                outcomes = supervisor.run(specs, patterns, printer, limit.seconds)
-            finally:  # SageMaker uploads while the job runs: a killed job's checkpoints are kept
-                checkpoint_sync.save(workdir, trees, plan.request, restored)
-        except supervisor.Interrupted as interrupted:
-            lock.close()  # a rerun in this folder may start at once
-            stopped = _with_waiting(interrupted.outcomes, trees)
-            run_record.ended(workdir, JobStatus.Stopped, host_rows(stopped), None)
-            raise _stopped_error(workdir, stopped, interrupted.forced) from None
-        except supervisor.TimedOut as late:
-            # As SageMaker at MaxRuntimeInSeconds: the job is Stopped, what the model folder
-            # holds is still packed; the hosts' trees stay for a look.
-            result = Result(
-                plan.job_name, workdir, launch.kind, _with_waiting(late.outcomes, trees)
-            )
-            _finish(result, master, keep=True)
-            reason = f"MaxRuntimeExceeded: {limit.source} of {limit.seconds} s passed"
-            run_record.ended(workdir, JobStatus.Stopped, host_rows(result.hosts), reason)
-            lock.close()
-            raise _timed_out_error(workdir, result, late.running, limit) from None
-        result = Result(plan.job_name, workdir, launch.kind, _with_waiting(outcomes, trees))
-        result.warnings, result.sandbox = warnings, prepared.sandbox.mode
-        for host in result.hosts:
-            if host.log_error:
-                result.warnings.append(f"{host.host}'s log is incomplete: {host.log_error}")
-        if not result.failed:
-            empty = _empty_model_warning(master, trees)
-            if empty:
-                say(f"[yellow]warning:[/yellow] {empty}")
-                result.warnings.append(empty)
-            _finish(result, master, keep=options.keep)
-        _record_end(workdir, result)
+        _say_sandbox(prepared, built, say)
+        specs = _host_specs(prepared, built, imports, agents or [], options)
+        outcomes = _supervise(prepared, built, specs, options, printer, lock)
+        result = _finished(prepared, built, outcomes, warnings, options, say)
         lock.close()  # on an error the process's end releases it
         return result
+
+
+@dataclass(frozen=True)
+class _Built:
+    """The run's folder and plan (its request with the run's own paths), every host's tree,
+    the checkpoints restored into them, and the host whose model folder is packed."""
+
+    workdir: Path
+    plan: Plan
+    trees: list[tree.HostTree]
+    restored: checkpoint_sync.Restored
+    master: tree.HostTree
+
+
+def _build(prepared: Prepared, plan: Plan, code: bundle.BundleData | None, workdir: Path) -> _Built:
+    """An earlier run's files cleared; each host's /opt/ml with its code, config and checkpoints."""
+    _clear(workdir)
+    local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
+    plan = plan.model_copy(update={"request": local})
+    trees = _build_trees(workdir, prepared, plan.request, code)
+    restored = checkpoint_sync.restore(workdir, trees, plan.request)
+    _make_command_executable(trees, str(prepared.planned.config.entry_point))
+    _save_metric_definitions(workdir, plan.request)
+    master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
+    return _Built(workdir, plan, trees, restored, master)
+
+
+def _software(
+    prepared: Prepared, built: _Built, say: Callable[[str], None]
+) -> tuple[job_software.JobSoftware, list[str]]:
+    """What the hosts import (job_software), and every warning the run has before it starts."""
+    config = prepared.loaded.config
+    workdir, request = built.workdir, built.plan.request
+    prepared_software = job_software.prepare(
+        config, built.trees[0].code, workdir / sandbox.SANDBOX_DIR, say
+    )
+    warnings = list(prepared_software.warnings)
+    warnings += [prepared.launch.warning] if prepared.launch.warning else []
+    warnings += filter(None, [model_dir.warning(prepared.planned.config)])
+    warnings += filter(None, [checkpoint_sync.warning(request)])
+    warnings += _hard_coded_paths(prepared, built.trees[0].code)
+    for warning in warnings:
+        say(f"[yellow]warning:[/yellow] {warning}")
+    if prepared.sandbox.isolated:  # elsewhere the hosts' Python writes what it compiles
+        framework = software.FRAMEWORK_MODULES[config.framework]
+        bytecode.compile_imports(built.trees[0].code, framework, prepared_software.folders, say)
+    return prepared_software, warnings
+
+
+def _fill_channels(prepared: Prepared, built: _Built, say: Callable[[str], None]) -> None:
+    """Each host's channels filled (local folders, S3), then the run's plan said."""
+    plan, workdir = built.plan, built.workdir
+    counts = channels.populate(
+        built.trees,
+        prepared.sources,
+        workdir / ".cache",
+        lambda: channels.S3Store(plan.region),
+        groups.receivers(plan.request, prepared.cluster),
+    )
+    _say_plan(say, plan.job_name, workdir, prepared.launch, len(built.trees), counts)
+    if checkpoint_sync.host_folder(built.trees[0], plan.request) is not None:
+        say(
+            f"  checkpoints: {len(built.restored.files)} file(s) restored from "
+            f"{checkpoint_sync.store(workdir)} (checkpoint.s3_uri, synced back when the "
+            "hosts stop; delete it to start afresh)"
+        )
+
+
+def _say_sandbox(prepared: Prepared, built: _Built, say: Callable[[str], None]) -> None:
+    """The sandbox and the groups' lines; the sandboxes' /etc/hosts written."""
+    say(f"  sandbox: {prepared.sandbox.describe()}")
+    for line in groups.describe(prepared.cluster, prepared.launch.kind):
+        say(line)
+    if prepared.sandbox.isolated:
+        names = [host.name for host in built.trees]
+        sandbox.write_hosts_file(built.workdir, names, prepared.sandbox.network)
+
+
+def _host_specs(
+    prepared: Prepared,
+    built: _Built,
+    imports: job_software.JobSoftware,
+    agents: list[subprocess.Popen[bytes]],
+    options: Options,
+) -> list[supervisor.HostProcess]:
+    """What each host runs (host_processes), with the software on its path."""
+    config = prepared.loaded.config
+    with software.on_path(imports.folders, imports.hidden, imports.environment):
+        specs = host_processes.host_processes(
+            prepared, built.plan, built.trees, agents, options.cores
+        )
+    if config.sdk == "v3":
+        v3.add_environment([s.env for s in specs], [s.cwd for s in specs], str(config.entry_point))
+    return specs
+
+
+def _supervise(
+    prepared: Prepared,
+    built: _Built,
+    specs: list[supervisor.HostProcess],
+    options: Options,
+    printer: supervisor.Printer,
+    lock: IO[str],
+) -> list[supervisor.HostOutcome]:
+    """The hosts run to their end, recorded (run_record); Ctrl-C and the time limit end the
+    run here as SageMaker's stop and MaxRuntimeInSeconds end a job (exit 4)."""
+    workdir, plan, trees = built.workdir, built.plan, built.trees
+    limit = _time_limit(prepared.loaded.config, options)
+    run_record.started(workdir, plan.job_name, [t.name for t in trees], prepared.launch.kind)
+    try:
+        patterns = _metric_patterns(plan.request)
+        try:
+            outcomes = supervisor.run(specs, patterns, printer, limit.seconds)
+        finally:  # SageMaker uploads while the job runs: a killed job's checkpoints are kept
+            checkpoint_sync.save(workdir, trees, plan.request, built.restored)
+    except supervisor.Interrupted as interrupted:
+        lock.close()  # a rerun in this folder may start at once
+        stopped = _with_waiting(interrupted.outcomes, trees)
+        run_record.ended(workdir, JobStatus.Stopped, host_rows(stopped), None)
+        raise _stopped_error(workdir, stopped, interrupted.forced) from None
+    except supervisor.TimedOut as late:
+        # As SageMaker at MaxRuntimeInSeconds: the job is Stopped, what the model folder
+        # holds is still packed; the hosts' trees stay for a look.
+        kind = prepared.launch.kind
+        result = Result(plan.job_name, workdir, kind, _with_waiting(late.outcomes, trees))
+        _finish(result, built.master, keep=True)
+        reason = f"MaxRuntimeExceeded: {limit.source} of {limit.seconds} s passed"
+        run_record.ended(workdir, JobStatus.Stopped, host_rows(result.hosts), reason)
+        lock.close()
+        raise _timed_out_error(workdir, result, late.running, limit) from None
+    return outcomes
+
+
+def _finished(
+    prepared: Prepared,
+    built: _Built,
+    outcomes: list[supervisor.HostOutcome],
+    warnings: list[str],
+    options: Options,
+    say: Callable[[str], None],
+) -> Result:
+    """The run's result: each host's end, the warnings; a run no host failed has its artifacts
+    packed (and its trees removed unless --keep). Recorded."""
+    plan, trees = built.plan, built.trees
+    result = Result(
+        plan.job_name, built.workdir, prepared.launch.kind, _with_waiting(outcomes, trees)
+    )
+    result.warnings, result.sandbox = warnings, prepared.sandbox.mode
+    for host in result.hosts:
+        if host.log_error:
+            result.warnings.append(f"{host.host}'s log is incomplete: {host.log_error}")
+    if not result.failed:
+        empty = _empty_model_warning(built.master, trees)
+        if empty:
+            say(f"[yellow]warning:[/yellow] {empty}")
+            result.warnings.append(empty)
+        _finish(result, built.master, keep=options.keep)
+    _record_end(built.workdir, result)
+    return result
 
 
 def _record_end(workdir: Path, result: Result) -> None:
