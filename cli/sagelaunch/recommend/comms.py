@@ -102,86 +102,130 @@ def step_comms(
     backward_s: float,
 ) -> Comms:
     """The collectives of one optimizer step; `forward_s` and `backward_s` are one micro-batch's
-    compute (what hides them). `world` counts ranks over every instance."""
+    compute (what hides them). `world` counts ranks over every instance. One family each: the
+    data-parallel group's (sharded, ZeRO-1 or DDP), the tensor-parallel group's, the pipeline's."""
     tp, pp = sharding.tensor_parallel, sharding.pipeline_parallel
-    micro = workload.grad_accum
     dp = max(1, world // (tp * pp))
-    params = local_params(workload, sharding)
-    width = 4 if workload.precision == "fp32" else 2
-    grad_bytes = sharding.gradient_reduce_bytes
-    shard = sharding.weights_over
-    dp_total = dp_exposed = 0.0
-    link = "none"
-    if dp > 1:
-        bandwidth, latency, link = group_link(hw, dp, tp)
-        if shard > 1:  # FSDP / ZeRO-3 (HSDP: shard within a group, replicate across)
-            s_bw, s_lat, link = group_link(hw, shard, tp)
-            gather = ring("all_gather", params * width, shard, s_bw, s_lat * workload.shape.layers)
-            scatter = ring(
-                "reduce_scatter", params * grad_bytes, shard, s_bw, s_lat * workload.shape.layers
-            )
-            units = max(1, workload.shape.layers)
-            first_unit = gather / units
-            replicas = dp // shard
-            r_bw, r_lat, _ = group_link(hw, replicas, tp * shard)
-            replicate = ring("all_reduce", params * grad_bytes / shard, replicas, r_bw, r_lat)
-
-            def backward_exposed(reduce: float) -> float:
-                """What a backward that gathers, reduce-scatters and then all-reduces `reduce`
-                seconds over the replicas cannot hide: HSDP all-reduces each unit's shard as
-                soon as its reduce-scatter ends (FSDP2's foreach_reduce on its all-reduce stream,
-                torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py; FSDP1's post-backward
-                hook, fsdp/_runtime_utils.py), so all but the last unit's all-reduce runs under
-                the backward still to come."""
-                hidden = max(0.0, gather + scatter + reduce - backward_s)
-                return hidden + first_unit + reduce / units
-
-            if pp > 1:
-                # with a pipeline the weights stay gathered over the step's micro-batches
-                # (torchtitan: no reshard after forward) and gradients reduce once
-                dp_total = gather + scatter + replicate
-                dp_exposed = backward_exposed(replicate)
-            else:
-                # the replicas all-reduce once per step, in the last micro-batch's backward
-                dp_total = micro * (2 * gather + scatter) + replicate
-                forward_exposed = max(0.0, gather - forward_s)
-                dp_exposed = (
-                    micro * forward_exposed
-                    + (micro - 1) * backward_exposed(0.0)
-                    + backward_exposed(replicate)
-                )
-        elif sharding.optimizer_over > 1:  # ZeRO-1: reduce-scatter, step, all-gather
-            scatter = ring("reduce_scatter", params * grad_bytes, dp, bandwidth, latency)
-            # the weights as they are kept: bf16 beside an fp32 master, else fp32
-            kept = width if sharding.bf16_states else 4
-            gather = ring("all_gather", params * kept, dp, bandwidth, latency)
-            dp_total = scatter + gather
-            dp_exposed = max(0.0, scatter - backward_s) + gather
-        else:  # DDP: bucketed all-reduce overlapped with the last micro-batch's backward
-            reduce = ring("all_reduce", params * grad_bytes, dp, bandwidth, latency)
-            last_bucket = ring("all_reduce", DDP_BUCKET_BYTES, dp, bandwidth, latency)
-            dp_total = reduce
-            dp_exposed = max(0.0, reduce - backward_s) + min(reduce, last_bucket)
-    tp_s = 0.0
-    tokens = workload.seq_len * workload.micro_batch
-    if tp > 1:
-        t_bw, t_lat, _ = group_link(hw, tp, 1)
-        # full checkpointing repeats the forward's two; the per-op policy saves reduce-scatter
-        # outputs and not all-gathers, so it repeats the forward's two all-gathers (one
-        # all-reduce's bytes), or without sequence parallelism the attention's all-reduce
-        per_block = 4 + (2 if workload.full_checkpointing else 0)
-        per_block += 1 if workload.op_checkpointing else 0
-        blocks = workload.shape.layers * stage_share(workload, sharding)
-        one = ring("all_reduce", tokens * workload.shape.hidden * width, tp, t_bw, t_lat)
-        # the token embedding split by vocabulary all-reduces its output (the first stage's);
-        # a vocabulary-parallel head (--loss_parallel) its input's gradient
-        ends = (1 if sharding.eager_autocast else 0) + (1 if sharding.loss_parallel else 0)
-        tp_s = micro * (per_block * blocks + ends) * one
-    pp_s = 0.0
-    if pp > 1:
-        per_rank = hw.inter_bytes_per_s / hw.ranks_per_host
-        activation = (
-            tokens * workload.shape.hidden * width / (tp if sharding.sequence_parallel else 1)
-        )
-        pp_s = micro * 2 * (activation / max(per_rank, 1.0) + LATENCY_INTER_S)
+    step = _Step(workload, sharding, hw, forward_s, backward_s)
+    dp_total, dp_exposed, link = _data_parallel(step, dp) if dp > 1 else (0.0, 0.0, "none")
+    tp_s = _tensor_parallel(step) if tp > 1 else 0.0
+    pp_s = _pipeline(step) if pp > 1 else 0.0
     return Comms(dp_total, dp_exposed, tp_s, pp_s, link)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What every collective family of a step reads: the workload, its layout, the hardware,
+    one micro-batch's forward and backward compute (what hides them)."""
+
+    workload: Workload
+    sharding: Sharding
+    hw: Hardware
+    forward_s: float
+    backward_s: float
+
+    @property
+    def params(self) -> float:
+        return local_params(self.workload, self.sharding)
+
+    @property
+    def width(self) -> int:
+        return 4 if self.workload.precision == "fp32" else 2
+
+    @property
+    def tokens(self) -> int:
+        return self.workload.seq_len * self.workload.micro_batch
+
+
+def _data_parallel(step: _Step, dp: int) -> tuple[float, float, str]:
+    """(total, exposed, link) of the data-parallel group's collectives."""
+    bandwidth, latency, link = group_link(step.hw, dp, step.sharding.tensor_parallel)
+    if step.sharding.weights_over > 1:
+        return _sharded(step, dp)
+    if step.sharding.optimizer_over > 1:
+        return (*_zero1(step, dp, bandwidth, latency), link)
+    return (*_ddp(step, dp, bandwidth, latency), link)
+
+
+def _sharded(step: _Step, dp: int) -> tuple[float, float, str]:
+    """FSDP / ZeRO-3 (HSDP: shard within a group, replicate across)."""
+    workload, sharding, hw = step.workload, step.sharding, step.hw
+    tp, shard, micro = sharding.tensor_parallel, sharding.weights_over, workload.grad_accum
+    params, grad_bytes, layers = step.params, sharding.gradient_reduce_bytes, workload.shape.layers
+    s_bw, s_lat, link = group_link(hw, shard, tp)
+    gather = ring("all_gather", params * step.width, shard, s_bw, s_lat * layers)
+    scatter = ring("reduce_scatter", params * grad_bytes, shard, s_bw, s_lat * layers)
+    units = max(1, layers)
+    first_unit = gather / units
+    replicas = dp // shard
+    r_bw, r_lat, _ = group_link(hw, replicas, tp * shard)
+    replicate = ring("all_reduce", params * grad_bytes / shard, replicas, r_bw, r_lat)
+
+    def backward_exposed(reduce: float) -> float:
+        """What a backward that gathers, reduce-scatters and then all-reduces `reduce`
+        seconds over the replicas cannot hide: HSDP all-reduces each unit's shard as
+        soon as its reduce-scatter ends (FSDP2's foreach_reduce on its all-reduce stream,
+        torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py; FSDP1's post-backward
+        hook, fsdp/_runtime_utils.py), so all but the last unit's all-reduce runs under
+        the backward still to come."""
+        hidden = max(0.0, gather + scatter + reduce - step.backward_s)
+        return hidden + first_unit + reduce / units
+
+    if sharding.pipeline_parallel > 1:
+        # with a pipeline the weights stay gathered over the step's micro-batches
+        # (torchtitan: no reshard after forward) and gradients reduce once
+        return gather + scatter + replicate, backward_exposed(replicate), link
+    # the replicas all-reduce once per step, in the last micro-batch's backward
+    total = micro * (2 * gather + scatter) + replicate
+    forward_exposed = max(0.0, gather - step.forward_s)
+    exposed = (
+        micro * forward_exposed + (micro - 1) * backward_exposed(0.0) + backward_exposed(replicate)
+    )
+    return total, exposed, link
+
+
+def _zero1(step: _Step, dp: int, bandwidth: float, latency: float) -> tuple[float, float]:
+    """ZeRO-1: reduce-scatter, step, all-gather."""
+    sharding = step.sharding
+    scatter = ring(
+        "reduce_scatter", step.params * sharding.gradient_reduce_bytes, dp, bandwidth, latency
+    )
+    # the weights as they are kept: bf16 beside an fp32 master, else fp32
+    kept = step.width if sharding.bf16_states else 4
+    gather = ring("all_gather", step.params * kept, dp, bandwidth, latency)
+    return scatter + gather, max(0.0, scatter - step.backward_s) + gather
+
+
+def _ddp(step: _Step, dp: int, bandwidth: float, latency: float) -> tuple[float, float]:
+    """DDP: bucketed all-reduce overlapped with the last micro-batch's backward."""
+    grads = step.params * step.sharding.gradient_reduce_bytes
+    reduce = ring("all_reduce", grads, dp, bandwidth, latency)
+    last_bucket = ring("all_reduce", DDP_BUCKET_BYTES, dp, bandwidth, latency)
+    return reduce, max(0.0, reduce - step.backward_s) + min(reduce, last_bucket)
+
+
+def _tensor_parallel(step: _Step) -> float:
+    """The tensor-parallel group's all-reduces (or their reduce-scatter/all-gather pairs)."""
+    workload, sharding = step.workload, step.sharding
+    tp = sharding.tensor_parallel
+    t_bw, t_lat, _ = group_link(step.hw, tp, 1)
+    # full checkpointing repeats the forward's two; the per-op policy saves reduce-scatter
+    # outputs and not all-gathers, so it repeats the forward's two all-gathers (one
+    # all-reduce's bytes), or without sequence parallelism the attention's all-reduce
+    per_block = 4 + (2 if workload.full_checkpointing else 0)
+    per_block += 1 if workload.op_checkpointing else 0
+    blocks = workload.shape.layers * stage_share(workload, sharding)
+    one = ring("all_reduce", step.tokens * workload.shape.hidden * step.width, tp, t_bw, t_lat)
+    # the token embedding split by vocabulary all-reduces its output (the first stage's);
+    # a vocabulary-parallel head (--loss_parallel) its input's gradient
+    ends = (1 if sharding.eager_autocast else 0) + (1 if sharding.loss_parallel else 0)
+    return workload.grad_accum * (per_block * blocks + ends) * one
+
+
+def _pipeline(step: _Step) -> float:
+    """The pipeline's point-to-point activation sends, forward and backward."""
+    workload, sharding, hw = step.workload, step.sharding, step.hw
+    per_rank = hw.inter_bytes_per_s / hw.ranks_per_host
+    divisor = sharding.tensor_parallel if sharding.sequence_parallel else 1
+    activation = step.tokens * workload.shape.hidden * step.width / divisor
+    return workload.grad_accum * 2 * (activation / max(per_rank, 1.0) + LATENCY_INTER_S)
