@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from sagelaunch.app import app
 from sagelaunch.caches import CACHE_DIR_ENV
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "launch_configs"
 ENTRYPOINTS = REPO / "entrypoints"
 

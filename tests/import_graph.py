@@ -13,9 +13,9 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "cli" / "sagelaunch"
-ENTRYPOINTS = ROOT / "entrypoints"
+from tests.conftest import ENTRYPOINTS, REPO
+
+PACKAGE = REPO / "cli" / "sagelaunch"
 FRAMEWORKS = sorted(p.name for p in ENTRYPOINTS.iterdir() if p.is_dir() and p.name != "__pycache__")
 
 Graph = dict[str, set[str]]

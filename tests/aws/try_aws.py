@@ -29,8 +29,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "launch_configs" / "cpu-local.yaml"  # a small job; its output_path's bucket:
+from tests.paths import REPO
+
+CONFIG = REPO / "launch_configs" / "cpu-local.yaml"  # a small job; its output_path's bucket:
 BUCKET = "sagelaunch-examples"
 REGION = "us-east-1"
 ROLE_NAME = "SageMakerRole"

@@ -10,7 +10,7 @@ augments and streams every batch. Step time is the entry point's steady-state fi
 0's metrics.json. On this machine all hosts share its cores, so the data host competes with the
 ranks for CPU; on SageMaker it brings its own.
 
-    python tests/bench/bench_datafeed.py [--data_augment_cost N] [--steps N]
+    python -m tests.bench.bench_datafeed [--data_augment_cost N] [--steps N]
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from pathlib import Path
 
 import yaml
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
+from tests.conftest import REPO
+
+ENTRYPOINTS = REPO / "entrypoints" / "pytorch"
 DEFAULT_COST = 30
 DEFAULT_STEPS = 30
 GPT = {"model": "gpt", "n_layer": 2, "n_head": 2, "n_embd": 64, "seq_len": 64}

@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 from sagelaunch.local.ports import free_port as _free_port
+from tests.conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
-DRIVER = ROOT / "tests" / "entrypoints" / "layout_driver.py"
+DRIVER = REPO / "tests" / "entrypoints" / "layout_driver.py"
 GPT = [
     *("--model", "gpt", "--n_layer", "4", "--n_head", "4", "--n_embd", "64"),
     *("--seq_len", "64", "--vocab_size", "256", "--max_steps", "20", "--warmup_steps", "5"),
@@ -47,7 +47,7 @@ def run() -> dict:
         rendezvous = ["--master_addr", "127.0.0.1", "--master_port", str(_free_port())]
         subprocess.run(
             [*launcher, *rendezvous, str(DRIVER), str(base / "runs.json")],
-            cwd=ROOT / "entrypoints" / "pytorch",
+            cwd=REPO / "entrypoints" / "pytorch",
             env=env,
             check=True,
             capture_output=True,

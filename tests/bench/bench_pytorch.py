@@ -15,8 +15,9 @@ import tempfile
 from pathlib import Path
 
 from sagelaunch.local.ports import free_port as _free_port
+from tests.conftest import REPO
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
+ENTRYPOINTS = REPO / "entrypoints" / "pytorch"
 
 GPT = [
     *("--model", "gpt", "--n_layer", "2", "--n_head", "2", "--n_embd", "64"),

@@ -22,8 +22,9 @@ import tempfile
 from pathlib import Path
 
 from sagelaunch.local.ports import free_port as _free_port
+from tests.conftest import REPO
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
+ENTRYPOINTS = REPO / "entrypoints" / "pytorch"
 STEPS, GLOBAL_BATCH, STRAGGLER_MS = 30, 24, 100
 GPT = [
     *("--model", "gpt", "--n_layer", "2", "--n_head", "2", "--n_embd", "64"),

@@ -9,16 +9,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import REPO
 from tests.import_graph import package_graph, package_modules
 
-ROOT = Path(__file__).resolve().parents[2]
 RUFF = Path(sys.executable).parent / "ruff"
-PACKAGE = ROOT / "cli" / "sagelaunch"
+PACKAGE = REPO / "cli" / "sagelaunch"
 
 
 def root_bans() -> list[str]:
     """The modules pyproject.toml's banned-api table names."""
-    text = (ROOT / "pyproject.toml").read_text()
+    text = (REPO / "pyproject.toml").read_text()
     table = text.split("[tool.ruff.lint.flake8-tidy-imports.banned-api]", 1)[1].split("\n[", 1)[0]
     return re.findall(r'^"([\w.]+)"\.msg', table, flags=re.MULTILINE)
 
@@ -32,7 +32,7 @@ def banned_at(path: str, modules: list[str]) -> set[str]:
         input=source,
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=REPO,
         check=False,
     )
     return {modules[d["location"]["row"] - 2] for d in json.loads(proc.stdout)}

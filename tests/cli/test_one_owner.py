@@ -18,10 +18,9 @@ from pydantic import BaseModel
 
 from sagelaunch.hyperparameters import integer
 from sagelaunch.strict import Strict
+from tests.conftest import ENTRYPOINTS, REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "cli" / "sagelaunch"
-ENTRYPOINTS = REPO / "entrypoints"
 
 
 def modules() -> list[tuple[Path, ast.Module]]:

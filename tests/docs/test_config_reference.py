@@ -15,15 +15,15 @@ import sys
 import types
 import typing
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
 from sagelaunch.config.model import LaunchConfig
+from tests.conftest import REPO
 from tests.docs.test_rendered_tables import render
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_gen"))
+sys.path.insert(0, str(REPO / "docs" / "_gen"))
 import config_reference
 
 

@@ -10,23 +10,22 @@ from __future__ import annotations
 import sys
 from html import unescape
 from html.parser import HTMLParser
-from pathlib import Path
 
 import markdown
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_gen"))
+from tests.conftest import REPO
+
+sys.path.insert(0, str(REPO / "docs" / "_gen"))
 import command_reference
 import config_reference
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # Pages of others' that still show a literal `\|` (a code span in a table): reported, not hidden.
 
 
 def render(text: str) -> str:
-    settings = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    settings = yaml.safe_load((REPO / "mkdocs.yml").read_text())
     extensions, configs = [], {}
     for entry in settings["markdown_extensions"]:
         name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
@@ -83,12 +82,12 @@ GENERATED = {
 
 @pytest.mark.parametrize("uri", sorted(GENERATED))
 def test_a_generated_reference_shows_no_escaped_pipe(uri: str, monkeypatch) -> None:
-    monkeypatch.chdir(ROOT)  # the examples are read from launch_configs/
+    monkeypatch.chdir(REPO)  # the examples are read from launch_configs/
     assert escaped_pipes(check(GENERATED[uri]())) == []
 
 
 def test_the_config_reference_rows_keep_their_five_cells(monkeypatch) -> None:
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(REPO)
     tables = check(config_reference.markdown())
     headers = len(config_reference.tables())  # one per table
     assert len(tables.rows) == len(config_reference.rows()) + headers
@@ -106,10 +105,10 @@ def test_a_pipe_in_and_out_of_code_spans() -> None:
     assert "".join(f"<td>{c}</td>\n" for c in cells) in html
 
 
-PAGES = sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").glob("**/*.md"))
+PAGES = sorted(str(page.relative_to(REPO)) for page in (REPO / "docs").glob("**/*.md"))
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_page_shows_no_escaped_pipe(page: str) -> None:
-    shown = escaped_pipes(check((ROOT / page).read_text()))
+    shown = escaped_pipes(check((REPO / page).read_text()))
     assert shown == [], f"{page}: in a table, write <code>a&#124;b</code> for a code span with a |"

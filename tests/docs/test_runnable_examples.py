@@ -70,8 +70,8 @@ from typer.testing import CliRunner
 from sagelaunch.app import app
 from sagelaunch.caches import CACHE_DIR_ENV
 from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `moto` fixture)
+from tests.conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 OPTIONS = {"moto", "queue", "slow"}
 # No AWS unless a block asks for moto: no profile, no instance role.
@@ -94,7 +94,7 @@ UNMARKED_SH = re.compile(
 )
 NOT_RUN = re.compile(r"^<!-- not run: (?P<reason>[^\n]*?) -->\n```sh\n", re.MULTILINE)
 MAX_NOT_RUN = 8  # keep it tiny: a block that can run offline or against moto runs
-ALL_PAGES = sorted(str(page.relative_to(ROOT)) for page in (ROOT / "docs").glob("**/*.md"))
+ALL_PAGES = sorted(str(page.relative_to(REPO)) for page in (REPO / "docs").glob("**/*.md"))
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,8 @@ class Block:
 def runnable_blocks() -> dict[str, list[Block]]:
     """The marked blocks of each page, in page order."""
     pages: dict[str, list[Block]] = {}
-    for page in sorted((ROOT / "docs").glob("**/*.md")):
-        text, name = page.read_text(), str(page.relative_to(ROOT))
+    for page in sorted((REPO / "docs").glob("**/*.md")):
+        text, name = page.read_text(), str(page.relative_to(REPO))
         for match in MARKED.finditer(text):
             line = text[: match.start()].count("\n") + 2
             words = (match.group("options") or "").split()
@@ -166,7 +166,7 @@ def warm_plans(tmp_path_factory: pytest.TempPathFactory) -> None:
                 patch.delenv(key)
             for key, value in {**NO_AWS, "HOME": str(root / "docs-warm-home")}.items():
                 patch.setenv(key, value)
-            patch.chdir(ROOT)
+            patch.chdir(REPO)
             for config in NAMED_CONFIGS:
                 result = CliRunner().invoke(app, ["plan", config, "-o", "json"])
                 assert result.exit_code == 0, f"{config}: exit {result.exit_code}\n{result.output}"
@@ -192,9 +192,9 @@ def test_the_docs_mark_examples_runnable() -> None:
             assert how in PART_OF, f"{block.where}: {how}= is none of {sorted(PART_OF)}"
             assert block.language == "yaml", f"{block.where}: {how}= of a {block.language} block"
             assert config.startswith("launch_configs/"), f"{block.where}: {config} is not a config"
-            assert (ROOT / config).is_file(), f"{block.where}: no {config}"
-    for page in (ROOT / "docs").glob("**/*.md"):
-        text, blocks = page.read_text(), PAGES.get(str(page.relative_to(ROOT)), [])
+            assert (REPO / config).is_file(), f"{block.where}: no {config}"
+    for page in (REPO / "docs").glob("**/*.md"):
+        text, blocks = page.read_text(), PAGES.get(str(page.relative_to(REPO)), [])
         shown = sum(1 for block in blocks if block.output is not None)
         assert text.count("<!-- output -->") == shown, f"{page}: an output block follows no block"
 
@@ -202,7 +202,7 @@ def test_the_docs_mark_examples_runnable() -> None:
 @pytest.mark.parametrize("page", ALL_PAGES)
 def test_every_command_of_the_page_runs(page: str) -> None:
     """Every page promises that its commands run as written, right after `make setup`."""
-    text = (ROOT / page).read_text()
+    text = (REPO / page).read_text()
     unmarked = [text[: m.end()].count("\n") for m in UNMARKED_SH.finditer(text)]
     assert unmarked == [], f"{page}: sh blocks at lines {unmarked} are neither runnable nor not run"
 
@@ -211,7 +211,7 @@ def test_the_blocks_not_run_are_few_and_say_why() -> None:
     found = [
         (page, m.group("reason"))
         for page in ALL_PAGES
-        for m in NOT_RUN.finditer((ROOT / page).read_text())
+        for m in NOT_RUN.finditer((REPO / page).read_text())
     ]
     assert all(len(reason.split()) >= 3 for _, reason in found), found
     assert len(found) <= MAX_NOT_RUN, f"{len(found)} blocks not run: {found}"
@@ -275,11 +275,11 @@ class Session:
         self.request = request
         self.checkout = tmp_path / "checkout"
         self.checkout.mkdir()
-        for entry in ROOT.iterdir():
+        for entry in REPO.iterdir():
             if entry.name not in {".git", ".sagelaunch", "build", "dist", "site"}:
                 (self.checkout / entry.name).symlink_to(entry)
-        (ROOT / ".sagelaunch").mkdir(exist_ok=True)  # the plan cache, shared as the reader's is
-        (self.checkout / ".sagelaunch").symlink_to(ROOT / ".sagelaunch")
+        (REPO / ".sagelaunch").mkdir(exist_ok=True)  # the plan cache, shared as the reader's is
+        (self.checkout / ".sagelaunch").symlink_to(REPO / ".sagelaunch")
         # What a bare `sagelaunch` does where the virtualenv is not activated.
         self.not_activated = tmp_path / "not-activated"
         self.not_activated.mkdir()
@@ -348,7 +348,7 @@ class Session:
         after checking the block is part of it), in this process, without AWS settings."""
         configs = self.tmp / "yaml" / "launch_configs"
         shutil.rmtree(configs.parent, ignore_errors=True)
-        shutil.copytree(ROOT / "launch_configs", configs)
+        shutil.copytree(REPO / "launch_configs", configs)
         example = configs / "docs-example.yaml"
         how, config = block.part_of or ("", "")
         if block.save:

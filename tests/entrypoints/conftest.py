@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from sagelaunch.local.ports import free_port
+from tests.conftest import REPO
 from tests.entrypoints.sigkill import kill_at_once
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
+ENTRYPOINTS = REPO / "entrypoints" / "pytorch"
 
 STEP_LINE = re.compile(
     r"^step=(\d+) train_loss=([0-9.eE+-]+) samples_per_sec=([0-9.eE+-]+) "

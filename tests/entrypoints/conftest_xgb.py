@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "xgboost"
+from tests.conftest import REPO
+
+ENTRYPOINTS = REPO / "entrypoints" / "xgboost"
 
 EVAL_LINE = re.compile(r"^\[(\d+)\]((?:\t[\w@.-]+:[-+0-9.eE]+(?:nan|inf)?)+)$")
 

@@ -12,9 +12,10 @@ from pathlib import Path
 from sagelaunch import bundle
 from sagelaunch.config.validation import load_valid
 from sagelaunch.services.planning import build_plan
+from tests.paths import REPO
 
 GOLDEN = Path(__file__).resolve().parent
-EXAMPLES = GOLDEN.parent.parent / "launch_configs"
+EXAMPLES = REPO / "launch_configs"
 JOB_NAME = "golden-job-2026-01-01-00-00-00-000"
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import sys
-from pathlib import Path
 from types import ModuleType
 
-ENTRYPOINTS = Path(__file__).resolve().parents[2] / "entrypoints" / "pytorch"
+from tests.paths import REPO
+
+ENTRYPOINTS = REPO / "entrypoints" / "pytorch"
 
 
 NAMES = (

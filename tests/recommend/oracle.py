@@ -26,9 +26,9 @@ from sagelaunch.recommend.memory import (
     per_device,
 )
 from sagelaunch.recommend.workload import Shape, Workload
+from tests.conftest import REPO
 
 DRIVER = Path(__file__).with_name("oracle_driver.py")
-ROOT = Path(__file__).resolve().parents[2]
 TOLERANCE = 0.10
 COMPARED = ("weights", "gradients", "optimizer", "activations")
 
@@ -130,7 +130,7 @@ def measure_all(
 def _run(specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     args = [json.dumps(spec) for spec in specs]
     done = subprocess.run(
-        [sys.executable, str(DRIVER), *args], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, str(DRIVER), *args], cwd=REPO, capture_output=True, text=True
     )
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-4000:])

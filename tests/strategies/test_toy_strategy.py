@@ -31,6 +31,7 @@ from sagelaunch.strategies.base import (
     V3Call,
 )
 from sagelaunch.strict import Strict
+from tests.conftest import REPO
 from tests.export.test_export_v2 import run_exported
 
 # The toy's SDK distribution key, newer than SDK v2 (which drops keys it does not know): the toy
@@ -190,7 +191,7 @@ def test_the_toy_plans_imports_back_and_exports(cli, toy, toy_config, tmp_path):
 def test_the_toy_is_in_the_schema_and_the_config_reference(cli, toy):
     schema = json.loads(cli("schema").stdout)
     assert "toy" in json.dumps(schema)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" / "_gen"))
+    sys.path.insert(0, str(REPO / "docs" / "_gen"))
     import config_reference
 
     (table,) = [t for t in config_reference.tables()[1:] if "strategy: toy" in t.heading]
