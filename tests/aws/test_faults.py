@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tests.aws.conftest import boto_client
+from tests.cli.runner import only_error, sagelaunch
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.integration
@@ -78,29 +78,19 @@ def test_throttling_that_outlasts_the_retries_is_exit_3(cli, proxy, plan_copy, m
 
 
 def run_cli(*args: str, env_changes: dict[str, str | None]) -> subprocess.CompletedProcess:
-    """`python -m sagelaunch ARGS` in a fresh process: what a user or CI step sees. The timeout
-    is the hang guard: an error path that waits out retries or backoff fails here."""
+    """`sagelaunch ARGS` in a fresh process (tests/cli/runner.py): what a user or CI step sees.
+    The timeout is the hang guard: an error path that waits out retries or backoff fails here."""
     env = dict(os.environ)
     for key, value in env_changes.items():
         if value is None:
             env.pop(key, None)
         else:
             env[key] = value
-    return subprocess.run(
-        [sys.executable, "-m", "sagelaunch", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=60,
-    )
+    return sagelaunch(REPO, *args, env=env, timeout=60)
 
 
 def assert_one_clean_error(proc: subprocess.CompletedProcess, fragment: str) -> None:
-    assert proc.returncode == 3, proc.stderr
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and fragment in errors[0], proc.stderr
-    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert fragment in only_error(proc, code=3) and proc.stdout == "", proc.stderr
 
 
 def test_unreachable_endpoint_is_exit_3(moto, plan_copy):

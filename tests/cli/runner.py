@@ -8,7 +8,10 @@ starts where `python -m sagelaunch` would be once its imports are done, and runs
 /dev/null, stdout and stderr separate files), and exits as the command does (an uncaught
 exception prints its traceback and exits 1, as the interpreter would). What a forked child
 skips is only the interpreter's start and those imports (about a second of CPU each run);
-`fresh=True` starts ``python -m sagelaunch`` itself, for a test of that start.
+`fresh=True` starts ``python -m sagelaunch`` itself, for a test of that start. Either way a run
+past its timeout is killed and raises ``subprocess.TimeoutExpired``, as ``subprocess.run`` does:
+the hang guard of a test whose error path must not wait out retries (a forked child gets
+SIGALRM, whose default action ends it wherever it is).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,7 +29,7 @@ TIMEOUT_S = 120
 
 # The server: imports, then forks one child per request (one JSON line in, one JSON line out).
 SERVER = r"""
-import atexit, importlib, json, os, sys, traceback
+import atexit, importlib, json, os, signal, sys, traceback
 
 import sagelaunch.app
 from sagelaunch.app import COMMANDS, main
@@ -50,6 +54,7 @@ for line in sys.stdin:
                 os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
             sys.stdin = open(os.devnull)
             sys.argv = ["sagelaunch", *request["args"]]
+            signal.alarm(request["timeout"])
             try:
                 main()
                 code = 0
@@ -117,7 +122,11 @@ def _stop_servers() -> None:
 
 
 def sagelaunch(
-    cwd: Path, *args: object, env: dict[str, str] | None = None, fresh: bool = False
+    cwd: Path,
+    *args: object,
+    env: dict[str, str] | None = None,
+    fresh: bool = False,
+    timeout: int = TIMEOUT_S,
 ) -> subprocess.CompletedProcess:
     """``sagelaunch ARGS`` run in ``cwd``, its environment this process's (or ``env``): the
     exit code, stdout and stderr, as ``subprocess.run(..., capture_output=True)`` gives them."""
@@ -129,7 +138,7 @@ def sagelaunch(
             capture_output=True,
             text=True,
             cwd=cwd,
-            timeout=TIMEOUT_S,
+            timeout=timeout,
             env=environment,
         )
     with tempfile.TemporaryDirectory() as streams:
@@ -142,14 +151,27 @@ def sagelaunch(
             "env": environment,
             "stdout": str(stdout),
             "stderr": str(stderr),
+            "timeout": timeout,
         }
         server.stdin.write(json.dumps(request) + "\n")
         server.stdin.flush()
         answer = server.stdout.readline()
         assert answer, "the sagelaunch fork server ended"
-        return subprocess.CompletedProcess(
-            ["sagelaunch", *command],
-            json.loads(answer),
-            stdout.read_text(errors="replace"),
-            stderr.read_text(errors="replace"),
-        )
+        output = stdout.read_text(errors="replace"), stderr.read_text(errors="replace")
+        if json.loads(answer) == -signal.SIGALRM:
+            raise subprocess.TimeoutExpired(["sagelaunch", *command], timeout, *output)
+        return subprocess.CompletedProcess(["sagelaunch", *command], json.loads(answer), *output)
+
+
+def error_lines(proc: subprocess.CompletedProcess, code: int = 2) -> list[str]:
+    """The ``error:`` lines of a run that ended in exit ``code`` as a handled error does: on
+    stderr, with no traceback."""
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+
+
+def only_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
+    """The one ``error:`` line of such a run."""
+    (line,) = error_lines(proc, code)
+    return line

@@ -5,19 +5,11 @@ what are the contract (errors on stderr; stdout keeps the table or the JSON)."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-from tests.cli.runner import sagelaunch
+from tests.cli.runner import only_error, sagelaunch
 from tests.config.test_yaml_safety import alias_bomb
 from tests.conftest import EXAMPLES
-
-
-def only_error(proc: subprocess.CompletedProcess) -> str:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    (line,) = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-    return line
 
 
 def test_validate_puts_errors_on_stderr_and_the_table_on_stdout_twice(make_config, tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sagelaunch.errors import MAX_PROBLEMS
 from tests.cli import runner
+from tests.cli.runner import error_lines, only_error
 from tests.conftest import REPO
 
 GOLDEN = REPO / "tests" / "golden"
@@ -20,17 +21,6 @@ def sagelaunch(cwd: Path, *args: object) -> subprocess.CompletedProcess:
     """The real command in a process of its own (tests/cli/runner.py)."""
     # A wide terminal: the validate table's cells must not wrap, whatever tmp_path's length.
     return runner.sagelaunch(cwd, *args, env={**os.environ, "COLUMNS": "400"})
-
-
-def error_lines(proc: subprocess.CompletedProcess) -> list[str]:
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr
-    return [line for line in proc.stderr.splitlines() if line.startswith("error:")]
-
-
-def only_error(proc: subprocess.CompletedProcess) -> str:
-    (line,) = error_lines(proc)
-    return line
 
 
 def test_thousands_of_unknown_keys_are_a_few_dozen_lines_each_with_one_suggestion(

@@ -1,7 +1,8 @@
 """What a pipe gets (a CI log, `| tee`, a file): tables whole, warnings on stderr only.
 
-Each command runs in a subprocess whose stdout and stderr are pipes, as in CI, never a terminal
-(no FORCE_COLOR / TTY_COMPATIBLE), with COLUMNS=80 as a shell may export it.
+Each command runs in a process of its own (tests/cli/runner.py) whose stdout and stderr are
+files, as a CI log's are: never a terminal (no FORCE_COLOR / TTY_COMPATIBLE), with COLUMNS=80 as a
+shell may export it.
 """
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
+from tests.cli.runner import sagelaunch
 from tests.conftest import BASE, EXAMPLES, REPO
 
 NO_AWS = {
@@ -30,14 +31,7 @@ def run(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]
         if not key.startswith("AWS_") and key not in {"FORCE_COLOR", "TTY_COMPATIBLE"}
     }
     env.update(COLUMNS="80", NO_COLOR="1", **NO_AWS)
-    return subprocess.run(
-        [sys.executable, "-m", "sagelaunch", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return sagelaunch(cwd, *args, env=env)
 
 
 def test_a_table_on_a_pipe_keeps_every_cell_whole(tmp_path: Path) -> None:

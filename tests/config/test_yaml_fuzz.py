@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +22,7 @@ from sagelaunch.config.references import resolve_references
 from sagelaunch.config.validation import validate_file
 from sagelaunch.errors import ConfigError
 from sagelaunch.services import planning
+from tests.cli.runner import sagelaunch
 from tests.conftest import BASE
 
 SEED = 20261202
@@ -207,13 +206,7 @@ def test_a_handful_through_the_real_command_exit_0_or_2_without_a_traceback(fold
     paths = [folder / f"cli-{index}.yaml" for index in range(len(texts))]
     for path, text in zip(paths, texts, strict=True):
         path.write_text(text, encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, "-m", "sagelaunch", "validate", *map(str, paths)],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        timeout=120,
-    )
+    proc = sagelaunch(folder, "validate", *paths)
     assert proc.returncode == 2, proc.stderr[-3000:]  # the tagged ones are refused
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
