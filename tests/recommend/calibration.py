@@ -147,9 +147,9 @@ class Check:
 
     @property
     def within_usable(self) -> bool:
-        """Within the planner's usable share of the device (layouts.HEADROOM): what recommend
+        """Within the planner's usable share of the device (hardware.HEADROOM): what recommend
         itself calls fitting."""
-        return self.memory_gb <= layouts.HEADROOM * self.device_gb
+        return self.memory_gb <= hardware.HEADROOM * self.device_gb
 
 
 def check(row: dict[str, Any]) -> Check:
@@ -217,7 +217,7 @@ def table(checks: list[Check]) -> str:
         f"within ±25%: {s.within_25}/{s.rows} ({s.within_25_share:.0%}); median error "
         f"{s.median_error:.1%}; median model/measured {s.median_ratio:.2f}; "
         f"ran but over the device's memory: {s.does_not_fit}; within it but over the "
-        f"planner's {layouts.HEADROOM:.0%} usable: {s.over_usable}"
+        f"planner's {hardware.HEADROOM:.0%} usable: {s.over_usable}"
     )
     return "\n".join(lines)
 

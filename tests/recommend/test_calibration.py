@@ -30,7 +30,7 @@ from tests.recommend.calibration import (
 # every second matmul; 8.3% before FlashAttention-2's H100 share became the FlashAttention-3
 # paper's measured 32%, from a fitted 40%), no row over its device's memory (CUDA's capacity in
 # 10^9 bytes; llm-foundry's fused loss) nor over the planner's usable share, now the whole device
-# (layouts.HEADROOM; at 90% 6 rows were over it, ranked below layouts nobody ran); the published
+# (hardware.HEADROOM; at 90% 6 rows were over it, ranked below layouts nobody ran); the published
 # layout among recommend's top 3 for 33 of 35 (was 27)
 WITHIN_25_AT_LEAST = 32 / 35
 MEDIAN_ERROR_AT_MOST = 0.046

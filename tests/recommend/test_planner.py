@@ -102,7 +102,7 @@ def test_no_note_when_no_wider_layout_is_cheaper_per_token(params):
 
 def test_fits_means_within_the_devices_memory():
     """The model's peak already holds the allocator's share (memory.py's "other"): no second
-    margin (layouts.HEADROOM)."""
+    margin (hardware.HEADROOM)."""
     for rec in (plan(125e6), plan(7e9), plan(70e9), plan(1.3e9, TRN1)):
         for cand in (rec.chosen, *rec.alternatives):
             assert cand.fits == (cand.memory.total <= cand.device.memory_gb)

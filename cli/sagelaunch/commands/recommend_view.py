@@ -10,7 +10,8 @@ from rich.table import Table
 from sagelaunch.output import stdout
 
 if TYPE_CHECKING:
-    from sagelaunch.recommend.layouts import Candidate, Device
+    from sagelaunch.recommend.hardware import Hardware
+    from sagelaunch.recommend.layouts import Candidate
     from sagelaunch.recommend.planner import Recommendation
 
 
@@ -39,7 +40,7 @@ def render(rec: Recommendation) -> None:
         stdout.print(f"[yellow]note:[/yellow] {note}")
 
 
-def _as_reported(dev: Device) -> str:
+def _as_reported(dev: Hardware) -> str:
     """GPUs' memory is the capacity CUDA reports (hardware.accelerator_memory_gb); a
     NeuronCore's is its share of the chip's published HBM."""
     if dev.kind != "gpu":

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sagelaunch.catalog import facts
 from sagelaunch.hyperparameters import decode_hyperparameters
-from sagelaunch.recommend.hardware import accelerator_memory_gb
+from sagelaunch.recommend.hardware import accelerator_memory_gb, for_instance
 from sagelaunch.recommend.memory import Breakdown, Sharding, distributed_optimizer, per_device
 from sagelaunch.recommend.steptime import StepTime, estimate
 from sagelaunch.recommend.workload import Shape, Workload
@@ -43,7 +43,7 @@ def job_figures(
     return JobFigures(
         memory=per_device(workload, sharding),
         device_memory_gb=round(accelerator_memory_gb(known), 1),
-        speed=estimate(workload, sharding, instance_type, hosts),
+        speed=estimate(workload, sharding, for_instance(instance_type), hosts),
     )
 
 

@@ -1,6 +1,8 @@
-"""What one rank of an instance type computes and moves per second: peaks from instances.json,
-links from interconnect.json (inside an instance) and the instance's network (between them),
-and the fractions of them real kernels reach (the efficiency curve, see `steptime`)."""
+"""One rank of an instance type, the one value every reader of the recommender takes from the
+catalog: what it holds (memory, as CUDA reports it), computes and moves per second (peaks from
+instances.json, links from interconnect.json inside an instance and the instance's network
+between them), and what the layouts ask of the instance (SMP v2, EFA, host memory for offload);
+the fractions of the peaks real kernels reach are `steptime`'s efficiency curve."""
 
 from __future__ import annotations
 
@@ -11,6 +13,12 @@ from sagelaunch.catalog import facts
 # NCCL's bus bandwidth as a share of the link's (nccl-tests on NVSwitch and EFA reach 75-85%).
 LINK_EFFICIENCY = 0.80
 GIB = 2**30
+# The model already carries the allocator's share (memory.py's "other": 1.5 GB and 10% of the rest
+# for fragmentation and backward's transients; on one H100 the allocator's steady peak was within
+# 3% of the model's tensors alone, docs/guide/performance.md), so a layout fits within the whole
+# device: a second margin (90%, until 2026-11) called 6 of the 35 published layouts that ran
+# (tests/recommend/data) over the usable memory, and ranked them below layouts nobody ran.
+HEADROOM = 1.0
 
 
 def accelerator_memory_gb(known: dict) -> float:
@@ -39,10 +47,24 @@ class Hardware:
     efa: bool
     ranks_per_accelerator: int = 1  # NeuronCores on one Trainium chip
     torus_links: int = 0  # each accelerator's links into a 2D torus (0: a switch or PCIe)
+    instance_type: str = ""
+    kind: str = "gpu"  # or "trainium"
+    network_gbps: float = 0.0
+    smp_v2: bool = False  # SMP v2 runs on this instance type (instances.json smp_v2_supported)
+    host_memory_gb: float = 0.0  # the instance's RAM, GB of 10^9 bytes (DeepSpeed's CPU offload)
+    measured: bool = True  # memory_gb is what CUDA reports, not the datasheet's nominal figure
 
     @property
     def neuron(self) -> bool:
         return self.accelerator.startswith("Trainium")
+
+    @property
+    def usable_gb(self) -> float:
+        return HEADROOM * self.memory_gb
+
+    @property
+    def rank_name(self) -> str:
+        return "NeuronCore" if self.kind == "trainium" else "GPU"
 
 
 def for_instance(
@@ -75,4 +97,10 @@ def for_instance(
         efa=bool(known.get("efa")),
         ranks_per_accelerator=max(1, ranks // max(1, known.get("accelerators", 1))),
         torus_links=int(link.get("torus_links", 0)),
+        instance_type=instance_type,
+        kind=str(known.get("kind", "gpu")),
+        network_gbps=float(gbps),
+        smp_v2=instance_type in facts.library_instances("smp_v2_supported"),
+        host_memory_gb=float(known.get("memory_gib", 0)) * GIB / 1e9,
+        measured="cuda_memory_gib" in known,
     )

@@ -13,8 +13,9 @@ replica fits; shard when it does not; split layers only when sharding is not eno
   tensor parallel degree fits. Neuron has no FSDP; its sharding is TP and ZeRO-1.
 
 A layout fits when its peak per-rank memory (the allocator's share included) is within the
-device's memory (HEADROOM), in GB of 10^9 bytes as CUDA reports it (an "80 GB" H100: 84.9 GB;
-see `hardware.accelerator_memory_gb`).
+device's memory (hardware.HEADROOM), in GB of 10^9 bytes as CUDA reports it (an "80 GB" H100:
+84.9 GB; see `hardware.accelerator_memory_gb`). Each rank is the catalog's one value for it,
+hardware.Hardware.
 """
 
 from __future__ import annotations
@@ -27,45 +28,17 @@ from typing import NamedTuple
 from sagelaunch.catalog import facts
 from sagelaunch.errors import UsageError
 from sagelaunch.recommend import hardware, steptime, zero
+from sagelaunch.recommend.hardware import Hardware
 from sagelaunch.recommend.memory import Breakdown, Sharding, distributed_optimizer, per_device
 from sagelaunch.recommend.workload import Workload
 
-# The model already carries the allocator's share (memory.py's "other": 1.5 GB and 10% of the rest
-# for fragmentation and backward's transients; on one H100 the allocator's steady peak was within
-# 3% of the model's tensors alone, docs/guide/performance.md), so a layout fits within the whole
-# device: a second margin (90%, until 2026-11) called 6 of the 35 published layouts that ran
-# (tests/recommend/data) over the usable memory, and ranked them below layouts nobody ran.
-HEADROOM = 1.0
 # Host memory for DeepSpeed's CPU offload: the OS and the data loaders need their share of it.
 HOST_HEADROOM = 0.90
 
 
-@dataclass(frozen=True)
-class Device:
-    """One rank's accelerator: a GPU, or a NeuronCore with its share of the chip's HBM."""
-
-    instance_type: str
-    kind: str
-    accelerator: str
-    ranks_per_host: int
-    memory_gb: float
-    network_gbps: float
-    efa: bool
-    smp_v2: bool
-    host_memory_gb: float = 0.0  # the instance's RAM, GB of 10^9 bytes (DeepSpeed's CPU offload)
-    measured: bool = True  # memory_gb is what CUDA reports, not the datasheet's nominal figure
-
-    @property
-    def usable_gb(self) -> float:
-        return HEADROOM * self.memory_gb
-
-    @property
-    def rank_name(self) -> str:
-        return "NeuronCore" if self.kind == "trainium" else "GPU"
-
-
-def device(instance_type: str) -> Device:
-    """The catalog entry (data/instances.json) of an accelerated instance type; UsageError else."""
+def device(instance_type: str) -> Hardware:
+    """One rank of an accelerated instance type the recommender can plan for (its catalog entry
+    has a compute peak); UsageError else."""
     catalog = facts.catalog()
     known = catalog["instances"].get(instance_type)
     if known is None:
@@ -86,20 +59,7 @@ def device(instance_type: str) -> Device:
             hint="choose a type whose accelerator the catalog has figures for, e.g. "
             "ml.p5.48xlarge or ml.g6e.12xlarge",
         )
-    ranks = facts.accelerators_per_host(instance_type)
-    memory = hardware.accelerator_memory_gb(known) * known["accelerators"] / ranks
-    return Device(
-        instance_type=instance_type,
-        kind=known["kind"],
-        accelerator=known["accelerator"],
-        ranks_per_host=ranks,
-        memory_gb=memory,
-        network_gbps=float(known.get("network_gbps", 0)),
-        efa=bool(known.get("efa")),
-        smp_v2=instance_type in facts.library_instances("smp_v2_supported"),
-        host_memory_gb=float(known.get("memory_gib", 0)) * hardware.GIB / 1e9,
-        measured="cuda_memory_gib" in known,
-    )
+    return hardware.for_instance(instance_type)
 
 
 # How a candidate runs (Candidate.parallelism, "parallelism" in --output json), in recommend's
@@ -125,7 +85,7 @@ class Candidate:
     instance_count: int
     sharding: Sharding
     memory: Breakdown
-    device: Device
+    device: Hardware
     layout: str  # one line for people, e.g. "FSDP full shard over 16 GPUs"
     family: str  # the rung of the ladder: ddp, fsdp, smp-hybrid, tp8, pp-tp8, dp, zero1, zero1-tp8
     hybrid: bool = False  # shard within a group of instances, replicate across groups
@@ -169,9 +129,7 @@ class Candidate:
 
     def speed(self, workload: Workload) -> steptime.StepTime:
         """The roofline step time and tokens/s per dollar of this layout."""
-        return steptime.estimate(
-            workload, self.sharding, self.device.instance_type, self.instance_count
-        )
+        return steptime.estimate(workload, self.sharding, self.device, self.instance_count)
 
     def verdict(self) -> str:
         total, usable = self.memory.total, self.device.usable_gb
@@ -197,7 +155,7 @@ class Candidate:
         }
 
 
-def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
+def layouts(workload: Workload, dev: Hardware, count: int) -> list[Candidate]:
     """Every layout on `count` instances, simplest first (with a ZeRO stage asked: that one)."""
     if workload.zero_stage and dev.kind == "gpu":
         return [zero_candidate(workload, dev, count)]
@@ -211,7 +169,7 @@ def layouts(workload: Workload, dev: Device, count: int) -> list[Candidate]:
     return found
 
 
-def _candidate(workload: Workload, dev: Device, count: int, rung: _Rung) -> Candidate:
+def _candidate(workload: Workload, dev: Hardware, count: int, rung: _Rung) -> Candidate:
     return Candidate(
         parallelism=rung.parallelism,
         instance_count=count,
@@ -224,7 +182,7 @@ def _candidate(workload: Workload, dev: Device, count: int, rung: _Rung) -> Cand
     )
 
 
-def zero_candidate(workload: Workload, dev: Device, count: int) -> Candidate:
+def zero_candidate(workload: Workload, dev: Hardware, count: int) -> Candidate:
     """DeepSpeed ZeRO over every GPU of the job, launched by torchrun (zero.py's memory)."""
     plan = zero.Zero(workload.zero_stage, workload.zero_offload)
     world = dev.ranks_per_host * count
@@ -257,7 +215,7 @@ def _sharded(over: int) -> Sharding:
     return Sharding(weights_over=over, gradients_over=over, optimizer_over=over)
 
 
-def _gpu_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
+def _gpu_layouts(dev: Hardware, count: int, workload: Workload) -> Iterator[_Rung]:
     """The GPU ladder. SMP v2 hybrid sharding, but not SMP v2's tensor parallelism: that splits
     only models torch.sagemaker.transform() rewrites, which train_pytorch.py (what --emit-config
     runs) never calls, so an SMP tensor_parallel_degree leaves its GPT unsplit; the entry point's
@@ -363,7 +321,7 @@ def _sp_text(sp: bool) -> str:
     return " with sequence parallelism" if sp else ""
 
 
-def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
+def _neuron_layouts(dev: Hardware, count: int, workload: Workload) -> Iterator[_Rung]:
     per_host, world = dev.ranks_per_host, dev.ranks_per_host * count
     neuron = NEURON
     yield _Rung(
@@ -377,7 +335,7 @@ def _neuron_layouts(dev: Device, count: int, workload: Workload) -> Iterator[_Ru
         yield _Rung(neuron, f"zero1-tp{tp}", sharding, _neuron_text(sharding))
 
 
-def _neuron_pipelines(dev: Device, count: int, workload: Workload) -> Iterator[_Rung]:
+def _neuron_pipelines(dev: Hardware, count: int, workload: Workload) -> Iterator[_Rung]:
     """Pipeline stages x TP + ZeRO-1, offered (by `layouts`) where no TP degree alone fits:
     neuronx-distributed's answer for a model too big for a node ("to fit a 70B model, we would
     have to use a higher pipeline-parallel degree", aws-neuron-sdk's training_llama_tp_pp

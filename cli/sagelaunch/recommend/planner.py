@@ -10,12 +10,12 @@ from dataclasses import dataclass, field, replace
 
 from sagelaunch.errors import UsageError
 from sagelaunch.recommend import zero
+from sagelaunch.recommend.hardware import Hardware
 from sagelaunch.recommend.layouts import (
     DDP,
     DEEPSPEED,
     HOST_HEADROOM,
     Candidate,
-    Device,
     layouts,
     zero_candidate,
 )
@@ -56,7 +56,7 @@ class Recommendation:
     """The chosen layout, the others considered, one sentence of why, and caveats."""
 
     workload: Workload
-    device: Device
+    device: Hardware
     chosen: Candidate
     alternatives: list[Candidate]
     reason: str
@@ -160,7 +160,7 @@ def model_json(workload: Workload) -> dict[str, object]:
 
 
 def smallest_fit(
-    workload: Workload, dev: Device, where: Callable[[Candidate], bool] = lambda c: True
+    workload: Workload, dev: Hardware, where: Callable[[Candidate], bool] = lambda c: True
 ) -> Candidate | None:
     """The simplest fitting layout on the fewest instances (None up to MAX_INSTANCES)."""
     for count in range(1, MAX_INSTANCES + 1):
@@ -170,7 +170,9 @@ def smallest_fit(
     return None
 
 
-def recommend(workload: Workload, dev: Device, instance_count: int | None = None) -> Recommendation:
+def recommend(
+    workload: Workload, dev: Hardware, instance_count: int | None = None
+) -> Recommendation:
     """The layout to use: at `instance_count`, else on the fewest instances that fit (what the
     bill counts), and the simplest layout there."""
     if instance_count is None:
@@ -199,7 +201,7 @@ def recommend(workload: Workload, dev: Device, instance_count: int | None = None
 
 
 def _offload_instead(
-    workload: Workload, dev: Device, chosen: Candidate, instance_count: int | None
+    workload: Workload, dev: Hardware, chosen: Candidate, instance_count: int | None
 ) -> CpuOffload | None:
     """ZeRO-3 with CPU offload where the ladder has nothing that fits at the asked instance
     count, or (no count asked) on fewer instances than the ladder needs; None where ZeRO was
@@ -258,7 +260,7 @@ def _closest(candidates: list[Candidate]) -> Candidate:
     return min(candidates, key=lambda c: c.memory.total)
 
 
-def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
+def _per_family(workload: Workload, dev: Hardware) -> list[Candidate]:
     """Each layout family (DDP, FSDP, ZeRO-1, each TP degree) on its fewest fitting instances,
     or on one instance when it never fits; in ladder order."""
     best: dict[str, Candidate] = {}
@@ -275,13 +277,13 @@ def _per_family(workload: Workload, dev: Device) -> list[Candidate]:
 # --- words ---------------------------------------------------------------------------------------
 
 
-def _usable(dev: Device) -> str:
+def _usable(dev: Hardware) -> str:
     """What a rank may hold, in words: "42.5 GB of each A100"."""
     owner = "each NeuronCore's share" if dev.kind == "trainium" else f"each {dev.accelerator}"
     return f"{dev.usable_gb:.1f} GB of {owner}"
 
 
-def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
+def explain(workload: Workload, dev: Hardware, chosen: Candidate, auto: Candidate | None) -> str:
     """One sentence: why this layout."""
     usable = _usable(dev)
     total = f"{chosen.memory.total:.1f} GB per {dev.rank_name}"
@@ -324,7 +326,7 @@ def explain(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate 
     return f"{why}: {chosen.layout} on {_instances(chosen)} brings it to {total}."
 
 
-def _no_fit(workload: Workload, dev: Device, chosen: Candidate, auto: Candidate | None) -> str:
+def _no_fit(workload: Workload, dev: Hardware, chosen: Candidate, auto: Candidate | None) -> str:
     closest = f"closest: {chosen.layout}, {chosen.memory.total:.1f} GB > {dev.usable_gb:.1f} GB"
     if auto is not None:
         return (

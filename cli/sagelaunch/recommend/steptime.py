@@ -385,9 +385,9 @@ def step(workload: Workload, sharding: Sharding, hw: hardware.Hardware, instance
     )
 
 
-def estimate(workload: Workload, sharding: Sharding, instance_type: str, count: int) -> StepTime:
-    """The step on `count` instances of `instance_type`, and tokens per dollar from its price."""
-    timed = step(workload, sharding, hardware.for_instance(instance_type), count)
-    price = prices.hourly_price(instance_type)
+def estimate(workload: Workload, sharding: Sharding, hw: hardware.Hardware, count: int) -> StepTime:
+    """The step on `count` instances of `hw`'s type, and tokens per dollar from its price."""
+    timed = step(workload, sharding, hw, count)
+    price = prices.hourly_price(hw.instance_type)
     per_dollar = timed.tokens_per_s * 3600 / (price * count) if price else None
     return replace(timed, tokens_per_dollar=per_dollar)
