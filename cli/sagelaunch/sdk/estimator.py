@@ -72,11 +72,11 @@ def _estimator_spec(
     config: LaunchConfig, *, role: str, region: str, code_uri: str | None
 ) -> EstimatorSpec:
     kwargs = _common_kwargs(config, role)
+    image = training_image_uri(config, region)
+    if image:
+        kwargs["image_uri"] = image
     inputs = {name: _channel(channel) for name, channel in config.inputs.items()}
     if config.is_builtin_algorithm:
-        kwargs["image_uri"] = sagemaker().image_uris.retrieve(
-            "xgboost", region, config.framework_version, instance_type=config.compute.instance_type
-        )
         return EstimatorSpec(ESTIMATOR, kwargs, inputs, dict(config.hyperparameters))
     kwargs.update(entry_point=config.entry_point, source_dir=code_uri)
     if config.framework_version:
@@ -91,20 +91,16 @@ def _estimator_spec(
     if config.framework == "tensorflow":
         from sagelaunch.sdk.tensorflow import TENSORFLOW, tensorflow_kwargs
 
-        _set_image(kwargs, config, region)
         return EstimatorSpec(TENSORFLOW, tensorflow_kwargs(config, kwargs), inputs)
     if config.framework == "huggingface":
         from sagelaunch.sdk.huggingface import HUGGINGFACE, huggingface_kwargs
 
-        _set_image(kwargs, config, region)
         return EstimatorSpec(HUGGINGFACE, huggingface_kwargs(config, kwargs), inputs)
     if config.framework == "xgboost":
         kwargs["py_version"] = config.py_version or "py3"
-        _set_image(kwargs, config, region)
         return EstimatorSpec(XGBOOST, kwargs, inputs)
     if config.framework_version:  # with image_uri alone the PyTorch estimator needs neither
         kwargs["py_version"] = config.py_version or default_py_version(config)
-    _set_image(kwargs, config, region)
     distribution = registry.of(config).sdk_distribution(config)
     if distribution:
         kwargs["distribution"] = distribution
@@ -155,10 +151,17 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
     return kwargs
 
 
-def _set_image(kwargs: dict[str, Any], config: LaunchConfig, region: str) -> None:
-    image = config.image_uri or tool_known_image(config, region) or _v3_image(config, region)
-    if image:
-        kwargs["image_uri"] = image
+def training_image_uri(config: LaunchConfig, region: str) -> str | None:
+    """The job's image, resolved once for the estimator: the built-in algorithm's (the SDK's
+    image_uris), the config's image_uri, one the SDK's estimator would not pick itself
+    (config.images.tool_known_image), SDK v3's; None where the framework estimator resolves it
+    from its own version arguments."""
+    if config.is_builtin_algorithm:
+        builtin: str = sagemaker().image_uris.retrieve(
+            "xgboost", region, config.framework_version, instance_type=config.compute.instance_type
+        )
+        return builtin
+    return config.image_uri or tool_known_image(config, region) or _v3_image(config, region)
 
 
 def _v3_image(config: LaunchConfig, region: str) -> str | None:
