@@ -253,7 +253,7 @@ def test_a_group_only_channel_is_dealt_over_that_groups_hosts_alone(tmp_path, ma
         ("algo-4", "data_group"),
         ("algo-5", "data_group"),
     ]
-    plan, _ = local_plan(prepared.planned, [])
+    plan, _ = local_plan(prepared.plannable, [])
     receiving = groups.receivers(plan.request, prepared.cluster)
     assert receiving == {"train": [2, 3, 4], "validation": [2, 3, 4]}
     trees = _trees(tmp_path, len(prepared.cluster))

@@ -42,7 +42,7 @@ def host_processes(
     agents: list[subprocess.Popen[bytes]],
     cores: int | None,
 ) -> list[supervisor.HostProcess]:
-    config, launch = prepared.loaded.config, prepared.launch
+    config, launch = prepared.config, prepared.launch
     request = plan.request
     container_env = {
         **request.get("Environment", {}),

@@ -134,11 +134,11 @@ class _Built:
 def _build(prepared: Prepared, plan: Plan, code: bundle.BundleData | None, workdir: Path) -> _Built:
     """An earlier run's files cleared; each host's /opt/ml with its code, config and checkpoints."""
     _clear(workdir)
-    local = model_dir.local_request(plan.request, prepared.planned.config, workdir)
+    local = model_dir.local_request(plan.request, prepared.plannable.config, workdir)
     plan = plan.model_copy(update={"request": local})
     trees = _build_trees(workdir, prepared, plan.request, code)
     restored = checkpoint_sync.restore(workdir, trees, plan.request)
-    _make_command_executable(trees, str(prepared.planned.config.entry_point))
+    _make_command_executable(trees, str(prepared.config.entry_point))
     _save_metric_definitions(workdir, plan.request)
     master = next(t for t, h in zip(trees, prepared.cluster, strict=True) if h.trains)
     return _Built(workdir, plan, trees, restored, master)
@@ -148,14 +148,14 @@ def _software(
     prepared: Prepared, built: _Built, say: Callable[[str], None]
 ) -> tuple[job_software.JobSoftware, list[str]]:
     """What the hosts import (job_software), and every warning the run has before it starts."""
-    config = prepared.loaded.config
+    config = prepared.config
     workdir, request = built.workdir, built.plan.request
     prepared_software = job_software.prepare(
         config, built.trees[0].code, workdir / sandbox.SANDBOX_DIR, say
     )
     warnings = list(prepared_software.warnings)
     warnings += [prepared.launch.warning] if prepared.launch.warning else []
-    warnings += filter(None, [model_dir.warning(prepared.planned.config)])
+    warnings += filter(None, [model_dir.warning(prepared.plannable.config)])
     warnings += filter(None, [checkpoint_sync.warning(request)])
     warnings += _hard_coded_paths(prepared, built.trees[0].code)
     for warning in warnings:
@@ -203,7 +203,7 @@ def _host_specs(
     options: Options,
 ) -> list[supervisor.HostProcess]:
     """What each host runs (host_processes), with the software on its path."""
-    config = prepared.loaded.config
+    config = prepared.config
     with software.on_path(imports.folders, imports.hidden, imports.environment):
         specs = host_processes.host_processes(
             prepared, built.plan, built.trees, agents, options.cores
@@ -224,7 +224,7 @@ def _supervise(
     """The hosts run to their end, recorded (run_record); Ctrl-C and the time limit end the
     run here as SageMaker's stop and MaxRuntimeInSeconds end a job (exit 4)."""
     workdir, plan, trees = built.workdir, built.plan, built.trees
-    limit = _time_limit(prepared.loaded.config, options)
+    limit = _time_limit(prepared.config, options)
     run_record.started(workdir, plan.job_name, [t.name for t in trees], prepared.launch.kind)
     try:
         patterns = _metric_patterns(plan.request)
@@ -294,7 +294,7 @@ def _with_network(
 ) -> tuple[Prepared, str | None]:
     """The hosts' network (network.py) for the rest of the run, in ``prepared``'s sandbox; the
     one line that says so where the hosts share this machine's instead."""
-    isolation = prepared.loaded.config.network.isolation
+    isolation = prepared.config.network.isolation
     choice = network.choose(prepared.sandbox.isolated, prepared.launch.kind == MPIRUN, isolation)
     helpers = workdir / sandbox.SANDBOX_DIR / "network"
     made = stack.enter_context(network.hosts_network(choice, prepared.hosts, helpers))
@@ -407,7 +407,7 @@ def _hard_coded_paths(prepared: Prepared, code: Path) -> list[str]:
     `local.sandbox: off` chosen in the config, they are a warning."""
     if prepared.sandbox.isolated:
         return []
-    source_dir = prepared.loaded.config.source_dir or "."
+    source_dir = prepared.config.source_dir or "."
     findings = sandbox.hard_coded_paths(
         code, lambda script: str(Path(source_dir) / script.relative_to(code))
     )

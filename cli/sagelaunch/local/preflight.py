@@ -25,15 +25,25 @@ MAX_DEFAULT_HOSTS = 2
 
 @dataclass(frozen=True)
 class Prepared:
-    """A config checked for a local run, the variant of it that gets planned, and the cluster."""
+    """A config checked for a local run, the variant of it that gets planned, and the cluster.
+
+    Everything the run reads of the job reads `config` (the user's, as checked); `plannable` is
+    only what is planned (local.variant: placeholders for role, region and output path where a
+    laptop has none, local.hyperparameters laid over the job's) and what the run reads from that
+    request (the model_dir it was planned with)."""
 
     loaded: LoadedConfig
-    planned: LoadedConfig
+    plannable: LoadedConfig
     sources: dict[str, channels.Source]
     hosts: list[str]
     launch: launchers.Launch
     cluster: list[groups.LocalHost]  # every host's instance group (one group when homogeneous)
     sandbox: sandbox.Sandbox  # the isolation the hosts' processes run in
+
+    @property
+    def config(self) -> LaunchConfig:
+        """The job's config, as the user wrote it and the rules checked it."""
+        return self.loaded.config
 
 
 def prepare(loaded: LoadedConfig, options: Options) -> Prepared:

@@ -62,7 +62,7 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
         prepared = preflight.prepare(loaded, options)
         warm_hint.remember(hint, preflight.agents_needed(prepared))
         with preflight.warm_start(prepared, guessed) as agents:
-            plan, code = local_plan(prepared.planned, warnings, display.progress)
+            plan, code = local_plan(prepared.plannable, warnings, display.progress)
             for warning in plan.warnings:
                 display.say(f"[yellow]warning:[/yellow] {warning}")
             ready = Preflight(prepared, options, display.printer, display.say, agents or [])

@@ -110,7 +110,7 @@ def _prepare(trial: Trial, workdir: Path, progress: planning.Progress) -> LocalT
     from sagelaunch.services.local_run import local_plan
 
     prepared = preflight.prepare(trial.loaded, Options(workdir=workdir))
-    plan, code = local_plan(prepared.planned, trial.warnings, progress)
+    plan, code = local_plan(prepared.plannable, trial.warnings, progress)
     return LocalTrial(trial, prepared, plan, code, workdir)
 
 
