@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import tarfile
+
+import pytest
 
 from sagelaunch import bundle
 
@@ -27,6 +30,7 @@ def test_same_tree_gives_the_same_bytes_whatever_the_mtimes_and_order(tmp_path):
     second = tree(tmp_path / "b", {"b.txt": "z", "pkg/util.py": "y", "train.py": "x"})
     os.utime(second / "train.py", (1, 1))
     one, two = bundle.build(first), bundle.build(second)
+    assert one.source_bytes == 3 and one.files == ("b.txt", "pkg/util.py", "train.py")
     assert one.data == two.data and one.sha256 == two.sha256
     assert names(one.data) == ["b.txt", "pkg/util.py", "train.py"]
     (second / "train.py").write_text("changed")
@@ -77,3 +81,62 @@ def test_extract_round_trips(tmp_path):
     root = tree(tmp_path / "src", {"train.py": "print(1)", "pkg/a.py": "a"})
     bundle.extract(bundle.build(root).data, tmp_path / "code")
     assert (tmp_path / "code" / "pkg" / "a.py").read_text() == "a"
+
+
+def test_extract_takes_the_bundle_file_into_a_new_or_existing_folder(tmp_path):
+    built = bundle.build(tree(tmp_path / "src", {"train.py": "print(1)", "pkg/a.py": "a"}))
+    bundle.extract(built, tmp_path / "new" / "code")  # from disk, as local reads it
+    assert (tmp_path / "new" / "code" / "pkg" / "a.py").read_text() == "a"
+    bundle.extract(built.data, tmp_path / "new" / "code")  # a second time: the folder exists
+    assert (tmp_path / "new" / "code" / "train.py").read_text() == "print(1)"
+
+
+def test_extract_refuses_a_member_that_leaves_the_folder(tmp_path):
+    """A bundle is read back from the plan file or S3: one whose member reaches out of the target
+    (a tampered archive) writes nothing there, as the container's own extraction would not."""
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        member = tarfile.TarInfo("../escaped.py")
+        member.size = 1
+        tar.addfile(member, io.BytesIO(b"x"))
+    with pytest.raises(tarfile.OutsideDestinationError):
+        bundle.extract(data.getvalue(), tmp_path / "code")
+    assert not (tmp_path / "escaped.py").exists()
+
+
+def test_a_tar_gz_source_is_the_bundle_byte_for_byte(tmp_path):
+    """SDK v3 uploads the tarball it is given (source_archive.py): same bytes, same sha256, its
+    files named without "./", their sizes summed."""
+    archive = tmp_path / "code.tar.gz"
+    with tarfile.open(archive, mode="w:gz") as tar:
+        for name, text in (("./train.py", b"print(1)\n"), ("./pkg/a.py", b"a")):
+            member = tarfile.TarInfo(name)
+            member.size = len(text)
+            tar.addfile(member, io.BytesIO(text))
+        folder = tarfile.TarInfo("./pkg")
+        folder.type = tarfile.DIRTYPE  # not a file: not in the file list
+        tar.addfile(folder)
+    built = bundle.build(archive, entry_point="train.py")
+    assert built.data == archive.read_bytes() and built.path == archive
+    assert built.sha256 == hashlib.sha256(archive.read_bytes()).hexdigest()
+    assert built.files == ("pkg/a.py", "train.py") and built.source_bytes == 10
+    assert built.compressed_bytes == archive.stat().st_size
+    assert (built.source_dir, built.entry_point) == (archive, "train.py")
+
+
+def test_the_description_says_what_ships_and_what_the_ignore_files_left_out(tmp_path):
+    """The line `plan` and `submit` show: a left-out folder or file (the code a user forgot to
+    ship, or a data folder that would have been uploaded) is told either way."""
+    root = tree(tmp_path / "src", {"train.py": "x" * 10, "notes.md": "n" * 30, "data/a": "y"})
+    (root / ".sagelaunchignore").write_text("data/\nnotes.md\n")
+    assert bundle.build(root, entry_point="train.py").description() == (
+        f"train.py from {root} (2 files, 25 B); "
+        ".gitignore/.sagelaunchignore left out 1 file (30 B) and 1 folder"
+    )
+    (root / ".sagelaunchignore").write_text("data/\n")
+    assert bundle.build(root).description() == (
+        f"the code from {root} (3 files, 46 B); "
+        ".gitignore/.sagelaunchignore left out 0 files (0 B) and 1 folder"
+    )
+    (root / ".sagelaunchignore").write_text("")
+    assert bundle.build(root).description() == f"the code from {root} (4 files, 41 B)"
