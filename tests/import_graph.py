@@ -71,7 +71,7 @@ def package_graph(typing: bool = True) -> Graph:
 
 
 def room_of(module: str) -> str:
-    """``sagelaunch.config.rules.capacity`` -> ``sagelaunch.config``; a top-level module is its
+    """``sagelaunch.checks.rules.capacity`` -> ``sagelaunch.checks``; a top-level module is its
     own room."""
     return ".".join(module.split(".")[:2])
 

@@ -1,7 +1,7 @@
 """The device-mesh rule: how a PyTorch job's ranks split into dp_replicate × dp_shard × pp × tp.
 
 The one definition, for the job (torch_config.resolve_layout) and for `sagelaunch validate` and
-`plan` (cli/sagelaunch/config/mesh.py imports it as ``sagelaunch.entrypoints.pytorch.torch_mesh``).
+`plan` (cli/sagelaunch/plan/mesh.py imports it as ``sagelaunch.entrypoints.pytorch.torch_mesh``).
 That is why it imports the standard library only and no sibling module: the CLI loads it without
 torch and without the entry points on sys.path.
 

@@ -86,7 +86,7 @@ PRELOAD = (
     *(f"sagelaunch.commands.{c}" for c in ("validate", "plan", "submit", "local", "sweep")),
     "sagelaunch.commands.import_",
     "sagelaunch.config.loader",
-    "sagelaunch.config.validation",
+    "sagelaunch.checks.validation",
     "sagelaunch.services.failover",
     "sagelaunch.services.planning",
     "sagelaunch.aws.session",

@@ -21,6 +21,7 @@ from tests.import_graph import (
     ENTRYPOINTS,
     FRAMEWORKS,
     MAPPED,
+    PACKAGE,
     cycles,
     described,
     entrypoint_graph,
@@ -47,7 +48,7 @@ def test_the_finder_names_a_cycle_sees_lazy_imports_and_ignores_typing_ones() ->
 
 def test_the_cli_package_has_no_import_cycle() -> None:
     graph = package_graph()
-    assert "sagelaunch.config.rules.registry" in graph["sagelaunch.config.rules.capacity"]
+    assert "sagelaunch.checks.rules.registry" in graph["sagelaunch.checks.rules.capacity"]
     # a type-only import counts: strategies see configs through a view, not the model above them
     assert "sagelaunch.config.model" in graph["sagelaunch.config.loader"]
     assert cycles(graph) == [], f"import cycles: {described(cycles(graph))}"
@@ -59,6 +60,28 @@ def test_the_cli_rooms_stand_on_floors_no_import_runs_back_up() -> None:
     assert "sagelaunch.strategies" in rooms["sagelaunch.config"]
     assert "sagelaunch.config" not in rooms["sagelaunch.strategies"]
     assert cycles(rooms) == [], f"rooms importing each other: {described(cycles(rooms))}"
+
+
+def test_the_config_holds_what_the_user_wrote_and_imports_no_check_plan_or_behaviour():
+    """config/ is what the user wrote: it imports the catalog, shared top-level values and the
+    strategies' settings models (registry's union of them, base's types), nothing that checks
+    a config (checks/) or turns it into a plan (plan/), and none of them imports it back up."""
+    rooms, graph = room_graph(), package_graph()
+    packages = {"sagelaunch.catalog", "sagelaunch.strategies"}
+    folders = {name for name in rooms if (PACKAGE / name.split(".", 1)[1]).is_dir()}
+    assert rooms["sagelaunch.config"] & folders <= packages, sorted(rooms["sagelaunch.config"])
+    strategies = {
+        imported
+        for module, imports in graph.items()
+        if module.startswith("sagelaunch.config.")
+        for imported in imports
+        if imported.startswith("sagelaunch.strategies")
+    }
+    assert strategies == {"sagelaunch.strategies.registry", "sagelaunch.strategies.base"}
+    assert {"sagelaunch.config", "sagelaunch.strategies", "sagelaunch.plan"} <= rooms[
+        "sagelaunch.checks"
+    ]
+    assert "sagelaunch.checks" not in rooms["sagelaunch.plan"]
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -82,8 +105,8 @@ def test_the_cli_imports_only_the_mesh_resolver_of_the_entry_points_which_import
         for imported in imports
         if imported.startswith(MAPPED)
     }
-    assert reached == {f"{MAPPED}.pytorch.torch_mesh"}  # config/mesh.py's import is seen
-    assert "sagelaunch.entrypoints" in room_graph()["sagelaunch.config"]
+    assert reached == {f"{MAPPED}.pytorch.torch_mesh"}  # plan/mesh.py's import is seen
+    assert "sagelaunch.entrypoints" in room_graph()["sagelaunch.plan"]
     mesh = ENTRYPOINTS / "pytorch" / "torch_mesh.py"
     tops = set()
     for node in loaded_imports(ast.parse(mesh.read_text()).body, typing=True):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sagelaunch.config import trials as trials_module
+from sagelaunch.checks import trials as trials_module
 from sagelaunch.config.sweep import MAX_TRIALS
 from sagelaunch.errors import UsageError
 from tests.cli.test_bad_input import only_error, sagelaunch
@@ -110,7 +110,7 @@ def test_raising_max_trials_accepts_the_sweep(make_config, cli):
 def test_nothing_below_the_loader_expands_past_the_ceiling(make_config):
     """A Sweep that escaped its validator (model_copy skips it) is refused where the trials are
     drawn and where jobs are created: a real sweep never makes more than max_trials jobs."""
-    from sagelaunch.config.validation import expand
+    from sagelaunch.checks.validation import expand
     from sagelaunch.sweeps.planning import PlannedSweep
     from sagelaunch.sweeps.scheduler import Scheduler
 
@@ -134,7 +134,7 @@ def test_a_random_draw_picks_the_same_trials_as_ever(make_config):
 
     sweep = {"parameters": {"hyperparameters.a": THIRTY[:7], "hyperparameters.b": THIRTY[:5]}}
     sweep |= {"method": "random", "samples": 9, "seed": 11}
-    from sagelaunch.config.validation import sweep_base
+    from sagelaunch.checks.validation import sweep_base
 
     block = sweep_base(make_config({"sweep": sweep})).config.sweep
     grid = list(itertools.product(range(7), range(5)))

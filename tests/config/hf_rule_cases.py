@@ -1,4 +1,4 @@
-"""tests/config/test_rules.py cases for the Hugging Face rules (config/rules/huggingface.py):
+"""tests/config/test_rules.py cases for the Hugging Face rules (checks/rules/huggingface.py):
 the config that makes each fire, a fragment of its message, and the fix that quiets it."""
 
 from __future__ import annotations

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from sagelaunch.config import api_limits, request_limits
-from sagelaunch.config.api_limits import limit, limits, map_limits, python_pattern
+from sagelaunch.catalog import api_limits
+from sagelaunch.catalog.api_limits import limit, limits, map_limits, python_pattern
+from sagelaunch.checks import request_limits
+from sagelaunch.checks.rules import RULES
 from sagelaunch.config.loader import load
-from sagelaunch.config.rules import RULES
 
 
 def botocore_limits() -> dict[str, dict[str, Any]]:
@@ -51,7 +52,7 @@ def botocore_limits() -> dict[str, dict[str, Any]]:
 
 
 def test_the_data_file_is_the_installed_botocores_model():
-    """Regenerate with `python -m sagelaunch.config.api_limits` when botocore changes them."""
+    """Regenerate with `python -m sagelaunch.catalog.api_limits` when botocore changes them."""
     written = json.loads(api_limits.LIMITS_FILE.read_text(encoding="utf-8"))
     assert written["limits"] == api_limits.generate(api_limits.service_shapes())
     assert written["limits"] == botocore_limits()
@@ -129,7 +130,7 @@ def test_the_numbers_and_patterns_still_in_code_are_the_models():
     """Rules that predate the data file keep their constants (the config model's schema needs
     them at import): each equals the model's."""
     from sagelaunch import naming
-    from sagelaunch.config.rules import resources
+    from sagelaunch.checks.rules import resources
     from sagelaunch.config.sweep import Tuning, WarmStart
 
     name = limit("CreateTrainingJob.TrainingJobName")

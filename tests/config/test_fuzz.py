@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sagelaunch.config.validation import validate_file
+from sagelaunch.checks.validation import validate_file
 from tests.conftest import EXAMPLES
 
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.yaml"))

@@ -3,9 +3,9 @@ training group's derived instance type, the per-group topology and the summed co
 
 from __future__ import annotations
 
-from sagelaunch.config import cost, topology
 from sagelaunch.config.debugging import builtin_rules
 from sagelaunch.config.loader import load
+from sagelaunch.plan import cost, topology
 from tests.aws.price_list import priced
 from tests.config.hetero_cases import DATA, DNN, TORCHRUN_DNN, grouped
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from sagelaunch.checks.rules import check
 from sagelaunch.config.loader import load
-from sagelaunch.config.rules import check
 
 HF = {
     "framework": "huggingface",

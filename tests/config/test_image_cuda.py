@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from sagelaunch.catalog import facts
-from sagelaunch.config import image_cuda
+from sagelaunch.checks.rules import RULES
 from sagelaunch.config.loader import load
-from sagelaunch.config.rules import RULES
+from sagelaunch.plan import image_cuda
 
 RULE = "image_cuda_runs_on_the_gpu"
 B200 = {"instance_type": "ml.p6-b200.48xlarge"}

@@ -13,7 +13,7 @@ import functools
 import pytest
 
 from sagelaunch.catalog import sdk_data
-from sagelaunch.config import images
+from sagelaunch.plan import images
 
 # One instance type per processor the tables distinguish, plus the families with special rules.
 INSTANCE_TYPES = (

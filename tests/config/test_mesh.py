@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from sagelaunch.config.mesh import Mesh, mesh_dims, sets_degrees
+from sagelaunch.plan.mesh import Mesh, mesh_dims, sets_degrees
 
 
 @pytest.mark.parametrize(

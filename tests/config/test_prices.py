@@ -116,7 +116,7 @@ def test_reading_prices_imports_no_aws_sdk():
     import sys
 
     code = (
-        "import sys; import sagelaunch.catalog.prices, sagelaunch.config.cost, "
+        "import sys; import sagelaunch.catalog.prices, sagelaunch.plan.cost, "
         "sagelaunch.services.prices; "
         "sys.exit(sorted(m for m in ('boto3', 'botocore') if m in sys.modules) or 0)"
     )
@@ -126,7 +126,7 @@ def test_reading_prices_imports_no_aws_sdk():
 
 def test_an_ended_job_is_priced_in_its_region_or_says_why_not():
     from sagelaunch.commands.job_view import cost_line
-    from sagelaunch.config.cost import job_cost
+    from sagelaunch.plan.cost import job_cost
 
     def ended(region: str, instance_type: str) -> dict:
         return {

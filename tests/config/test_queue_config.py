@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from sagelaunch.config.api_limits import queue_range
+from sagelaunch.catalog.api_limits import queue_range
 
 
 def validate(cli, make_config, compute: dict, **more):

@@ -1,5 +1,5 @@
 """Every CreateTrainingJob field is set by a launch-config key or listed, with the reason, as one
-the SDK v2 estimator cannot set (config/request_fields.py) — walked from botocore's own model."""
+the SDK v2 estimator cannot set (checks/request_fields.py) — walked from botocore's own model."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import botocore.session
 
-from sagelaunch.config.request_fields import NOT_SETTABLE, SET_BY, WALKED
+from sagelaunch.checks.request_fields import NOT_SETTABLE, SET_BY, WALKED
 from tests.golden.regenerate import GOLDEN
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sagelaunch.config.api_limits import limit
+from sagelaunch.catalog.api_limits import limit
 
 T = "CreateTrainingJob."
 H = "CreateHyperParameterTuningJob."

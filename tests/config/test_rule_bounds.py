@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from sagelaunch.config.api_limits import limit
-from sagelaunch.config.rules import resources
-from sagelaunch.config.validation import validate_file
+from sagelaunch.catalog.api_limits import limit
+from sagelaunch.checks.rules import resources
+from sagelaunch.checks.validation import validate_file
 from tests.config.test_rules import TUNE
 
 TRAINING = "CreateTrainingJob."

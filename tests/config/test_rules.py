@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.checks.rules import RULES, check
 from sagelaunch.config.loader import load
-from sagelaunch.config.rules import RULES, check
 from tests.config.hetero_cases import HETERO_CASES
 from tests.config.hf_rule_cases import HF_CASES
 from tests.config.tf_rule_cases import TF_CASES

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from sagelaunch.checks.rules import check
 from sagelaunch.config.loader import load
-from sagelaunch.config.rules import check
 from sagelaunch.errors import ConfigError
 from tests.config.tf_rule_cases import TF, TWO_C5
 

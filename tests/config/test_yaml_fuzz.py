@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.checks.validation import validate_file
 from sagelaunch.config.loader import _all_field_paths, load
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.references import resolve_references
-from sagelaunch.config.validation import validate_file
 from sagelaunch.errors import ConfigError
 from sagelaunch.services import planning
 from tests.cli.runner import sagelaunch

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from sagelaunch.checks.validation import validate_file
 from sagelaunch.config.loader import load
-from sagelaunch.config.validation import validate_file
 from sagelaunch.config.yamlsource import parse_text
 from sagelaunch.errors import ConfigError
 

@@ -1,6 +1,6 @@
 """`sagelaunch validate`/`plan` and the PyTorch entry point agree on every device mesh.
 
-The CLI decodes a launch config's hyperparameters (cli/sagelaunch/config/mesh.py); the job parses
+The CLI decodes a launch config's hyperparameters (cli/sagelaunch/plan/mesh.py); the job parses
 them into its TrainConfig (torch_config.resolve_layout). Both must give the same dims for every
 layout, and refuse the same ones, or a config that validates would fail at start (or the
 reverse).
@@ -13,7 +13,7 @@ import itertools
 
 import pytest
 
-from sagelaunch.config.mesh import mesh_dims
+from sagelaunch.plan.mesh import mesh_dims
 
 PARALLEL = ("ddp", "fsdp", "dp", "ps")
 SHARDING = ("full", "hybrid")

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from sagemaker_training import mapping, params
 
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.commands.init import templates
-from sagelaunch.config.validation import load_valid
 from sagelaunch.hyperparameters import decode_hyperparameters
 from tests.conftest import ENTRYPOINTS, EXAMPLES
 from tests.entrypoints.conftest import metrics_at

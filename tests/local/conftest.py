@@ -91,7 +91,7 @@ def warm_plan(config: Path, *args: str) -> None:
     try:
         if "${env:" in config.read_text():
             return
-        from sagelaunch.config.validation import load_valid
+        from sagelaunch.checks.validation import load_valid
         from sagelaunch.local.variant import local_variant
         from sagelaunch.services.local_run import local_plan
 

@@ -213,7 +213,7 @@ def test_a_local_sweep_splits_the_cores_between_the_trials_it_runs_at_once(monke
         sweep_local,
         "_prepare",
         lambda trial, workdir, progress: sweep_local.LocalTrial(
-            trial, None, Stub(job_name=f"t-{trial.index}"), None, workdir
+            trial, None, Stub(job_name=f"t-{trial.index}", request={}), None, workdir
         ),
     )
     monkeypatch.setattr(job, "run", lambda *args, **kwargs: given.append(args[3]) or 1 / 0)

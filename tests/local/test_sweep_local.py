@@ -26,7 +26,7 @@ def warm_trial_plans(path: Path) -> None:
     does, and does not import the SDK (seconds of CPU) to plan; the SDK is imported once per test
     worker. Only a warm-up: what it cannot plan, the sweep plans itself."""
     try:
-        from sagelaunch.config.validation import expand
+        from sagelaunch.checks.validation import expand
         from sagelaunch.local.variant import local_variant
         from sagelaunch.services.local_run import local_plan
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.commands.init import templates
-from sagelaunch.config.validation import load_valid
 from tests.conftest import EXAMPLES
 from tests.local.conftest import run_local
 

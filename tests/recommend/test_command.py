@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sagelaunch.config.validation import validate_file
+from sagelaunch.checks.validation import validate_file
 from tests.aws.price_list import priced
 
 KEYS = {

@@ -7,7 +7,7 @@ import json
 import pytest
 import yaml
 
-from sagelaunch.config.validation import validate_file
+from sagelaunch.checks.validation import validate_file
 from sagelaunch.recommend import zero
 from tests.recommend.test_command import recommend_json
 

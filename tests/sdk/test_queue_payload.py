@@ -18,7 +18,7 @@ from sagemaker.aws_batch import batch_api_helper
 from sagemaker.aws_batch.training_queue import TrainingQueue
 
 from sagelaunch.aws.session import offline_session
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.queue_request import submit_request
 from sagelaunch.sdk.capture import build_estimator, capture_request, fit_inputs
 from sagelaunch.sdk.estimator import EstimatorSpec, estimator_spec

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.services import planning
 from sagelaunch.services.planning import make_plan
 

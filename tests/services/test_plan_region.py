@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sagelaunch.config.validation import validate_file
+from sagelaunch.checks.validation import validate_file
 from sagelaunch.errors import ConfigError
 from sagelaunch.services.planning import make_plan
 

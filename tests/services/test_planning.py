@@ -13,7 +13,7 @@ import pytest
 
 from sagelaunch import bundle
 from sagelaunch.caches import CACHE_DIR_ENV
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.local.variant import local_variant
 from sagelaunch.services import planning
 from sagelaunch.services.planning import build_plan

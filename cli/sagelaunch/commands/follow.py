@@ -91,7 +91,7 @@ def followed(
 def report_cost(end: Ending) -> None:
     """The ended job's cost, on stderr (billable seconds × the dated price table)."""
     from sagelaunch.commands.job_view import cost_line
-    from sagelaunch.config.cost import job_cost
+    from sagelaunch.plan.cost import job_cost
 
     cost = job_cost(end.description)
     if cost is not None:
@@ -100,7 +100,7 @@ def report_cost(end: Ending) -> None:
 
 def wait_summary(end: Ending) -> dict[str, Any]:
     """`wait --output json`: where the job ended up, and what it cost."""
-    from sagelaunch.config.cost import job_cost
+    from sagelaunch.plan.cost import job_cost
 
     return {
         "job_name": end.name,

@@ -33,7 +33,7 @@ def jsonable(value: Any) -> Any:
 
 def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
     """`status --output json`: stable keys first, then the whole (redacted) description."""
-    from sagelaunch.config.cost import job_cost
+    from sagelaunch.plan.cost import job_cost
     from sagelaunch.redact import redact
 
     resources = job.get("ResourceConfig", {})

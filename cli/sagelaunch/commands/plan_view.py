@@ -9,8 +9,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from sagelaunch.config.image_cuda import plan_note
 from sagelaunch.output import stdout
+from sagelaunch.plan.image_cuda import plan_note
 from sagelaunch.plan_model import Cost, Plan, QueuedPlan, Topology, Upload
 
 MAX_HOSTS_SHOWN = 4

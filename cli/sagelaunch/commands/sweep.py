@@ -91,7 +91,7 @@ def sweep(
     timeout_s = timeout_seconds(timeout)
     progress = _progress(output)
     if local:
-        from sagelaunch.config.validation import expand
+        from sagelaunch.checks.validation import expand
         from sagelaunch.sweeps import local as sweep_local
 
         spec = expand(config, overrides)

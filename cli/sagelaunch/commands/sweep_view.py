@@ -17,8 +17,8 @@ from sagelaunch.output import stderr
 from sagelaunch.statuses import STYLE
 
 if TYPE_CHECKING:
+    from sagelaunch.checks.trials import Trial
     from sagelaunch.config.sweep import Sweep
-    from sagelaunch.config.trials import Trial
     from sagelaunch.sweeps.planning import PlannedSweep
     from sagelaunch.sweeps.results import SweepResult, TrialState
 
@@ -48,7 +48,7 @@ class TrialRows:
         return self._line("trial", self.headers, "max $", "instances")
 
     def row(self, trial: Trial) -> str:
-        from sagelaunch.config.cost import estimate
+        from sagelaunch.plan.cost import estimate
 
         config = trial.loaded.config
         cost = estimate(config)

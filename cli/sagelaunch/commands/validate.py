@@ -11,7 +11,7 @@ from sagelaunch.errors import ExitCode, UsageError
 from sagelaunch.output import OutputFormat, OutputOption, SetOption, print_json
 
 if TYPE_CHECKING:
-    from sagelaunch.config.validation import Report
+    from sagelaunch.checks.validation import Report
     from sagelaunch.services.validate_cache import Answer
 
 
@@ -53,7 +53,7 @@ def _validate(
     files: list[Path], overrides: list[str] | None, output: OutputFormat, key: str
 ) -> Answer:
     """Validate for real (pydantic, the rules, the SDK's data), show it and cache the answer."""
-    from sagelaunch.config.validation import validate_file
+    from sagelaunch.checks.validation import validate_file
     from sagelaunch.services import validate_cache
 
     reports = [validate_file(path, overrides, plan_settings=True) for path in files]

@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from sagelaunch import naming
-from sagelaunch.config.api_limits import field_bounds, number_range, queue_range
+from sagelaunch.catalog.api_limits import field_bounds, number_range, queue_range
 from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
 from sagelaunch.config.groups import (
     ChannelGroups,
@@ -576,7 +576,7 @@ class LaunchConfig(Strict):
         needs_version = self.image_uri is None or (
             self.framework == "xgboost" and self.entry_point is not None
         )
-        if self.framework == "huggingface":  # its versions: config/rules/huggingface.py
+        if self.framework == "huggingface":  # its versions: checks/rules/huggingface.py
             needs_version = False
         if needs_version and not self.framework_version:
             raise ValueError(

@@ -1,7 +1,7 @@
 """The `sweep:` and `tuning:` blocks of a launch config: shapes and ranges only.
 
 `sweep:` is sagelaunch's own: one training job per trial, each trial the config with some dotted
-keys set (config/trials.py expands it). `tuning:` is SageMaker automatic model tuning, mapped to
+keys set (checks/trials.py expands it). `tuning:` is SageMaker automatic model tuning, mapped to
 the SDK's HyperparameterTuner in sdk/tuning.py; its names are the SDK's and the API's.
 """
 
@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Discriminator, Field, Tag, model_validator
 
 from sagelaunch import naming
-from sagelaunch.config.api_limits import field_bounds, limit, number_range
+from sagelaunch.catalog.api_limits import field_bounds, limit, number_range
 from sagelaunch.strict import Strict
 
 # The tuning request's numeric bounds and counts: botocore's model's (data/api_limits.json).

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sagelaunch.config.group_plan import groups_of
 from sagelaunch.config.groups import HOMOGENEOUS
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.local import ports
 from sagelaunch.local.tree import NETWORK_INTERFACE
+from sagelaunch.plan.group_plan import groups_of
 
 DEFAULT_HOSTS_PER_GROUP = 2
 

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sagelaunch.config import topology
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import UsageError
 from sagelaunch.local import channels, environment, groups, horovod, launchers, sandbox, tree, warm
 from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
+from sagelaunch.plan import topology
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import TORCHRUN
 

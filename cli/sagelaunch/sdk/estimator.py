@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagelaunch.config.images import default_py_version, tool_known_image
 from sagelaunch.config.metrics import DEFAULT_METRICS
 from sagelaunch.config.model import Channel, LaunchConfig
+from sagelaunch.plan.images import default_py_version, tool_known_image
 from sagelaunch.sdk import debugging, groups
 from sagelaunch.sdk.objects import call
 from sagelaunch.sdk.runtime import sagemaker

@@ -6,7 +6,7 @@ first positional argument). What it adds to the request is left to the SDK itsel
 runs it): ``sagemaker_torch_distributed_enabled`` or ``sagemaker_pytorch_ddp_enabled`` with
 ``sagemaker_instance_type``, else the framework's ``sagemaker_*`` keys of its distribution, the
 image from its huggingface.json. On Trainium the SDK resolves no image: sagelaunch passes the
-neuronx one (config/hf_images.py).
+neuronx one (plan/hf_images.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ HUGGINGFACE = "sagemaker.huggingface.HuggingFace"
 
 def huggingface_kwargs(config: LaunchConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
     """``kwargs`` (the framework-independent ones) plus the HuggingFace estimator's own."""
-    from sagelaunch.config.images import default_py_version
+    from sagelaunch.plan.images import default_py_version
 
     kwargs = dict(kwargs)
     versions = {

@@ -20,7 +20,7 @@ TENSORFLOW = "sagemaker.tensorflow.TensorFlow"
 
 def tensorflow_kwargs(config: LaunchConfig, kwargs: dict[str, Any]) -> dict[str, Any]:
     """``kwargs`` (the framework-independent ones) plus the TensorFlow estimator's own."""
-    from sagelaunch.config.images import default_py_version
+    from sagelaunch.plan.images import default_py_version
 
     kwargs = dict(kwargs)
     if config.framework_version:  # with image_uri alone the estimator needs neither

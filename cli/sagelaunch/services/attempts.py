@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sagelaunch.config.cost import job_cost
+from sagelaunch.plan.cost import job_cost
 from sagelaunch.statuses import INTERRUPTED, JobStatus
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.config.cost import job_cost
 from sagelaunch.errors import QuotaExceeded
+from sagelaunch.plan.cost import job_cost
 from sagelaunch.services import submit
 from sagelaunch.services.attempts import chain_cost, ended_because, interruptions
 from sagelaunch.services.chain_walk import ChainWalk, chain_of, moves_on
@@ -216,10 +216,10 @@ def alternative_costs(
     """`plan`'s view of the chain of the config ``planned`` (as `plan` loaded it): each
     alternative with its price and its region's image (offline, no SDK: the image from the SDK's
     tables, as validate resolves it)."""
-    from sagelaunch.config.cost import estimate
-    from sagelaunch.config.images import training_image
+    from sagelaunch.checks.rules.frameworks import check_region
     from sagelaunch.config.loader import load
-    from sagelaunch.config.rules.frameworks import check_region
+    from sagelaunch.plan.cost import estimate
+    from sagelaunch.plan.images import training_image
 
     rows: list[dict[str, object]] = []
     for number, alternative in enumerate(chain_of(planned.config.compute), start=1):

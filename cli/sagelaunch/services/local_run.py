@@ -49,8 +49,8 @@ def run(config: Path, overrides: list[str] | None, options: Options, display: Di
     hint = warm_hint.key(config, overrides, options)
     # A rerun starts the agents its last run needed before the (heavy) imports and the check.
     with warm.guessed(warm_hint.guess(hint)) as guessed:
+        from sagelaunch.checks.validation import load_valid
         from sagelaunch.config.references import resolve_references
-        from sagelaunch.config.validation import load_valid
         from sagelaunch.local import preflight
         from sagelaunch.services.backends.base import Sending
         from sagelaunch.services.backends.local_runs import LocalRuns, Preflight
@@ -74,7 +74,7 @@ def refuse_workdir_in_code(loaded: LoadedConfig, workdir: Path | None) -> None:
     """A run folder inside source_dir would be uploaded by the next plan (the run's outputs,
     checkpoints, logs): refused, unless the ignore files already leave it out."""
     from sagelaunch import bundle_walk
-    from sagelaunch.config.rules.code import walks_source_dir
+    from sagelaunch.checks.rules.code import walks_source_dir
 
     if workdir is None or not walks_source_dir(loaded):
         return
@@ -144,8 +144,8 @@ def run_in_docker(
     config: Path, overrides: list[str] | None, hosts: int | None, workdir: Path | None
 ) -> None:
     """--docker: the SDK's own local mode, with the same estimator `plan` would build."""
+    from sagelaunch.checks.validation import load_valid
     from sagelaunch.config.references import resolve_references
-    from sagelaunch.config.validation import load_valid
     from sagelaunch.local import docker as docker_mode
 
     loaded = resolve_references(load_valid(config, overrides)[0], local=True)

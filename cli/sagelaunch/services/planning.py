@@ -128,7 +128,7 @@ def make_plan(
     """Load, check, bundle and plan (from the cache when unchanged): `plan` and `submit CONFIG`.
     With ``advise`` (`plan`), prices are asked of the Price List API where credentials allow, and
     ``advise`` hears when it did not answer: said once, never a warning `--strict` counts."""
-    from sagelaunch.config.validation import load_valid
+    from sagelaunch.checks.validation import load_valid
 
     loaded, warnings = load_valid(config, overrides)
     settings = require_settings(loaded, region)
@@ -165,7 +165,7 @@ def with_current_prices(
 ) -> Plan:
     """``plan`` with its cost from today's prices (a cached plan keeps the request, not the
     price): the Price List API asked first where credentials allow (services.prices)."""
-    from sagelaunch.config import cost
+    from sagelaunch.plan import cost
     from sagelaunch.services.prices import refresh_if_possible
 
     compute = loaded.config.compute
@@ -187,7 +187,7 @@ def _check_planning_region(loaded: LoadedConfig, region: str, cli_region: str | 
     """The rules checked the images for the config's region (else $AWS_REGION's); a plan for
     another one (--region, $AWS_DEFAULT_REGION, the profile's) is checked for it here, and a
     region the SDK has no images in is blamed on where it came from, not on the config."""
-    from sagelaunch.config.rules.frameworks import check_region, sdk_resolves_image
+    from sagelaunch.checks.rules.frameworks import check_region, sdk_resolves_image
 
     if region == check_region(loaded):
         return
@@ -202,7 +202,7 @@ def _check_planning_region(loaded: LoadedConfig, region: str, cli_region: str | 
 
 def _check_request_limits(loaded: LoadedConfig, plan: Plan) -> None:
     """The service's map limits on the request as planned (the SDK's own entries counted)."""
-    from sagelaunch.config.request_limits import request_problems
+    from sagelaunch.checks.request_limits import request_problems
 
     problems = request_problems(loaded, plan.request)
     if problems:
@@ -252,7 +252,7 @@ def build_plan(
     """Everything `plan` shows and `submit` sends: the SDK's request (sdk.plan.capture) with the
     cost, topology and upload around it. Volatile inputs (name, bundle) are passed in;
     ``warnings`` are the config's (the rules'), carried with their place in the file."""
-    from sagelaunch.config import cost, topology
+    from sagelaunch.plan import cost, topology
     from sagelaunch.sdk.plan import capture
 
     config = loaded.config

@@ -36,7 +36,7 @@ from sagelaunch.config import plan_settings
 from sagelaunch.config.paths import resolve_source_dir, shipped_source_dir
 
 if TYPE_CHECKING:
-    from sagelaunch.config.validation import Report
+    from sagelaunch.checks.validation import Report
 
 VALIDATE = "validate"  # caches.folder(VALIDATE): the validate cache
 FORMAT = 2

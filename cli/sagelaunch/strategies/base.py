@@ -228,7 +228,7 @@ class Strategy(ABC):
 
     @abstractmethod
     def rules(self) -> tuple[Rule, ...]:
-        """This strategy's own compatibility rules (config/rules runs them with the others)."""
+        """This strategy's own compatibility rules (checks/rules runs them with the others)."""
 
 
 def offered(values: object) -> str:

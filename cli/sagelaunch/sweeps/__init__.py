@@ -5,6 +5,6 @@ in their own modules (pacing.py: how often to look; slots.py: max_parallel and q
 trial_jobs.py: creating, attaching to and following a trial's jobs; failover.py: a trial's next
 attempt; record.py: what a job's description and a failover write into the trial's row);
 local.py runs them here; results.py ranks them, writes the results file and turns them into the
-exit code. The sweep's schema (`config/sweep.py`) and trial expansion (`config/trials.py`) are
+exit code. The sweep's schema (`config/sweep.py`) and trial expansion (`checks/trials.py`) are
 the config's, in config/: `validate` checks them without this room.
 """

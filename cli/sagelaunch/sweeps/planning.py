@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from sagelaunch import bundle as bundles
 from sagelaunch import naming
+from sagelaunch.checks.trials import SweepSpec, Trial, iter_trials, with_overrides
+from sagelaunch.checks.validation import expand, sweep_base
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.sweep import Sweep
-from sagelaunch.config.trials import SweepSpec, Trial, iter_trials, with_overrides
-from sagelaunch.config.validation import expand, sweep_base
 from sagelaunch.errors import ConfigError, Problem, UsageError
 from sagelaunch.plan_model import Plan
 from sagelaunch.services import planning

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.config.cost import job_cost
+from sagelaunch.plan.cost import job_cost
 from sagelaunch.sweeps.results import QUEUED
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from sagelaunch.catalog import facts
-from sagelaunch.config import hf_images
-from sagelaunch.config.image_types import ImageUnavailable
-from sagelaunch.config.images import DEFAULT_REGION
+from sagelaunch.plan import hf_images
+from sagelaunch.plan.image_types import ImageUnavailable
+from sagelaunch.plan.images import DEFAULT_REGION
 
 
 def huggingface_settings(uri: str, region: str | None, instance_type: str) -> dict[str, Any]:

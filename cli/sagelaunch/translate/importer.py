@@ -13,9 +13,9 @@ from typing import Any
 from sagelaunch import naming, redact
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
-from sagelaunch.config import hf_images, images
 from sagelaunch.errors import UsageError
 from sagelaunch.hyperparameters import decode_hyperparameters, number_or_text
+from sagelaunch.plan import hf_images, images
 from sagelaunch.strategies import registry, smp
 from sagelaunch.translate import hf_import, import_extras, tf_import
 

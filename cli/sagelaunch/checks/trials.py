@@ -121,7 +121,7 @@ def _trial(
         loaded = from_document(path, doc)
     except ConfigError as exc:
         raise ConfigError([_in_trial(p, label) for p in exc.problems]) from None
-    from sagelaunch.config.rules import check
+    from sagelaunch.checks.rules import check
 
     found = check(loaded)
     errors = [_in_trial(p, label) for p in found if p.severity == "error"]

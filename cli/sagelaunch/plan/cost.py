@@ -38,7 +38,7 @@ def estimate(config: LaunchConfig, region: str | None = None) -> Cost:
         max_wait_s=compute.spot.max_wait if compute.spot else None,
     )
     if config.compute.groups:
-        from sagelaunch.config.group_plan import group_cost
+        from sagelaunch.plan.group_plan import group_cost
 
         return group_cost(config, cost, region)
     return cost

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from sagelaunch.catalog import facts
-from sagelaunch.config import mesh
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.plan import mesh
 from sagelaunch.plan_model import Topology
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import TORCHRUN, XGBOOST, Placement
@@ -30,7 +30,7 @@ def topology(config: LaunchConfig) -> Topology:
     found = _topology(config)
     if not config.compute.groups:
         return found
-    from sagelaunch.config.group_plan import group_topology
+    from sagelaunch.plan.group_plan import group_topology
 
     groups = group_topology(config, found.launcher, found.processes_per_host)
     return found.model_copy(update={"groups": groups})

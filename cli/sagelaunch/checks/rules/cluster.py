@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sagelaunch.catalog import facts
+from sagelaunch.checks.rules.registry import rule, warning
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules.registry import rule, warning
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 

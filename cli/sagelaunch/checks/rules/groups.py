@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sagelaunch.config import api_limits
+from sagelaunch.catalog import api_limits
+from sagelaunch.checks.rules.registry import error, rule
+from sagelaunch.checks.rules.resources import INSTANCE_TYPE
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules.registry import error, rule
-from sagelaunch.config.rules.resources import INSTANCE_TYPE
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 from sagelaunch import naming
 from sagelaunch.catalog import facts
-from sagelaunch.config import placeholders, request_limits
+from sagelaunch.checks import request_limits
+from sagelaunch.checks.rules.registry import error, rule, warning
+from sagelaunch.config import placeholders
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 
 # StoppingCondition.MaxRuntimeInSeconds: "The maximum value is 28 days" (the member's documentation

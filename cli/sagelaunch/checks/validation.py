@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sagelaunch.checks.rules import check
+from sagelaunch.checks.trials import SweepSpec, Trial, build_trials
 from sagelaunch.config.loader import LoadedConfig, load
-from sagelaunch.config.rules import check
 from sagelaunch.config.sweep import Sweep
-from sagelaunch.config.trials import SweepSpec, Trial, build_trials
 from sagelaunch.errors import ConfigError, Problem, UsageError, bounded
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
-from sagelaunch.config import images
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.plan import images
 
 IMAGES = Path(facts.__file__).resolve().parent.parent / "data" / "images"
 _DEFINITION = (
@@ -230,7 +230,7 @@ def first_fit(config: LaunchConfig, needs: Cuda) -> dict[str, str] | None:
 def _candidates(config: LaunchConfig) -> list[dict[str, str]]:
     """The versions the SDK's table offers for this job, oldest first, as config updates."""
     if config.framework == "huggingface":
-        from sagelaunch.config import hf_images
+        from sagelaunch.plan import hf_images
 
         base = config.base_framework
         pairs = []

@@ -4,7 +4,7 @@ model, as data.
 The service enforces them (botocore does not, client-side), so each one a config breaks is a
 refused job. Every string, list, map and number limit of the two requests (lengths, member
 counts, patterns, ranges) is generated into `data/api_limits.json` from the SageMaker model
-botocore ships (`python -m sagelaunch.config.api_limits` writes it; tests/config/test_api_limits.py
+botocore ships (`python -m sagelaunch.catalog.api_limits` writes it; tests/config/test_api_limits.py
 checks that it equals what the installed botocore says), so no number is copied by hand and
 `validate` reads a few kilobytes instead of botocore's 4 MB model (about 0.2 s to parse), without
 importing botocore.
@@ -297,7 +297,7 @@ def generated_file() -> dict[str, Any]:
     return {
         "source": (
             f"botocore {match.group(1) if match else '?'}: {relative} (the service model botocore "
-            "validates requests against); written by `python -m sagelaunch.config.api_limits`, "
+            "validates requests against); written by `python -m sagelaunch.catalog.api_limits`, "
             "checked against the installed botocore by tests/config/test_api_limits.py"
         ),
         "limits": generate(service_shapes()),

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from sagelaunch.catalog import sdk_data
 from sagelaunch.catalog.versions import numbers, version_of
+from sagelaunch.checks.rules.registry import error, rule
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered

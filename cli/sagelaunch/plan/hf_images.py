@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from sagelaunch.catalog import sdk_data
-from sagelaunch.config.image_types import ImageUnavailable, TrainingImage, instance_family
+from sagelaunch.plan.image_types import ImageUnavailable, TrainingImage, instance_family
 
 NAME = "huggingface"
 NEURONX = "huggingface-neuronx"

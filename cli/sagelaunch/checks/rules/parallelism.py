@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
-from sagelaunch.config import images
+from sagelaunch.checks.rules.frameworks import check_region
+from sagelaunch.checks.rules.registry import error, rule
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules.frameworks import check_region
-from sagelaunch.config.rules.registry import error, rule
 from sagelaunch.errors import Problem
 from sagelaunch.hyperparameters import integer
+from sagelaunch.plan import images
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered
 
@@ -94,8 +94,8 @@ def mesh_degrees_divide_the_world(loaded: LoadedConfig) -> Iterator[Problem]:
     """The PyTorch entry point refuses degrees that do not divide the world size (instance_count
     × GPUs per instance under torchrun), and hybrid sharding that does not split into hosts,
     before any work: the job would fail at start. The rule is the entry point's own (torch_mesh)."""
-    from sagelaunch.config import mesh
-    from sagelaunch.config.topology import topology
+    from sagelaunch.plan import mesh
+    from sagelaunch.plan.topology import topology
 
     config = loaded.config
     hyperparameters = config.hyperparameters
@@ -164,7 +164,7 @@ def parameter_server_needs_a_worker(loaded: LoadedConfig) -> Iterator[Problem]:
     the entry point (torch_ps.check) refuses a job with no process left to train, at start, so
     the job fails. The processes are the toolkit's: one per GPU under torchrun, processes_per_host
     under mpirun, one without a launcher."""
-    from sagelaunch.config.topology import topology
+    from sagelaunch.plan.topology import topology
 
     config = loaded.config
     hyperparameters = config.hyperparameters or {}
@@ -203,8 +203,8 @@ def shipped_entry_point_torch_version(loaded: LoadedConfig) -> Iterator[Problem]
     of an older PyTorch fails the job at that import, on its first step. Only for the shipped
     script (a user's script of that name decides for itself) and a version the config names
     (an image_uri's PyTorch is not known here)."""
-    from sagelaunch.config import mesh
     from sagelaunch.config.paths import shipped_source_dir
+    from sagelaunch.plan import mesh
 
     config = loaded.config
     if config.framework != "pytorch" or config.image_uri or not config.framework_version:

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 from sagelaunch import source_archive
 from sagelaunch.catalog import facts, sdk_data
-from sagelaunch.config import images
+from sagelaunch.checks.rules.registry import error, rule, warning
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
+from sagelaunch.plan import images
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered
 

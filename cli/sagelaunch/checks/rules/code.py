@@ -11,9 +11,9 @@ import posixpath
 from collections.abc import Iterator
 
 from sagelaunch import bundle_walk, source_archive
+from sagelaunch.checks.rules.registry import error, rule, warning
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.paths import shipped_source_dir, uploads_script_alone
-from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 
 

@@ -1,14 +1,14 @@
-"""Whether the job's framework image runs on the instance's GPU (config/image_cuda.py)."""
+"""Whether the job's framework image runs on the instance's GPU (plan/image_cuda.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sagelaunch.config import image_cuda
+from sagelaunch.checks.rules.registry import error, rule, warning
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
+from sagelaunch.plan import image_cuda
 
 
 @rule

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sagelaunch.checks.rules.registry import rule, warning
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules.registry import rule, warning
 from sagelaunch.errors import Problem
 
 # SageMaker API reference, S3DataSource: "Your input bucket must be in the same Amazon region as

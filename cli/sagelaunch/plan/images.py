@@ -15,8 +15,8 @@ from typing import Any
 
 from sagelaunch.catalog import facts, sdk_data
 from sagelaunch.catalog.versions import numbers
-from sagelaunch.config.image_types import ImageUnavailable, TrainingImage, instance_family
 from sagelaunch.config.model import LaunchConfig
+from sagelaunch.plan.image_types import ImageUnavailable, TrainingImage, instance_family
 from sagelaunch.strategies import registry
 
 DEFAULT_REGION = "us-east-1"
@@ -110,8 +110,8 @@ def training_image(config: LaunchConfig, region: str) -> str | None:
 
 def huggingface_image(config: LaunchConfig, region: str) -> TrainingImage:
     """The image the SDK's HuggingFace estimator resolves for ``config`` (GPU instances), or
-    ImageUnavailable (config/hf_images.py)."""
-    from sagelaunch.config import hf_images
+    ImageUnavailable (plan/hf_images.py)."""
+    from sagelaunch.plan import hf_images
 
     return hf_images.sdk_image(
         region,
@@ -291,9 +291,9 @@ def tool_known_image(config: LaunchConfig, region: str | None) -> str | None:
 
 
 def _huggingface_neuronx(config: LaunchConfig, region: str | None) -> str | None:
-    """On Trainium, the Hugging Face neuronx image the SDK cannot resolve (config/hf_images.py);
+    """On Trainium, the Hugging Face neuronx image the SDK cannot resolve (plan/hf_images.py);
     None elsewhere, or for versions its table lacks (a rule says which)."""
-    from sagelaunch.config import hf_images
+    from sagelaunch.plan import hf_images
 
     if facts.instance_kind(config.compute.instance_type) != "trainium":
         return None
@@ -314,7 +314,7 @@ def default_py_version(config: LaunchConfig) -> str | None:
     if config.framework == "xgboost":
         return "py3"
     if config.framework == "huggingface":
-        from sagelaunch.config import hf_images
+        from sagelaunch.plan import hf_images
 
         trainium = facts.instance_kind(config.compute.instance_type) == "trainium"
         return hf_images.default_py_version(

@@ -10,10 +10,8 @@ once where it stays quiet. Every rule reads the same data the plan reads: the SD
 
 from __future__ import annotations
 
-from sagelaunch.config.loader import LoadedConfig
-
 # Registration happens on import: each module below adds its rules to RULES (rules/registry.py).
-from sagelaunch.config.rules import (  # noqa: F401
+from sagelaunch.checks.rules import (  # noqa: F401
     capacity,
     cluster,
     code,
@@ -27,7 +25,8 @@ from sagelaunch.config.rules import (  # noqa: F401
     resources,
     tensorflow,
 )
-from sagelaunch.config.rules.registry import RULES, Rule
+from sagelaunch.checks.rules.registry import RULES, Rule
+from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import Problem
 from sagelaunch.strategies import registry
 

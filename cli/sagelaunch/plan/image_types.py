@@ -1,5 +1,5 @@
-"""What every training-image resolver returns or raises (config/images.py for the SDK's
-framework tables, config/hf_images.py for its Hugging Face ones)."""
+"""What every training-image resolver returns or raises (plan/images.py for the SDK's
+framework tables, plan/hf_images.py for its Hugging Face ones)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sagelaunch.checks.rules.registry import error, rule, warning
 from sagelaunch.config.loader import LoadedConfig
-from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 from sagelaunch.queue_request import default_timeout
 

@@ -14,13 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from sagelaunch.catalog import facts, sdk_data
-from sagelaunch.config import hf_images, images
+from sagelaunch.checks.rules.frameworks import check_region
+from sagelaunch.checks.rules.registry import error, rule, warning
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
-from sagelaunch.config.rules.frameworks import check_region
-from sagelaunch.config.rules.registry import error, rule, warning
 from sagelaunch.errors import Problem
 from sagelaunch.nearest import nearest
+from sagelaunch.plan import hf_images, images
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import offered
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sagelaunch.config.api_limits import (
+from sagelaunch.catalog.api_limits import (
     NUMBERS,
     Limit,
     MapLimits,
