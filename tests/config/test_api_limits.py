@@ -1,5 +1,5 @@
 """The API's limits as data (data/api_limits.json): the file is what the installed botocore's
-model says, every limit of the two requests is accounted for (config.request_limits), and the
+model says, every limit of the two requests is accounted for (checks.request_limits), and the
 few numbers and patterns still written in code equal the model's. Then CreateTrainingJob's
 limits on hyperparameters and environment, checked where the config writes them: by `validate`
 on the config, by `plan` on the request the SDK builds (its own sagemaker_* hyperparameters

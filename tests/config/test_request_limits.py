@@ -2,7 +2,7 @@
 CreateHyperParameterTuningJob (tags, metrics, channels, VPC, KMS keys, Debugger, TensorBoard,
 experiments, tuning ranges), through the CLI: `validate --strict` on a YAML file is quiet exactly
 at each limit and names FILE:LINE of the key one past it. The numbers are the model's
-(config.api_limits): the data file is checked against botocore in test_api_limits.py."""
+(catalog.api_limits): the data file is checked against botocore in test_api_limits.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The service's limits on what a launch config writes into CreateTrainingJob and
 CreateHyperParameterTuningJob, located in the config: lengths and patterns of strings, ranges of
-numbers, the number of members of lists and maps (config.api_limits reads them from botocore's
+numbers, the number of members of lists and maps (catalog.api_limits reads them from botocore's
 model, as data).
 
 botocore checks none of them client-side; the service refuses the whole request
@@ -274,7 +274,7 @@ def when_tuned(where: Where) -> Where:
 class Check:
     """One limit of the model (``path``), against where the config writes it."""
 
-    path: str  # the request member (config.api_limits)
+    path: str  # the request member (catalog.api_limits)
     noun: str  # one value, as the message names it ("tag key"); a list's or map's members
     where: Where
     pattern: bool = True  # False: a rule of its own checks the pattern, with its own message

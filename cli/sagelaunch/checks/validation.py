@@ -116,7 +116,7 @@ def expand(path: Path, overrides: list[str] | None = None) -> SweepSpec:
 
 def sweep_base(path: Path, overrides: list[str] | None = None) -> LoadedConfig:
     """The base config of ``path``'s sweep, checked, its trials not yet built (a dry run builds
-    and checks them one at a time: config.trials.iter_trials)."""
+    and checks them one at a time: checks.trials.iter_trials)."""
     return _sweep_base(path, validate_file(path, overrides, trials=False))
 
 

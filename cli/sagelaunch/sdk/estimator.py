@@ -154,7 +154,7 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
 def training_image_uri(config: LaunchConfig, region: str) -> str | None:
     """The job's image, resolved once for the estimator: the built-in algorithm's (the SDK's
     image_uris), the config's image_uri, one the SDK's estimator would not pick itself
-    (config.images.tool_known_image), SDK v3's; None where the framework estimator resolves it
+    (plan.images.tool_known_image), SDK v3's; None where the framework estimator resolves it
     from its own version arguments."""
     if config.is_builtin_algorithm:
         builtin: str = sagemaker().image_uris.retrieve(

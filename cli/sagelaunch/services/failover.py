@@ -42,7 +42,7 @@ class Attempt:
     status: str | None = None
     ended_because: str | None = None  # why the chain moved on (or ended) after this attempt
     checkpoint_s3_uri: str | None = None
-    cost_usd: float | None = None  # billable seconds × the dated price (config.cost.job_cost)
+    cost_usd: float | None = None  # billable seconds × the dated price (plan.cost.job_cost)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 VALIDATE = "validate"  # caches.folder(VALIDATE): the validate cache
 FORMAT = 2
-# config.mesh imports the device-mesh rule from the shipped entry points: a change there counts.
+# plan.mesh imports the device-mesh rule from the shipped entry points: a change there counts.
 MESH_RULE = shipped_source_dir("pytorch") / "torch_mesh.py"
 # What Rich reads to decide width and colours (beside whether the stream is a terminal).
 _CONSOLE_ENV = (

@@ -73,7 +73,7 @@ class LoadedView(Protocol):
     ) -> Problem: ...
 
 
-# A validation rule: the problems it finds in a loaded config (config.rules registers them).
+# A validation rule: the problems it finds in a loaded config (checks.rules registers them).
 Rule = Callable[[LoadedView], Iterator[Problem]]
 
 

@@ -66,7 +66,7 @@ def smddp_image_of(images: dict[str, Any], version: str) -> tuple[str, str | Non
 
 
 def _sagelaunch_knows_image(config: ConfigView) -> bool:
-    """Whether sagelaunch supplies an image the SDK lacks (config.images.tool_known_image reads
+    """Whether sagelaunch supplies an image the SDK lacks (plan.images.tool_known_image reads
     the same table): the neuronx image on Trainium, else an SMDDP one."""
     table = facts.load("images")
     version = sdk_data.pytorch_version(str(config.framework_version))

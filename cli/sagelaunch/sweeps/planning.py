@@ -1,4 +1,4 @@
-"""A sweep's trials, planned: every trial expanded and checked (config.validation.expand), then
+"""A sweep's trials, planned: every trial expanded and checked (checks.validation.expand), then
 planned through the plan service (cache included), one code bundle per distinct source folder.
 A trial's job name is `naming.idempotent(sweep name, key + the trial's parameters, its request)`,
 so the same key and config give the same names on every rerun. sweeps/scheduler.py runs the

@@ -37,7 +37,7 @@ class TrialState:
     elapsed_s: float | None = None
     metrics: dict[str, float] = field(default_factory=dict)
     failure_reason: str | None = None
-    cost_usd: float | None = None  # billable seconds × the dated price (config.cost.job_cost)
+    cost_usd: float | None = None  # billable seconds × the dated price (plan.cost.job_cost)
     note: str = ""  # why it waits (quota), shown in the live table
     workdir: str | None = None  # local sweeps: the trial's run folder
     # the failover attempts before the current job: number, job_name, ended_because, cost_usd
