@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 
 from sagelaunch import bundle
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
+from sagelaunch.plan_model import Plan
 from sagelaunch.services.planning import build_plan
 from tests.paths import REPO
 
@@ -20,12 +21,18 @@ JOB_NAME = "golden-job-2026-01-01-00-00-00-000"
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 
 
-def golden_plan(config: Path) -> dict:
+def planned(config: Path) -> Plan:
+    """The plan of ``config`` with the volatile parts fixed: the job name, and the bundle of
+    tests/golden/source/ (none for a built-in algorithm)."""
     loaded, warnings = load_valid(config)
     code = None if loaded.config.is_builtin_algorithm else bundle.build(GOLDEN / "source")
     return build_plan(
         loaded, job_name=JOB_NAME, region="us-east-1", role=ROLE, bundle=code, warnings=warnings
-    ).as_json()
+    )
+
+
+def golden_plan(config: Path) -> dict:
+    return planned(config).as_json()
 
 
 def unordered(request: dict) -> dict:

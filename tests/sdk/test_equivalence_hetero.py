@@ -22,12 +22,12 @@ from sagemaker.pytorch import PyTorch
 
 from tests.conftest import EXAMPLES
 from tests.golden.regenerate import golden_plan, unordered
-from tests.sdk.test_equivalence import PT_METRICS, TEAM, ours, sdk_request  # noqa: F401
+from tests.sdk.oracles import PT_METRICS, TEAM, ours
 
 GPT = {"model": "gpt", "n_layer": 12, "n_embd": 768, "n_head": 12, "max_steps": 5000}
 
 
-def test_heterogeneous_torchrun_adds_only_the_training_group(sdk_request):  # noqa: F811
+def test_heterogeneous_torchrun_adds_only_the_training_group(sdk_request):
     request, code = ours("hetero-c5-p4d")
     data = InstanceGroup("data_group", "ml.c5.9xlarge", 1)
     dnn = InstanceGroup("dnn_group", "ml.p4d.24xlarge", 2)
@@ -59,7 +59,7 @@ def test_heterogeneous_torchrun_adds_only_the_training_group(sdk_request):  # no
     assert request == expected
 
 
-def test_heterogeneous_mpi_equals_the_sdk(sdk_request, tmp_path):  # noqa: F811
+def test_heterogeneous_mpi_equals_the_sdk(sdk_request, tmp_path):
     config = {
         "extends": str(EXAMPLES / "bases" / "team.yaml"),
         "name": "hetero-mpi",
@@ -102,7 +102,7 @@ def test_heterogeneous_mpi_equals_the_sdk(sdk_request, tmp_path):  # noqa: F811
     assert not [w for w in plan["warnings"] if w["source"] == "tool"]
 
 
-def test_profiler_report_debugger_rules_tensorboard_and_experiment(sdk_request):  # noqa: F811
+def test_profiler_report_debugger_rules_tensorboard_and_experiment(sdk_request):
     request, code = ours("profiler-report")
     team = {**TEAM}
     del team["disable_profiler"], team["debugger_hook_config"]
@@ -163,7 +163,7 @@ def test_rule_names_read_as_data_are_the_sdks(monkeypatch):
     from smdebug_rulesconfig.debugger_rules import builtin_rules as debugger_module
     from smdebug_rulesconfig.profiler_rules import rules as profiler_module
 
-    from sagelaunch.config.debugging import builtin_rules
+    from sagelaunch.config.debugger_settings import builtin_rules
 
     names = builtin_rules()
     for name in names["debugger"]:

@@ -10,11 +10,7 @@ from sagemaker.inputs import TrainingInput
 from sagemaker.pytorch import PyTorch
 from sagemaker.tensorflow import TensorFlow
 
-from sagelaunch import bundle
-from sagelaunch.config.validation import load_valid
-from sagelaunch.services.planning import build_plan
-from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
-from tests.sdk.test_equivalence import sdk_request  # noqa: F401  (the capture fixture)
+from tests.golden.regenerate import ROLE, golden_plan
 
 OUT = "s3://bkt/out/"
 CONFIG = """\
@@ -43,20 +39,12 @@ def ours(tmp_path, framework: str) -> tuple[dict, str]:
     path.write_text(
         CONFIG.format(framework=framework, entry_point=entry_point, version=version, out=OUT)
     )
-    loaded, warnings = load_valid(path)
-    plan = build_plan(
-        loaded,
-        job_name=JOB_NAME,
-        region="us-east-1",
-        role=ROLE,
-        bundle=bundle.build(GOLDEN / "source"),
-        warnings=warnings,
-    ).as_json()
+    plan = golden_plan(path)
     return plan["request"], plan["upload"]["s3_uri"]
 
 
 @pytest.mark.parametrize("framework", sorted(CASES))
-def test_the_code_channel_is_the_sdks(tmp_path, sdk_request, framework):  # noqa: F811
+def test_the_code_channel_is_the_sdks(tmp_path, sdk_request, framework):
     request, code = ours(tmp_path, framework)
     entry_point, version, estimator, extra = CASES[framework]
     expected = sdk_request(

@@ -1,16 +1,16 @@
 """TensorFlow plans are what the hand-written SDK `TensorFlow` estimator sends (the same stubbed
-route as test_equivalence.py), including the SDK's own model_dir."""
+route as tests/sdk/oracles.py), including the SDK's own model_dir."""
 
 from __future__ import annotations
 
 from sagemaker.tensorflow import TensorFlow
 
 from sagelaunch import bundle
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.services.planning import build_plan
 from tests.conftest import EXAMPLES
 from tests.golden.regenerate import GOLDEN, ROLE
-from tests.sdk.test_equivalence import TEAM, ours, sdk_request  # noqa: F401 - the fixture
+from tests.sdk.oracles import TEAM, ours
 
 TF_METRICS = [
     {"Name": "train:loss", "Regex": r"train_loss=([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"},
@@ -22,7 +22,7 @@ TF_METRICS = [
 HIDDEN = {"hidden": 256, "batch_size": 128, "epochs": 10}
 
 
-def test_parameter_servers_with_the_sdks_s3_model_dir(sdk_request):  # noqa: F811
+def test_parameter_servers_with_the_sdks_s3_model_dir(sdk_request):
     request, code = ours("tf-ps-local")
     expected = sdk_request(
         lambda s: TensorFlow(
@@ -54,7 +54,7 @@ def test_parameter_servers_with_the_sdks_s3_model_dir(sdk_request):  # noqa: F81
     )
 
 
-def test_horovod_gets_the_local_model_dir(sdk_request):  # noqa: F811
+def test_horovod_gets_the_local_model_dir(sdk_request):
     request, code = ours("tf-horovod-p3")
     mpi = {
         "enabled": True,
@@ -80,7 +80,7 @@ def test_horovod_gets_the_local_model_dir(sdk_request):  # noqa: F811
     assert request["HyperParameters"]["model_dir"] == '"/opt/ml/model"'
 
 
-def test_model_dir_false_passes_none(sdk_request):  # noqa: F811
+def test_model_dir_false_passes_none(sdk_request):
     request, code = ours("tf-mirrored-g5")
     expected = sdk_request(
         lambda s: TensorFlow(

@@ -20,8 +20,8 @@ from sagemaker.parameter import ContinuousParameter
 from sagemaker.tuner import HyperparameterTuner
 
 from sagelaunch.catalog import sdk_data
-from sagelaunch.config import hf_images
-from sagelaunch.config.images import ImageUnavailable
+from sagelaunch.plan import hf_images
+from sagelaunch.plan.images import ImageUnavailable
 from sagelaunch.plan_model import Plan
 from sagelaunch.sdk.capture import capture
 from sagelaunch.services.exporting import script
@@ -29,11 +29,10 @@ from sagelaunch.services.planning import make_plan
 from sagelaunch.translate.importer import import_request
 from tests.golden.regenerate import ROLE
 from tests.sdk.huggingface_setups import LOG_METRICS, SETUPS
-from tests.sdk.test_equivalence import sdk_request  # noqa: F401 - the fixture
 from tests.sdk.test_import_exact import without_code_location
 from tests.sdk.test_public_setups import JOB
 from tests.sdk.test_public_setups import sdk_request as setup_request
-from tests.sdk.test_tuning_equivalence import TUNING_JOB, ours, sdk_tuning_request  # noqa: F401
+from tests.sdk.test_tuning_equivalence import ours
 
 
 def imported_plan(request: dict, folder, monkeypatch) -> tuple[dict, Plan]:
@@ -253,7 +252,7 @@ def test_pytorchddp_is_the_estimators_own_key(tmp_path):
     }
 
 
-def test_tuning_a_huggingface_estimator(tmp_path, sdk_tuning_request):  # noqa: F811
+def test_tuning_a_huggingface_estimator(tmp_path, sdk_tuning_request):
     """06_sagemaker_metrics' estimator (its metric definitions) under a tuner written here."""
     metrics = [{"name": m["Name"], "regex": m["Regex"]} for m in LOG_METRICS]
     request, code = ours(

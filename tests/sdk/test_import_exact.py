@@ -8,9 +8,7 @@ import json
 
 import pytest
 import sagemaker
-import sagemaker.telemetry.telemetry_logging as telemetry
 import yaml
-from botocore.stub import Stubber
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sagemaker.estimator import Estimator
@@ -20,10 +18,10 @@ from sagemaker.tensorflow import TensorFlow
 from sagemaker.xgboost import XGBoost
 
 from sagelaunch import bundle
-from sagelaunch.aws.session import offline_session
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.services.planning import build_plan
 from sagelaunch.translate.importer import import_request
+from tests.sdk.oracles import fitted
 
 ROLE = "arn:aws:iam::111122223333:role/SageMakerRole"
 JOB = "migrated-job-2026-01-01-00-00-00-000"
@@ -31,23 +29,12 @@ CODE = "s3://bkt/code/sourcedir.tar.gz"
 OUT = "s3://bkt/out/"
 
 
-@pytest.fixture(autouse=True)
-def _no_telemetry(monkeypatch):
-    monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
+pytestmark = pytest.mark.usefixtures("no_telemetry")
 
 
 def captured(make, inputs=None, region="us-east-1"):
-    """What `estimator.fit()` sends, through a stubbed client (nothing leaves the machine)."""
-    session = sagemaker.Session(boto_session=offline_session(region), default_bucket="bkt")
-    request: dict = {}
-    session.sagemaker_client.meta.events.register(
-        "before-parameter-build.sagemaker.CreateTrainingJob",
-        lambda params, **_: request.update(params),
-    )
-    with Stubber(session.sagemaker_client) as stub:
-        stub.add_response("create_training_job", {"TrainingJobArn": "arn:aws:sagemaker:x"})
-        make(session).fit(inputs, wait=False, logs=False, job_name=JOB)
-    return request
+    """What `estimator.fit()` sends for the migrated job, the session's bucket found already."""
+    return fitted(make, inputs, job_name=JOB, region=region, default_bucket="bkt")
 
 
 def replanned(request, folder):

@@ -26,43 +26,23 @@ from __future__ import annotations
 import json
 
 import pytest
-import sagemaker
-import sagemaker.telemetry.telemetry_logging as telemetry
 import yaml
-from botocore.stub import Stubber
 from sagemaker.inputs import TrainingInput
 from sagemaker.pytorch import PyTorch
 from sagemaker.tensorflow import TensorFlow
 
-from sagelaunch.aws.session import offline_session
-from sagelaunch.config.validation import load_valid
+from sagelaunch.checks.validation import load_valid
 from sagelaunch.hyperparameters import decode
 from sagelaunch.services.importing import launch_config
 from sagelaunch.services.planning import make_plan
 from sagelaunch.translate.importer import import_request
+from tests.sdk.oracles import fitted
 from tests.sdk.public_setups import KERAS_INPUTS, KERAS_METRICS, SETUPS, TUNINGS
 from tests.sdk.test_import_exact import OUT, ROLE, captured, replanned, without_code_location
 from tests.sdk.test_tuning_import import JOB, estimators_job, sdk_tuning_request
 from tests.sdk.test_tuning_import import without_code_location as tuning_without_code_location
 
-
-@pytest.fixture(autouse=True)
-def _no_telemetry(monkeypatch):
-    monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
-
-
-def captured_as(make, job_name: str) -> dict:
-    """What `estimator.fit(job_name=...)` sends, through a stubbed client (as `captured`)."""
-    session = sagemaker.Session(boto_session=offline_session("us-east-1"), default_bucket="bkt")
-    request: dict = {}
-    session.sagemaker_client.meta.events.register(
-        "before-parameter-build.sagemaker.CreateTrainingJob",
-        lambda params, **_: request.update(params),
-    )
-    with Stubber(session.sagemaker_client) as stub:
-        stub.add_response("create_training_job", {"TrainingJobArn": "arn:aws:sagemaker:x"})
-        make(session).fit(None, wait=False, logs=False, job_name=job_name)
-    return request
+pytestmark = pytest.mark.usefixtures("no_telemetry")
 
 
 def tensorflow(session, **kwargs):
@@ -331,7 +311,7 @@ def test_an_exact_tensorflow_job_name_keeps_its_model_dir_with_it(tmp_path):
     TensorFlow's model_dir with it. Imported as job_name, plan sends the request as it was,
     name and model_dir included, without being told a name."""
     exact = "tensorflow-single-gpu-2026-01-01-00-00-00"
-    sent = captured_as(tensorflow, exact)
+    sent = fitted(tensorflow, job_name=exact, default_bucket="bkt")
     assert decode(sent["HyperParameters"]["model_dir"]) == f"{OUT}{exact}/model"
     config = import_request(sent, source_dir="code")
     assert (config["job_name"], config.get("model_dir")) == (exact, None)

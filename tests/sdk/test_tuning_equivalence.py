@@ -6,11 +6,8 @@ and categorical ranges with each scaling, warm start, early stopping and Hyperba
 
 from __future__ import annotations
 
-import pytest
 import sagemaker
-import sagemaker.telemetry.telemetry_logging as telemetry
 import yaml
-from botocore.stub import Stubber
 from sagemaker.inputs import TrainingInput
 from sagemaker.parameter import CategoricalParameter, ContinuousParameter, IntegerParameter
 from sagemaker.pytorch import PyTorch
@@ -23,14 +20,9 @@ from sagemaker.tuner import (
 )
 from sagemaker.xgboost import XGBoost
 
-from sagelaunch import bundle
-from sagelaunch.aws.session import offline_session
-from sagelaunch.config.validation import load_valid
-from sagelaunch.services.planning import build_plan
-from tests.golden.regenerate import GOLDEN, JOB_NAME, ROLE
-from tests.sdk.test_equivalence import PT_METRICS
+from tests.golden.regenerate import GOLDEN, ROLE, planned
+from tests.sdk.oracles import PT_METRICS, TUNING_JOB
 
-TUNING_JOB = "tuned-job-260101-0000"
 OUT = "s3://bucket/output/"
 BASE = {
     "role": ROLE,
@@ -40,36 +32,10 @@ BASE = {
 }
 
 
-@pytest.fixture
-def sdk_tuning_request(monkeypatch):
-    """What a hand-written `tuner.fit()` sends, through a stubbed sagemaker client."""
-    monkeypatch.setattr(telemetry, "_send_telemetry_request", lambda *a, **k: None)
-
-    def capture(make_tuner, inputs=None):
-        session = sagemaker.Session(boto_session=offline_session("us-east-1"))
-        captured = {}
-        session.sagemaker_client.meta.events.register(
-            "before-parameter-build.sagemaker.CreateHyperParameterTuningJob",
-            lambda params, **_: captured.update(params),
-        )
-        with Stubber(session.sagemaker_client) as stub:
-            stub.add_response(
-                "create_hyper_parameter_tuning_job", {"HyperParameterTuningJobArn": "arn:x"}
-            )
-            make_tuner(session).fit(inputs, job_name=TUNING_JOB, wait=False)
-        return captured
-
-    return capture
-
-
 def ours(tmp_path, config: dict) -> tuple[dict, str | None]:
     path = tmp_path / "job.yaml"
     path.write_text(yaml.safe_dump({**BASE, **config}, sort_keys=False))
-    loaded, warnings = load_valid(path)
-    code = None if loaded.config.is_builtin_algorithm else bundle.build(GOLDEN / "source")
-    plan = build_plan(
-        loaded, job_name=JOB_NAME, region="us-east-1", role=ROLE, bundle=code, warnings=warnings
-    )
+    plan = planned(path)
     assert plan.tuning is not None
     uri = plan.upload.s3_uri if plan.upload else None
     return plan.tuning.renamed(TUNING_JOB).request, uri
