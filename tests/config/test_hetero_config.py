@@ -3,7 +3,7 @@ training group's derived instance type, the per-group topology and the summed co
 
 from __future__ import annotations
 
-from sagelaunch.config.debugging import builtin_rules
+from sagelaunch.config.debugger_settings import builtin_rules
 from sagelaunch.config.loader import load
 from sagelaunch.plan import cost, topology
 from tests.aws.price_list import priced

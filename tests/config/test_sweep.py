@@ -11,7 +11,7 @@ import pytest
 
 from sagelaunch import naming
 from sagelaunch.checks.validation import expand
-from sagelaunch.config.metrics import metrics_json_values
+from sagelaunch.config.default_metrics import metrics_json_values
 from sagelaunch.config.sweep import SweepObjective
 from sagelaunch.errors import ConfigError, ExitCode, UsageError
 from sagelaunch.sweeps.results import SweepResult, TrialState, write_results

@@ -209,7 +209,7 @@ def test_a_group_only_channel_is_dealt_over_that_groups_hosts_alone(tmp_path, ma
     delivered); a replicated one gives each of them everything; the other group's hosts get
     neither (no folder, no inputdataconfig.json entry). The receiving group is listed second, so
     its hosts are not the cluster's first: dealing over every host would lose files."""
-    from sagelaunch.local import groups, preflight
+    from sagelaunch.local import group_hosts, preflight
     from sagelaunch.local.options import Options
     from sagelaunch.services.local_run import local_plan
 
@@ -254,7 +254,7 @@ def test_a_group_only_channel_is_dealt_over_that_groups_hosts_alone(tmp_path, ma
         ("algo-5", "data_group"),
     ]
     plan, _ = local_plan(prepared.plannable, [])
-    receiving = groups.receivers(plan.request, prepared.cluster)
+    receiving = group_hosts.receivers(plan.request, prepared.cluster)
     assert receiving == {"train": [2, 3, 4], "validation": [2, 3, 4]}
     trees = _trees(tmp_path, len(prepared.cluster))
     counts = channels.populate(trees, prepared.sources, tmp_path / "cache", _no_s3, receiving)
@@ -269,6 +269,6 @@ def test_a_group_only_channel_is_dealt_over_that_groups_hosts_alone(tmp_path, ma
     assert everyone["train"]["S3DistributionType"] == "ShardedByS3Key"
     for index, tree in enumerate(trees[:2]):
         assert not tree.channel("train").exists() and not tree.channel("validation").exists()
-        assert groups.host_channels(everyone, receiving, index) == {}
+        assert group_hosts.host_channels(everyone, receiving, index) == {}
     for index in range(2, 5):
-        assert set(groups.host_channels(everyone, receiving, index)) == {"train", "validation"}
+        assert set(group_hosts.host_channels(everyone, receiving, index)) == {"train", "validation"}

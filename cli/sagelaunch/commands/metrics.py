@@ -10,7 +10,7 @@ import typer
 from sagelaunch.output import OutputFormat, OutputOption, RegionOption, print_json, stderr, stdout
 
 if TYPE_CHECKING:
-    from sagelaunch.services.metrics import Found
+    from sagelaunch.services.metric_sources import Found
 
 
 def metrics(
@@ -44,7 +44,7 @@ def metrics(
     (metric, host, x, points)."""
     from sagelaunch.cli_params import output_file
     from sagelaunch.services.clients import connect
-    from sagelaunch.services.metrics import find
+    from sagelaunch.services.metric_sources import find
 
     output_file(png, "--png", "metrics.png")
     found = find(target, metric, lambda: connect(ctx.obj, region))

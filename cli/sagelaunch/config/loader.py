@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sagelaunch.catalog import facts
-from sagelaunch.config.debugging import SETTINGS, SWITCH
+from sagelaunch.config.debugger_settings import SETTINGS, SWITCH
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.config.paths import config_files, default_source_dir, resolve_source_dir
 from sagelaunch.config.sweep import RANGE_TAGS

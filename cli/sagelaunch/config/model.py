@@ -23,8 +23,13 @@ from pydantic import (
 
 from sagelaunch import naming
 from sagelaunch.catalog.api_limits import field_bounds, number_range, queue_range
-from sagelaunch.config.debugging import DebuggerSetting, Experiment, ProfilerSetting, TensorBoard
-from sagelaunch.config.groups import (
+from sagelaunch.config.debugger_settings import (
+    DebuggerSetting,
+    Experiment,
+    ProfilerSetting,
+    TensorBoard,
+)
+from sagelaunch.config.instance_groups import (
     ChannelGroups,
     InstanceGroup,
     derive_compute,

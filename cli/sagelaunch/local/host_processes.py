@@ -13,7 +13,7 @@ from sagelaunch.config.model import LaunchConfig
 from sagelaunch.local import (
     code_channel,
     environment,
-    groups,
+    group_hosts,
     launchers,
     mpi,
     ports,
@@ -52,7 +52,7 @@ def host_processes(
     machine = environment.Machine.detect()
     hyperparameters = request.get("HyperParameters", {})
     cluster = prepared.cluster
-    receiving = groups.receivers(request, cluster)
+    receiving = group_hosts.receivers(request, cluster)
     names = [host.name for host in trees]
     framework, user = environment.split_hyperparameters(
         environment.decode_hyperparameters(hyperparameters)
@@ -67,7 +67,7 @@ def host_processes(
         # The PyTorch container's training.py sets them on every job, one host included, so
         # init_process_group(init_method='env://') works there (its port 7777: a free one here).
         extra |= {"MASTER_ADDR": master, "MASTER_PORT": str(master_port)}
-    extra |= {} if own_network else groups.feed_env(cluster)  # own hosts: at their names
+    extra |= {} if own_network else group_hosts.feed_env(cluster)  # own hosts: at their names
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names, own_network)
         if tf_config.applies(config)
@@ -79,8 +79,8 @@ def host_processes(
         training_env = environment.training_environment(
             host,
             hyperparameters=code_channel.on_host(hyperparameters, host),
-            resources=groups.resource_config(cluster[index], cluster),
-            channels=groups.host_channels(tree.input_data_config(request), receiving, index),
+            resources=group_hosts.resource_config(cluster[index], cluster),
+            channels=group_hosts.host_channels(tree.input_data_config(request), receiving, index),
             machine=machine,
             container_env=container_env,
         )
@@ -111,7 +111,7 @@ def host_processes(
     )
     specs = []
     for index, (host, env) in enumerate(zip(trees, envs, strict=True)):
-        position = groups.training_position(cluster, index)
+        position = group_hosts.training_position(cluster, index)
         workdir = host.root.parent
         log = workdir / "logs" / f"{host.name}.log"
         agent_files = log.with_name(f"torchelastic-{host.name}")

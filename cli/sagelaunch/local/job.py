@@ -22,7 +22,7 @@ from sagelaunch.local import (
     checkpoint_sync,
     code_channel,
     disk,
-    groups,
+    group_hosts,
     host_processes,
     job_software,
     launchers,
@@ -174,7 +174,7 @@ def _fill_channels(prepared: Prepared, built: _Built, say: Callable[[str], None]
         prepared.sources,
         workdir / ".cache",
         lambda: channels.S3Store(plan.region),
-        groups.receivers(plan.request, prepared.cluster),
+        group_hosts.receivers(plan.request, prepared.cluster),
     )
     _say_plan(say, plan.job_name, workdir, prepared.launch, len(built.trees), counts)
     if checkpoint_sync.host_folder(built.trees[0], plan.request) is not None:
@@ -188,7 +188,7 @@ def _fill_channels(prepared: Prepared, built: _Built, say: Callable[[str], None]
 def _say_sandbox(prepared: Prepared, built: _Built, say: Callable[[str], None]) -> None:
     """The sandbox and the groups' lines; the sandboxes' /etc/hosts written."""
     say(f"  sandbox: {prepared.sandbox.describe()}")
-    for line in groups.describe(prepared.cluster, prepared.launch.kind):
+    for line in group_hosts.describe(prepared.cluster, prepared.launch.kind):
         say(line)
     if prepared.sandbox.isolated:
         names = [host.name for host in built.trees]
@@ -361,7 +361,7 @@ def _build_trees(
 ) -> list[tree.HostTree]:
     cluster = prepared.cluster
     trees = [tree.HostTree(host.name, workdir / host.name) for host in cluster]
-    receiving = groups.receivers(request, cluster)
+    receiving = group_hosts.receivers(request, cluster)
     hyperparameters = request.get("HyperParameters", {})
     for index, (host, seen) in enumerate(
         zip(trees, host_processes.seen_trees(prepared, trees), strict=True)
@@ -369,8 +369,8 @@ def _build_trees(
         tree.create(
             host,
             hyperparameters=code_channel.on_host(hyperparameters, seen),
-            resources=groups.resource_config(cluster[index], cluster),
-            channels=groups.host_channels(tree.input_data_config(request), receiving, index),
+            resources=group_hosts.resource_config(cluster[index], cluster),
+            channels=group_hosts.host_channels(tree.input_data_config(request), receiving, index),
         )
         if code is not None:
             bundle.extract(code, host.code)

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import UsageError
-from sagelaunch.local import channels, environment, groups, horovod, launchers, sandbox, tree, warm
+from sagelaunch.local import (
+    channels,
+    environment,
+    group_hosts,
+    horovod,
+    launchers,
+    sandbox,
+    tree,
+    warm,
+)
 from sagelaunch.local.options import Options
 from sagelaunch.local.variant import local_variant
 from sagelaunch.plan import topology
@@ -37,7 +46,7 @@ class Prepared:
     sources: dict[str, channels.Source]
     hosts: list[str]
     launch: launchers.Launch
-    cluster: list[groups.LocalHost]  # every host's instance group (one group when homogeneous)
+    cluster: list[group_hosts.LocalHost]  # every host's instance group (one group when homogeneous)
     sandbox: sandbox.Sandbox  # the isolation the hosts' processes run in
 
     @property
@@ -76,13 +85,15 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
     return Prepared(loaded, local_variant(loaded), sources, names, launch, cluster, isolation)
 
 
-def _cluster(config: LaunchConfig, options: Options) -> list[groups.LocalHost]:
+def _cluster(config: LaunchConfig, options: Options) -> list[group_hosts.LocalHost]:
     """The emulated hosts: every group's (capped per group) or N hosts of one group."""
     if config.compute.groups:
-        return groups.local_hosts(config, options.hosts or config.local.hosts)
+        return group_hosts.local_hosts(config, options.hosts or config.local.hosts)
     count = host_count(config.local.hosts, config.compute.instance_count, options.hosts)
     instance_type = config.compute.instance_type
-    return [groups.LocalHost(n, tree.GROUP, instance_type, True) for n in tree.host_names(count)]
+    return [
+        group_hosts.LocalHost(n, tree.GROUP, instance_type, True) for n in tree.host_names(count)
+    ]
 
 
 def agents_needed(prepared: Prepared) -> int:

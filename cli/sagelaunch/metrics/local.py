@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from sagelaunch.config.metrics import DEFAULT_METRICS
+from sagelaunch.config.default_metrics import DEFAULT_METRICS
 from sagelaunch.errors import UsageError
 from sagelaunch.metrics.series import Point, Series
 

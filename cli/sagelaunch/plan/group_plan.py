@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sagelaunch.catalog import facts, prices
-from sagelaunch.config.groups import HOMOGENEOUS
+from sagelaunch.config.instance_groups import HOMOGENEOUS
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Cost
 

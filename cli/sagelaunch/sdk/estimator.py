@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sagelaunch.config.metrics import DEFAULT_METRICS
+from sagelaunch.config.default_metrics import DEFAULT_METRICS
 from sagelaunch.config.model import Channel, LaunchConfig
 from sagelaunch.plan.images import default_py_version, tool_known_image
-from sagelaunch.sdk import debugging, groups
+from sagelaunch.sdk import debugger_objects, instance_groups
 from sagelaunch.sdk.objects import call
 from sagelaunch.sdk.runtime import sagemaker
 from sagelaunch.strategies import registry
@@ -57,14 +57,14 @@ def estimator_spec(
 ) -> EstimatorSpec:
     """The estimator a careful engineer would write by hand for this config."""
     spec = _estimator_spec(config, role=role, region=region, code_uri=code_uri)
-    debugging.apply(config, spec.kwargs)
-    groups.apply(config, spec.kwargs)
+    debugger_objects.apply(config, spec.kwargs)
+    instance_groups.apply(config, spec.kwargs)
     return EstimatorSpec(
         spec.cls,
         spec.kwargs,
         spec.inputs,
         spec.builtin_hyperparameters,
-        debugging.fit_kwargs(config),
+        debugger_objects.fit_kwargs(config),
     )
 
 
@@ -226,7 +226,10 @@ def _channel_options(channel: Channel) -> dict[str, Any]:
         if channel.shuffle_seed is not None
         else None,
     }
-    return {**{k: v for k, v in options.items() if v is not None}, **groups.channel_groups(channel)}
+    return {
+        **{k: v for k, v in options.items() if v is not None},
+        **instance_groups.channel_groups(channel),
+    }
 
 
 def _metric_definitions(config: LaunchConfig) -> list[dict[str, str]] | None:

@@ -10,7 +10,7 @@ from sagelaunch import naming
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
 from sagelaunch.plan_model import EstimatorInfo, PlanWarning, TuningPlan
-from sagelaunch.sdk import groups
+from sagelaunch.sdk import instance_groups
 from sagelaunch.sdk.capture import SdkRejected, capture_request
 from sagelaunch.sdk.estimator import EstimatorSpec, estimator_spec
 from sagelaunch.sdk.runtime import SDK_WARNINGS
@@ -70,7 +70,10 @@ def capture(
         request=request,
         tuning=tuning,
         warnings=[PlanWarning(source="sdk", message=m) for m in SDK_WARNINGS.messages]
-        + [PlanWarning(source="tool", message=m) for m in groups.notes(config, spec.kwargs)],
+        + [
+            PlanWarning(source="tool", message=m)
+            for m in instance_groups.notes(config, spec.kwargs)
+        ],
     )
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sagelaunch import naming
 from sagelaunch.checks.trials import SweepSpec, Trial
-from sagelaunch.config.metrics import metrics_json_values
+from sagelaunch.config.default_metrics import metrics_json_values
 from sagelaunch.local import supervisor
 from sagelaunch.services import planning
 from sagelaunch.statuses import JobStatus

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.config.debugging import (
+from sagelaunch.config.debugger_settings import (
     builtin_rules,
     debugger_rule_configs,
     debugger_rule_functions,

@@ -289,7 +289,7 @@ def _user_hyperparameters(hps: dict[str, Any], script: bool, framework: str) -> 
 
 
 def _metrics(spec: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    from sagelaunch.config.metrics import DEFAULT_METRICS
+    from sagelaunch.config.default_metrics import DEFAULT_METRICS
 
     given = [{"name": m["Name"], "regex": m["Regex"]} for m in spec.get("MetricDefinitions", [])]
     defaults = DEFAULT_METRICS.get(str(config.get("entry_point")))

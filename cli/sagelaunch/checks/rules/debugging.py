@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from sagelaunch.catalog import api_limits
 from sagelaunch.checks.rules.registry import error, rule
-from sagelaunch.config.debugging import Debugger, Profiler, builtin_rules
+from sagelaunch.config.debugger_settings import Debugger, Profiler, builtin_rules
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import Problem
 from sagelaunch.strategies.base import offered

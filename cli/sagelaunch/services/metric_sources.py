@@ -52,7 +52,7 @@ def find(target: str, metric: str | None, connect: Any, runs: Path = RUNS_DIR) -
 
 def _from_sagemaker(aws: Clients, job: str, metric: str | None) -> list[Series]:
     """CloudWatch's points as series; x is seconds since the earliest point of the job."""
-    from sagelaunch.aws.metrics import job_points
+    from sagelaunch.aws.cloudwatch_metrics import job_points
 
     points = job_points(aws.sagemaker, aws.client("cloudwatch"), job, metric)
     times = [t for series in points.values() for t, _ in series]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sagelaunch.config.groups import HOMOGENEOUS
+from sagelaunch.config.instance_groups import HOMOGENEOUS
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.local import ports
 from sagelaunch.local.tree import NETWORK_INTERFACE

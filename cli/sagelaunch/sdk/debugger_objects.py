@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sagelaunch.config.debugging import Debugger, Profiler
+from sagelaunch.config.debugger_settings import Debugger, Profiler
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.sdk.objects import call
 
