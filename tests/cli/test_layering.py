@@ -82,6 +82,7 @@ BELOW_AWS = (
     "sagelaunch.s3uri",
     "sagelaunch.caches",  # where the trimmed botocore models are kept (aws/models.py)
     "sagelaunch.nearest",  # "did you mean" for a region typo
+    "sagelaunch.resource_config",  # which instances a ResourceConfig names (quotas in use)
 )
 
 

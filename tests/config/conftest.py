@@ -22,7 +22,8 @@ EVERYTHING: dict[str, Any] = {
     "compute": {
         "groups": [
             {"name": "data_group", "instance_type": "ml.c5.2xlarge", "instance_count": 1},
-            {"name": "dnn_group", "instance_type": "ml.g5.12xlarge", "instance_count": 2},
+            # A type UltraServers are made of (the placement below is for UltraServers only).
+            {"name": "dnn_group", "instance_type": "ml.p5.48xlarge", "instance_count": 2},
         ],
         "keep_alive": 600,
         "retries": 2,
@@ -67,6 +68,44 @@ EVERYTHING: dict[str, Any] = {
     "infra_check": True,
     "session_tag_chaining": True,
 }
+
+
+# What the API makes exclusive of instance groups, placement and spot: instance preferences
+# (each with its own count and training plans), with the pending limit.
+PREFERRED: dict[str, Any] = {
+    "extends": str(EXAMPLES / "bases" / "team.yaml"),
+    "name": "preferred",
+    "framework": "pytorch",
+    "entry_point": "train_pytorch.py",
+    "source_dir": str(GOLDEN / "source"),
+    "framework_version": "2.2.0",
+    "compute": {
+        "instance_preferences": [
+            {
+                "instance_type": "ml.p5.48xlarge",
+                "instance_count": 2,
+                "training_plans": [
+                    "arn:aws:sagemaker:us-east-1:111122223333:training-plan/p5-plan"
+                ],
+            },
+            {"instance_type": "ml.p4d.24xlarge", "instance_count": 4},
+        ],
+        "max_pending": "2h",
+    },
+    "distribution": {"strategy": "torchrun"},
+}
+
+
+@pytest.fixture(scope="session")
+def preferred_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("preferred") / "preferred.yaml"
+    path.write_text(yaml.safe_dump(PREFERRED, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="session")
+def preferred_plan(preferred_config: Path) -> dict[str, Any]:
+    return golden_plan(preferred_config)
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ def test_everything_round_trips(tmp_path, everything_plan):
     imported = import_request(original, source_dir=str(GOLDEN / "source"))
     assert imported["compute"]["groups"][1] == {
         "name": "dnn_group",
-        "instance_type": "ml.g5.12xlarge",
+        "instance_type": "ml.p5.48xlarge",
         "instance_count": 2,
     }
     assert "instance_type" not in imported["compute"]
@@ -43,3 +43,21 @@ def test_a_custom_rule_is_refused_by_name(everything_plan):
     rule = {**request["DebugRuleConfigurations"][0], "RuleConfigurationName": "MyRule"}
     with pytest.raises(Unmappable, match="MyRule is not a built-in Debugger rule"):
         import_request({**request, "DebugRuleConfigurations": [rule]}, source_dir=".")
+
+
+def test_instance_preferences_round_trip(tmp_path, preferred_plan):
+    """The preferences the SDK cannot build, laid over its request, import back as the user
+    wrote them (each type with its count and plans; no instance_type) and plan to that request."""
+    original = preferred_plan["request"]
+    assert "InstanceType" not in original["ResourceConfig"]
+    assert original["StoppingCondition"]["MaxPendingTimeInSeconds"] == 7200
+    imported = import_request(original, source_dir=str(GOLDEN / "source"))
+    assert [p["instance_type"] for p in imported["compute"]["instance_preferences"]] == [
+        "ml.p5.48xlarge",
+        "ml.p4d.24xlarge",
+    ]
+    assert "instance_type" not in imported["compute"]
+    assert imported["compute"]["max_pending"] == 7200
+    path = tmp_path / "imported.yaml"
+    path.write_text(yaml.safe_dump(imported, sort_keys=False))
+    assert unordered(golden_plan(path)["request"]) == unordered(original)

@@ -67,7 +67,9 @@ def fsx(**fields: Any) -> dict[str, Any]:
 
 def placement(count: int, server: str = "ultraserver-1") -> dict[str, Any]:
     specs = [{"UltraServerId": server, "InstanceCount": 1} for _ in range(count)]
-    return {"compute": {"placement": {"PlacementSpecifications": specs}}}
+    # A type UltraServers are made of, with an instance for each specification.
+    ultra = {"instance_type": "ml.p5.48xlarge", "instance_count": max(count, 1)}
+    return {"compute": {**ultra, "placement": {"PlacementSpecifications": specs}}}
 
 
 def hook(**fields: Any) -> dict[str, Any]:

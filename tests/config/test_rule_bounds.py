@@ -84,6 +84,13 @@ def groups(count: int) -> tuple[dict, str]:
     )
 
 
+def preferences(count: int) -> tuple[dict, str]:
+    written = [{"instance_type": "ml.g5.2xlarge", "instance_count": 1} for _ in range(count)]
+    return {
+        "compute": {"instance_type": None, "instance_count": None, "instance_preferences": written}
+    }, "compute.instance_preferences"
+
+
 def parents(count: int) -> tuple[dict, str]:
     warm = {"type": "TransferLearning", "parents": [f"parent-{i}" for i in range(count)]}
     return {"tuning": {**TUNE, "warm_start": warm}}, "tuning.warm_start.parents"
@@ -98,6 +105,9 @@ BOUNDS: list[tuple[str, str, Where]] = [
     (TRAINING + "StoppingCondition.MaxWaitTimeInSeconds", "min", max_wait),
     (TRAINING + "ResourceConfig.VolumeSizeInGB", "min", compute("volume_size_gb")),
     (TRAINING + "ResourceConfig.InstanceGroups", "max", groups),
+    (TRAINING + "ResourceConfig.InstancePreferences", "max", preferences),
+    (TRAINING + "StoppingCondition.MaxPendingTimeInSeconds", "min", compute("max_pending")),
+    (TRAINING + "StoppingCondition.MaxPendingTimeInSeconds", "max", compute("max_pending")),
     (LIMITS + "MaxRuntimeInSeconds", "max", tuning("max_runtime")),
     (LIMITS + "MaxRuntimeInSeconds", "min", tuning("max_runtime")),
     (LIMITS + "MaxParallelTrainingJobs", "min", tuning("max_parallel_jobs")),

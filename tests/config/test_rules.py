@@ -10,6 +10,7 @@ from sagelaunch.checks.rules import RULES, check
 from sagelaunch.config.loader import load
 from tests.config.hetero_cases import HETERO_CASES
 from tests.config.hf_rule_cases import HF_CASES
+from tests.config.reserved_cases import RESERVED_CASES
 from tests.config.tf_rule_cases import TF_CASES
 
 P4D = {"instance_type": "ml.p4d.24xlarge", "instance_count": 2}
@@ -254,6 +255,7 @@ CASES = {
 CASES |= TF_CASES
 CASES |= HETERO_CASES
 CASES |= HF_CASES
+CASES |= RESERVED_CASES
 SPOT = {"instance_type": "ml.g5.2xlarge", "max_run": "24h"}
 TUNING = {
     "objective": {"metric": "train:loss", "type": "Minimize"},

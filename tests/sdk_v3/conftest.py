@@ -5,3 +5,6 @@ import os
 
 if not os.environ.get("SAGELAUNCH_SDK_V3_PYTHON"):
     collect_ignore_glob = ["test_*.py"]
+
+# The config with what SDK v2 cannot build (instance preferences, the pending limit).
+from tests.config.conftest import preferred_config  # noqa: F401

@@ -113,10 +113,12 @@ EXPECTED: dict[str, dict[str, Any]] = {
 }
 
 
-def captured(config: str, tmp_path: Path) -> tuple[Plan, dict[str, Any]]:
-    plan = Plan.model_validate(golden_plan(EXAMPLES / f"{config}.yaml"))
-    path = tmp_path / f"{config}.py"
-    path.write_text(script(plan, "v3", source=f"launch_configs/{config}.yaml", name=path.name))
+def captured(config: str | Path, tmp_path: Path) -> tuple[Plan, dict[str, Any]]:
+    """The plan of an example (by name) or of a config file, and v3's request for its export."""
+    source = config if isinstance(config, Path) else EXAMPLES / f"{config}.yaml"
+    plan = Plan.model_validate(golden_plan(source))
+    path = tmp_path / f"{source.stem}.py"
+    path.write_text(script(plan, "v3", source=str(source), name=path.name))
     proc = subprocess.run(
         [V3_PYTHON, str(CAPTURE), str(path)], capture_output=True, text=True, timeout=300
     )
@@ -185,3 +187,15 @@ def test_v3_request_has_the_expected_fields(config, tmp_path):
         }
     if "train_distribution" in expected:
         assert train["S3DataSource"]["S3DataDistributionType"] == expected["train_distribution"]
+
+
+def test_instance_preferences_and_the_pending_limit_reach_v3(preferred_config, tmp_path):
+    """What SDK v2 cannot build and the plan lays over its request, v3's Compute and
+    StoppingCondition send as the plan does (its own validation runs: the preferences are
+    exclusive of instance_type there too)."""
+    plan, result = captured(preferred_config, tmp_path)
+    request = result["request"]
+    assert request["ResourceConfig"] == plan.request["ResourceConfig"]
+    assert request["ResourceConfig"]["InstancePreferences"][0]["TrainingPlanArns"]
+    assert request["StoppingCondition"] == plan.request["StoppingCondition"]
+    assert request["StoppingCondition"]["MaxPendingTimeInSeconds"] == 7200

@@ -17,6 +17,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from sagelaunch import resource_config
 from sagelaunch.aws.errors import error_code, translated
 from sagelaunch.errors import AwsError
 from sagelaunch.statuses import JobStatus
@@ -50,13 +51,28 @@ def usage_quota_name(instance_type: str, spot: bool) -> str:
 
 
 def asked_instances(request: dict[str, Any]) -> Counter[str]:
-    """Instances per type a CreateTrainingJob request (or a job's description) asks for."""
+    """Instances per type a CreateTrainingJob request (or a job's description) asks for: with
+    instance preferences, the service's selection where it made one, else the first
+    preference (``preference_requests`` has each)."""
     resources = request.get("ResourceConfig", {})
     asked: Counter[str] = Counter()
     for group in resources.get("InstanceGroups") or [resources]:
-        if group.get("InstanceType"):
-            asked[group["InstanceType"]] += int(group.get("InstanceCount", 1))
+        kind, count = resource_config.running(group)
+        if kind:
+            asked[kind] += count
     return asked
+
+
+def preference_requests(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request as each instance preference would run it (one for a request without)."""
+    resources = request.get("ResourceConfig", {})
+    listed = resource_config.preferences(resources)
+    if not listed or resources.get("SelectedInstanceType"):
+        return [request]
+    return [
+        {**request, "ResourceConfig": {"InstanceType": kind, "InstanceCount": count}}
+        for kind, count in listed
+    ]
 
 
 # What an endpoint that does not serve an API answers: AWS's own codes for an unknown action,
@@ -151,7 +167,14 @@ def quota_uses(
     request: dict[str, Any], quotas: dict[str, int], used: Counter[str]
 ) -> list[QuotaUse]:
     """The quotas this request draws on, each with its use; quotas the account does not list
-    are left out (nothing to check them against)."""
+    are left out (nothing to check them against). With instance preferences, those of the
+    first preference that fits (the service moves on from a type it cannot start), else the
+    first's."""
+    options = [_uses(one, quotas, used) for one in preference_requests(request)]
+    return next((uses for uses in options if all(use.fits for use in uses)), options[0])
+
+
+def _uses(request: dict[str, Any], quotas: dict[str, int], used: Counter[str]) -> list[QuotaUse]:
     spot = bool(request.get("EnableManagedSpotTraining"))
     asked = asked_instances(request)
     uses = [
@@ -166,4 +189,5 @@ def quota_uses(
 def quota_names(request: dict[str, Any]) -> list[str]:
     """Every quota name a request may draw on."""
     spot = bool(request.get("EnableManagedSpotTraining"))
-    return [usage_quota_name(kind, spot) for kind in asked_instances(request)] + [TOTAL_INSTANCES]
+    kinds = [kind for one in preference_requests(request) for kind in asked_instances(one)]
+    return [usage_quota_name(kind, spot) for kind in dict.fromkeys(kinds)] + [TOTAL_INSTANCES]

@@ -308,7 +308,22 @@ def generated_file() -> dict[str, Any]:
             ),
             "limits": generate_queue(botocore_shapes("batch")),
         },
+        "ultraserver": {
+            "source": "the SageMaker model's UltraServer.InstanceType enum",
+            "instance_types": _ultraserver_types(service_shapes()),
+        },
     }
+
+
+def ultraserver_types() -> tuple[str, ...]:
+    """The instance types an UltraServer can be made of (the model's UltraServer.InstanceType
+    enum): InstancePlacementConfig is "only applicable for UltraServer capacity"."""
+    return tuple(_limits_file()["ultraserver"]["instance_types"])
+
+
+def _ultraserver_types(shapes: Mapping[str, Any]) -> list[str]:
+    member = shapes["UltraServer"]["members"]["InstanceType"]["shape"]
+    return sorted(shapes[member]["enum"])
 
 
 def _relative(path: Path) -> str:

@@ -17,7 +17,9 @@ SET_BY: dict[str, str] = {
     "OutputDataConfig": "output_path",
     "ResourceConfig": "compute",
     "VpcConfig": "network.subnets, network.security_group_ids",
-    "StoppingCondition": "compute.max_run, compute.spot.max_wait, compute.max_wait",
+    "StoppingCondition": (
+        "compute.max_run, compute.spot.max_wait, compute.max_wait, compute.max_pending"
+    ),
     "Tags": "tags",
     "EnableNetworkIsolation": "network.isolation",
     "EnableInterContainerTrafficEncryption": "network.encrypt_inter_container_traffic",
@@ -41,6 +43,8 @@ SET_BY: dict[str, str] = {
     "ResourceConfig.KeepAlivePeriodInSeconds": "compute.keep_alive",
     "ResourceConfig.InstanceGroups": "compute.groups",
     "ResourceConfig.TrainingPlanArn": "compute.training_plan",
+    "ResourceConfig.InstancePreferences": "compute.instance_preferences (laid over the SDK's "
+    "request: plan/service_fields.py)",
     "ResourceConfig.InstancePlacementConfig": "compute.placement",
     "CheckpointConfig.S3Uri": "checkpoint.s3_uri",
     "CheckpointConfig.LocalPath": "checkpoint.local_path",
@@ -64,7 +68,6 @@ NOT_SETTABLE: dict[str, str] = {
     "settings into the request",
     "ModelPackageConfig": "no EstimatorBase argument builds it (model registration from a "
     "training job is not in the SDK v2 estimator)",
-    "ResourceConfig.InstancePreferences": "no EstimatorBase argument sets it",
     "ResourceConfig.SelectedInstanceType": "set by the service (flexible instance selection), "
     "never by the SDK v2 estimator",
     "ResourceConfig.SelectedInstanceCount": "set by the service (flexible instance selection), "

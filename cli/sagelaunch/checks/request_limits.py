@@ -146,6 +146,17 @@ def each(collection: KeyPath, *inner: Any) -> Where:
     return found
 
 
+def each_of_each(collection: KeyPath, inner: Any) -> Where:
+    """Each member of the list at ``inner`` of each member of ``collection``."""
+
+    def found(config: LaunchConfig) -> Found:
+        for key, item in _members(_get(config, collection)):
+            for index, value in _members(_get(item, (inner,))):
+                yield (*collection, key, inner, index), value
+
+    return found
+
+
 def _maps(config: LaunchConfig, collection: KeyPath, inner: KeyPath, nested: bool) -> Found:
     """The map at ``collection``, or (``nested``) the map at ``inner`` of each of its members."""
     found = _get(config, collection)
@@ -338,6 +349,26 @@ CHECKS: tuple[Check, ...] = (
         at("compute", "training_plan"),
     ),
     Check(
+        TRAINING + "ResourceConfig.InstancePreferences",
+        "instance preferences",
+        at("compute", "instance_preferences"),
+    ),
+    Check(
+        TRAINING + "ResourceConfig.InstancePreferences[].InstanceCount",
+        "instance count",
+        each(("compute", "instance_preferences"), "instance_count"),
+    ),
+    Check(
+        TRAINING + "ResourceConfig.InstancePreferences[].TrainingPlanArns",
+        "training plans",
+        each(("compute", "instance_preferences"), "training_plans"),
+    ),
+    Check(
+        TRAINING + "ResourceConfig.InstancePreferences[].TrainingPlanArns[]",
+        "training plan ARN",
+        each_of_each(("compute", "instance_preferences"), "training_plans"),
+    ),
+    Check(
         TRAINING + "ResourceConfig.InstancePlacementConfig.PlacementSpecifications",
         "placement specifications",
         at("compute", "placement", "PlacementSpecifications"),
@@ -379,6 +410,12 @@ CHECKS: tuple[Check, ...] = (
         unit=" s",
     ),
     Check(TRAINING + "StoppingCondition.MaxWaitTimeInSeconds", "max_wait", max_wait, unit=" s"),
+    Check(
+        TRAINING + "StoppingCondition.MaxPendingTimeInSeconds",
+        "max_pending",
+        at("compute", "max_pending"),
+        unit=" s",
+    ),
     Check(TRAINING + "RetryStrategy.MaximumRetryAttempts", "retry count", retries),
     Check(TRAINING + "VpcConfig.Subnets", "subnets", at("network", "subnets")),
     Check(TRAINING + "VpcConfig.Subnets[]", "subnet id", each(("network", "subnets"))),
@@ -570,12 +607,8 @@ UNREACHABLE: dict[str, str] = {
     ),
     TRAINING + "InputDataConfig[].DataSource.S3DataSource.HubAccessConfig": "no config key",
     TRAINING + "InputDataConfig[].DataSource.DatasetSource": "no config key",
-    TRAINING + "ResourceConfig.InstancePreferences": "no config key (no SDK v2 argument sets it)",
     TRAINING + "ResourceConfig.SelectedInstanceCount": (
         "the service's answer (DescribeTrainingJob), not something a request sets"
-    ),
-    TRAINING + "StoppingCondition.MaxPendingTimeInSeconds": (
-        "no config key (no SDK v2 argument sets it)"
     ),
     TRAINING + "DebugRuleConfigurations[].VolumeSizeInGB": _SDK_RULE,
     TRAINING + "ProfilerRuleConfigurations[].VolumeSizeInGB": _SDK_RULE,

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from sagelaunch import resource_config
 from sagelaunch.output import stdout
 from sagelaunch.plan.image_cuda import plan_note
 from sagelaunch.plan_model import Cost, Plan, QueuedPlan, Topology, Upload
@@ -23,6 +24,7 @@ def render(plan: Plan) -> None:
     stdout.print(f"[bold]class[/bold]  {plan.estimator.class_name}")
     stdout.print(f"[bold]image[/bold]  {spec['TrainingImage']}{plan_note(spec['TrainingImage'])}")
     stdout.print(_topology_tree(plan.topology, request["ResourceConfig"]))
+    _preferences(request["ResourceConfig"])
     stdout.print(_hyperparameters(request.get("HyperParameters", {})))
     if request.get("InputDataConfig"):
         stdout.print(_channels(request["InputDataConfig"]))
@@ -51,13 +53,14 @@ def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
     if topology.groups:
         return _groups_tree(topology)
     hosts, per_host = topology.hosts, topology.processes_per_host
+    instance_type = resource_config.planned(resources)[0]
     if topology.unknown:
         return Tree(
-            f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
+            f"[bold]cluster[/bold] {hosts} × {instance_type} · {topology.launcher} · "
             f"{hosts} hosts × unknown processes = world size unknown ({topology.unknown})"
         )
     tree = Tree(
-        f"[bold]cluster[/bold] {hosts} × {resources['InstanceType']} · {topology.launcher} · "
+        f"[bold]cluster[/bold] {hosts} × {instance_type} · {topology.launcher} · "
         f"{hosts} hosts × {per_host} processes = world size {topology.world_size}"
         + (_mesh(topology.mesh) if topology.mesh else "")
     )
@@ -68,6 +71,19 @@ def _topology_tree(topology: Topology, resources: dict[str, Any]) -> Tree:
     if hosts > MAX_HOSTS_SHOWN:
         tree.add(f"… {hosts - MAX_HOSTS_SHOWN} more hosts")
     return tree
+
+
+def _preferences(resources: dict[str, Any]) -> None:
+    """Flexible instance selection: the cluster above is the first preference's."""
+    listed = resource_config.preferences(resources)
+    if not listed:
+        return
+    choices = " · ".join(f"{n}. {count} × {kind}" for n, (kind, count) in enumerate(listed, 1))
+    stdout.print(
+        f"[bold]instance preferences[/bold] {choices} (SageMaker starts the first with capacity; "
+        "the cluster shown is the first's)",
+        highlight=False,
+    )
 
 
 def _groups_tree(topology: Topology) -> Tree:
@@ -141,6 +157,8 @@ def _stopping(request: dict[str, Any]) -> None:
     line = f"[bold]stopping[/bold] max_run {stopping['MaxRuntimeInSeconds']}s"
     if request.get("EnableManagedSpotTraining"):
         line += f" · spot, max_wait {stopping.get('MaxWaitTimeInSeconds')}s"
+    if stopping.get("MaxPendingTimeInSeconds"):
+        line += f" · max_pending {stopping['MaxPendingTimeInSeconds']}s"
     if request.get("CheckpointConfig"):
         checkpoint = request["CheckpointConfig"]
         line += f" · checkpoints {checkpoint.get('LocalPath', '/opt/ml/checkpoints')} ⇄ "
@@ -207,7 +225,7 @@ def _training_instance_type(request: dict[str, Any], topology: Topology) -> str:
     group that runs the launcher, whose hosts topology.hosts counts."""
     if topology.groups:
         return str(next(g["instance_type"] for g in topology.groups if g["trains"]))
-    return str(request["ResourceConfig"]["InstanceType"])
+    return str(resource_config.planned(request["ResourceConfig"])[0])
 
 
 def _upload(upload: Upload | None) -> None:

@@ -34,6 +34,12 @@ from sagelaunch.config.instance_groups import (
     InstanceGroup,
     derive_compute,
 )
+from sagelaunch.config.instance_preferences import (
+    PREFERENCES_BOUNDS,
+    InstancePreference,
+    Placement,
+    derive_from_preferences,
+)
 from sagelaunch.config.sweep import Sweep, Tuning
 from sagelaunch.strategies import registry
 from sagelaunch.strategies.base import DistributionSettings, Strategy
@@ -224,8 +230,9 @@ class Queue(Strict):
 
 class Compute(Strict):
     instance_type: str = Field(
-        description="SageMaker training instance type, e.g. ml.p4d.24xlarge (with groups: "
-        "omit it; it then reads as the training group's)."
+        description="SageMaker training instance type, e.g. ml.p4d.24xlarge (with groups or "
+        "instance_preferences: omit it; it then reads as the training group's or the first "
+        "preference's)."
     )
     # At least 1: a job runs on its instances (the model's minimum is 0; with instance groups
     # the member is not sent). No most: the model states none, and how many instances an account
@@ -237,12 +244,20 @@ class Compute(Strict):
         description="Heterogeneous cluster: instance groups [{name, instance_type, "
         "instance_count}] instead of instance_type/instance_count.",
     )
+    instance_preferences: list[InstancePreference] | None = Field(
+        None,
+        **PREFERENCES_BOUNDS,
+        description="Flexible instance selection: [{instance_type, instance_count, "
+        "training_plans}] in priority order; SageMaker starts the job on the first with "
+        "capacity (ResourceConfig.InstancePreferences) instead of instance_type/instance_count.",
+    )
     training_plan: str | None = Field(
         None, description="SageMaker training plan ARN to run on (ResourceConfig.TrainingPlanArn)."
     )
-    placement: dict[str, Any] | None = Field(
+    placement: Placement | None = Field(
         None,
-        description="UltraServer placement (ResourceConfig.InstancePlacementConfig, API shape).",
+        description="UltraServer placement (ResourceConfig.InstancePlacementConfig, the API's "
+        "names): {EnableMultipleJobs, PlacementSpecifications: [{UltraServerId, InstanceCount}]}.",
     )
     volume_size_gb: int = Field(
         30,
@@ -256,6 +271,11 @@ class Compute(Strict):
         f"{number_range(_TRAINING + 'ResourceConfig.KeepAlivePeriodInSeconds')[1]}).",
     )
     spot: Spot | None = Field(None, description="Presence enables managed spot training.")
+    max_pending: Duration | None = Field(
+        None,
+        description="StoppingCondition.MaxPendingTimeInSeconds: stop the job after waiting "
+        "this long for capacity (the wait for a Scheduled training plan's start does not count).",
+    )
     max_wait: Duration | None = Field(
         None,
         description="On demand (no spot): StoppingCondition.MaxWaitTimeInSeconds, as the SDK "
@@ -564,7 +584,7 @@ class LaunchConfig(Strict):
     @model_validator(mode="before")
     @classmethod
     def _groups(cls, data: Any) -> Any:
-        return derive_compute(data)
+        return derive_compute(derive_from_preferences(data))
 
     @field_validator("environment", "tags", mode="before")
     @classmethod

@@ -82,8 +82,15 @@ def fit_inputs(spec: EstimatorSpec) -> dict[str, Any]:
     }
 
 
-def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str, Any]:
-    """The CreateTrainingJob parameters the SDK would send for ``spec``."""
+# What the service documents beyond the SDK, laid over its request (plan/service_fields.py).
+Overlay = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def capture_request(
+    spec: EstimatorSpec, region: str, job_name: str, overlay: Overlay | None = None
+) -> dict[str, Any]:
+    """The CreateTrainingJob parameters the SDK would send for ``spec`` (with ``overlay``'s
+    members, validated with it)."""
 
     def fit(session: Any) -> None:
         estimator = build_estimator(spec, session)
@@ -95,15 +102,18 @@ def capture_request(spec: EstimatorSpec, region: str, job_name: str) -> dict[str
             **copy.deepcopy(spec.fit_kwargs),
         )
 
-    return capture(fit, region)
+    return capture(fit, region, overlay=overlay)
 
 
 def capture(
-    create: Callable[[Any], object], region: str, operation: str = "CreateTrainingJob"
+    create: Callable[[Any], object],
+    region: str,
+    operation: str = "CreateTrainingJob",
+    overlay: Overlay | None = None,
 ) -> dict[str, Any]:
     """The CreateTrainingJob request that ``create(session)`` makes through the SDK, captured
-    offline and validated against botocore's model. Planning passes its estimator; tests pass
-    an exported script's ``main``."""
+    offline (``overlay`` laid over it) and validated against botocore's model. Planning passes
+    its estimator; tests pass an exported script's ``main``."""
     session = capture_session(region)
     try:
         with offline():
@@ -113,5 +123,6 @@ def capture(
         raise SdkRejected(f"the SageMaker SDK rejects this job: {exc}") from None
     if session.captured is None:  # pragma: no cover - the SDK changed its request path
         raise SagelaunchError("the SageMaker SDK did not build a CreateTrainingJob request")
-    validate_request(operation, session.captured, model=session.sagemaker_client.meta.service_model)
-    return session.captured
+    request = overlay(session.captured) if overlay else session.captured
+    validate_request(operation, request, model=session.sagemaker_client.meta.service_model)
+    return request

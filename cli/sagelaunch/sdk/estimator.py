@@ -140,7 +140,7 @@ def _common_kwargs(config: LaunchConfig, role: str) -> dict[str, Any]:
         "enable_infra_check": config.infra_check or None,
         "enable_session_tag_chaining": config.session_tag_chaining or None,
         "training_plan": compute.training_plan,
-        "instance_placement_config": compute.placement,
+        "instance_placement_config": compute.placement.as_request() if compute.placement else None,
     }
     kwargs.update({key: value for key, value in optional.items() if value is not None})
     if config.metrics_time_series != "sdk-default":

@@ -4,11 +4,13 @@ and its warnings. The plan is assembled around them in services.planning."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sagelaunch import naming
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.errors import ConfigError, Problem
+from sagelaunch.plan.service_fields import with_service_fields
 from sagelaunch.plan_model import EstimatorInfo, PlanWarning, TuningPlan
 from sagelaunch.sdk import instance_groups
 from sagelaunch.sdk.capture import SdkRejected, capture_request
@@ -61,7 +63,7 @@ def capture(
     spec = estimator_spec(config, role=role, region=region, code_uri=code_uri)
     SDK_WARNINGS.messages.clear()
     try:
-        request = capture_request(spec, region, job_name)
+        request = capture_request(spec, region, job_name, partial(with_service_fields, config))
     except SdkRejected as exc:
         raise loaded.error(("framework",), exc.message) from None
     tuning = planned_tuning(loaded, spec, region, job_name, request) if config.tuning else None
@@ -93,7 +95,8 @@ def planned_tuning(
     name = naming.tuning_job_name_for(loaded.config, job_name)
     tuner = tuner_spec(tuning, spec, estimator_model_dir(tuning, spec, training_request))
     try:
-        request = capture_tuning_request(spec, tuner, region, name)
+        overlay = partial(with_service_fields, loaded.config)
+        request = capture_tuning_request(spec, tuner, region, name, overlay)
     except SdkRejected as exc:
         raise loaded.error(("tuning",), exc.message) from None
     return TuningPlan(job_name=name, tuner=tuner.as_json(), request=request)

@@ -28,7 +28,13 @@ from sagelaunch.aws.session import validate_request
 from sagelaunch.config.sweep import CategoricalRange, IntegerRange, Tuning
 from sagelaunch.errors import SagelaunchError
 from sagelaunch.hyperparameters import decode
-from sagelaunch.sdk.capture import SdkRejected, build_estimator, capture_session, fit_inputs
+from sagelaunch.sdk.capture import (
+    Overlay,
+    SdkRejected,
+    build_estimator,
+    capture_session,
+    fit_inputs,
+)
 from sagelaunch.sdk.estimator import EstimatorSpec
 from sagelaunch.sdk.runtime import SDK_WARNINGS, offline, sagemaker
 
@@ -154,9 +160,14 @@ def build_tuner(spec: TunerSpec, estimator: Any) -> Any:
 
 
 def capture_tuning_request(
-    estimator_spec: EstimatorSpec, spec: TunerSpec, region: str, job_name: str
+    estimator_spec: EstimatorSpec,
+    spec: TunerSpec,
+    region: str,
+    job_name: str,
+    overlay: Overlay | None = None,
 ) -> dict[str, Any]:
-    """The CreateHyperParameterTuningJob parameters the SDK's tuner would send."""
+    """The CreateHyperParameterTuningJob parameters the SDK's tuner would send (``overlay`` laid
+    over its training definition)."""
     session = capture_session(region)
     if spec.estimator_kwargs:
         kwargs = {**estimator_spec.kwargs, **spec.estimator_kwargs}
@@ -173,6 +184,9 @@ def capture_tuning_request(
     # estimator that has not trained yet: noise, not a finding about the job.
     SDK_WARNINGS.messages[:] = [m for m in SDK_WARNINGS.messages if UNTRAINED not in m]
     request = _sorted_parents(session.captured)
+    if overlay:
+        definition = overlay(request["TrainingJobDefinition"])
+        request = {**request, "TrainingJobDefinition": definition}
     validate_request(
         "CreateHyperParameterTuningJob",
         request,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sagelaunch import resource_config
 from sagelaunch.config.debugger_settings import (
     builtin_rules,
     debugger_rule_configs,
@@ -35,7 +36,8 @@ class Unmappable(UsageError):
 
 
 def compute_groups(resources: dict[str, Any]) -> dict[str, Any]:
-    """compute.groups (and the other ResourceConfig keys of this issue) from ResourceConfig."""
+    """compute.groups, instance_preferences (each naming its own type and count), training_plan
+    and placement from ResourceConfig."""
     found: dict[str, Any] = {}
     if "InstanceGroups" in resources:
         found["groups"] = [
@@ -50,14 +52,23 @@ def compute_groups(resources: dict[str, Any]) -> dict[str, Any]:
         found["training_plan"] = resources["TrainingPlanArn"]
     if resources.get("InstancePlacementConfig"):
         found["placement"] = resources["InstancePlacementConfig"]
+    if resources.get("InstancePreferences"):
+        found["instance_preferences"] = [
+            {
+                "instance_type": p["InstanceType"],
+                "instance_count": p.get("InstanceCount", 1),
+                **({"training_plans": p["TrainingPlanArns"]} if p.get("TrainingPlanArns") else {}),
+            }
+            for p in resources["InstancePreferences"]
+        ]
     return found
 
 
 def training_instance_type(request: dict[str, Any], named: list[str] | None) -> str:
     """The instance type the image was chosen for: the training group's with groups."""
     resources = request["ResourceConfig"]
-    if "InstanceType" in resources or "InstanceGroups" not in resources:
-        return str(resources.get("InstanceType", ""))
+    if "InstanceGroups" not in resources:
+        return str(resource_config.planned(resources)[0] or "")
     named = named or []
     groups = resources["InstanceGroups"]
     chosen = next((g for g in groups if g["InstanceGroupName"] in named), groups[0])

@@ -237,7 +237,7 @@ def _compute(request: dict[str, Any]) -> dict[str, Any]:
     compute: dict[str, Any] = {
         **(
             {}
-            if "groups" in groups
+            if "groups" in groups or "instance_preferences" in groups
             else {
                 "instance_type": resources["InstanceType"],
                 "instance_count": resources.get("InstanceCount", 1),
@@ -253,6 +253,8 @@ def _compute(request: dict[str, Any]) -> dict[str, Any]:
         compute["spot"] = {"max_wait": stopping.get("MaxWaitTimeInSeconds", compute["max_run"])}
     elif "MaxWaitTimeInSeconds" in stopping:  # the SDK sends max_wait without spot too
         compute["max_wait"] = stopping["MaxWaitTimeInSeconds"]
+    if "MaxPendingTimeInSeconds" in stopping:
+        compute["max_pending"] = stopping["MaxPendingTimeInSeconds"]
     retries = (request.get("RetryStrategy") or {}).get("MaximumRetryAttempts")
     if retries:
         compute["retries"] = retries

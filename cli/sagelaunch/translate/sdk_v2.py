@@ -88,8 +88,29 @@ if __name__ == "__main__":
 _NOT_IN_THE_SDK = {"quota_share": "quotaShareName", "preemption": "preemptionConfiguration"}
 
 
+def _refuse_what_the_estimator_cannot_build(request: dict[str, Any]) -> None:
+    """The members the plan lays over the SDK's request (plan/service_fields.py): an SDK v2
+    script would send the job without them."""
+    members = [
+        member
+        for member, shape in (
+            ("ResourceConfig.InstancePreferences", "ResourceConfig"),
+            ("StoppingCondition.MaxPendingTimeInSeconds", "StoppingCondition"),
+        )
+        if member.split(".")[1] in request.get(shape, {})
+    ]
+    if members:
+        raise UsageError(
+            f"no SDK v2 estimator argument builds {' or '.join(members)}: the exported script "
+            "would send the job without it",
+            hint="export --sdk v3 (ModelTrainer's Compute and StoppingCondition have them), or "
+            "send the planned request with `sagelaunch submit`",
+        )
+
+
 def render(plan: Plan, *, source: str, script: str) -> str:
     """The script for ``plan`` (``source``: the config it came from; ``script``: its file name)."""
+    _refuse_what_the_estimator_cannot_build(plan.request)
     estimator = plan.estimator
     module, name = estimator.class_name.rsplit(".", 1)  # e.g. sagemaker.pytorch, PyTorch
     input_classes = sorted({_input_class(spec) for spec in estimator.fit_inputs.values()})

@@ -167,11 +167,17 @@ def _trainer_kwargs(plan: Plan, distributed: Source | None) -> dict[str, Any]:
 
 def _compute(request: dict[str, Any]) -> dict[str, Any]:
     resources = request["ResourceConfig"]
-    compute: dict[str, Any] = {
-        "instance_type": resources["InstanceType"],
-        "instance_count": resources["InstanceCount"],
-        "volume_size_in_gb": resources["VolumeSizeInGB"],
-    }
+    compute: dict[str, Any] = {}
+    if "InstancePreferences" in resources:  # exclusive of instance_type (v3 checks it too)
+        compute["instance_preferences"] = [_snake(p) for p in resources["InstancePreferences"]]
+    else:
+        compute["instance_type"] = resources["InstanceType"]
+        compute["instance_count"] = resources["InstanceCount"]
+    compute["volume_size_in_gb"] = resources["VolumeSizeInGB"]
+    if resources.get("TrainingPlanArn"):
+        compute["training_plan_arn"] = resources["TrainingPlanArn"]
+    if resources.get("InstancePlacementConfig"):
+        compute["instance_placement_config"] = _snake(resources["InstancePlacementConfig"])
     if resources.get("VolumeKmsKeyId"):
         compute["volume_kms_key_id"] = resources["VolumeKmsKeyId"]
     if resources.get("KeepAlivePeriodInSeconds"):
@@ -198,9 +204,14 @@ def _networking(request: dict[str, Any]) -> dict[str, Any]:
     return networking
 
 
-def _snake(shape: dict[str, Any]) -> dict[str, Any]:
-    """An AWS shape's keys in v3's snake_case (S3Uri -> s3_uri, KmsKeyId -> kms_key_id)."""
-    return {_snake_key(key): value for key, value in shape.items()}
+def _snake(shape: Any) -> Any:
+    """An AWS shape's keys in v3's snake_case (S3Uri -> s3_uri, KmsKeyId -> kms_key_id), its
+    nested shapes' too (v3's pydantic shapes take them as dicts)."""
+    if isinstance(shape, list):
+        return [_snake(item) for item in shape]
+    if not isinstance(shape, dict):
+        return shape
+    return {_snake_key(key): _snake(value) for key, value in shape.items()}
 
 
 def _snake_key(key: str) -> str:

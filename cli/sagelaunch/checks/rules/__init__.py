@@ -22,6 +22,7 @@ from sagelaunch.checks.rules import (  # noqa: F401
     huggingface,
     parallelism,
     queue,
+    reserved,
     resources,
     tensorflow,
 )
