@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import yaml
+
 from sagelaunch.aws import quotas
 from sagelaunch.checks.rules import check
 from sagelaunch.checks.validation import validate_file
@@ -31,6 +33,20 @@ def test_instance_type_beside_preferences_is_refused_at_compute(make_config):
     assert problem.line == _line(path, "compute:")
     assert "exclusive of InstanceType" in problem.message
     assert "drop compute.instance_type" in problem.message
+
+
+def test_a_base_configs_instance_type_is_unset_with_null(make_config, tmp_path):
+    """A config that extends one naming instance_type lists its preferences with
+    `instance_type: null` (what `extends:` and `--set` use to unset a key)."""
+    base = make_config(name="base.yaml")
+    (tmp_path / "over.yaml").write_text(
+        yaml.safe_dump({"extends": "base.yaml", **preferring(P5, P4D)}, sort_keys=False)
+    )
+    config = load(tmp_path / "over.yaml").config
+    assert base.exists() and config.compute.instance_type == P5[0]
+    over = ["compute.instance_type=null", "compute.instance_count=null"]
+    over.append("compute.instance_preferences=[{instance_type: ml.p4d.24xlarge}]")
+    assert load(base, over).config.compute.instance_type == "ml.p4d.24xlarge"
 
 
 def test_groups_beside_preferences_are_refused(make_config):

@@ -51,7 +51,8 @@ def derive_compute(data: Any) -> Any:
     groups = compute.get("groups")
     if groups is None:
         return data
-    both = [key for key in ("instance_type", "instance_count") if key in compute]
+    # `null` (an `extends:` override or `--set compute.instance_type=null`) unsets a key.
+    both = [key for key in ("instance_type", "instance_count") if compute.get(key) is not None]
     if both:
         raise ValueError(
             f"compute sets both groups and {' and '.join(both)}: give compute.groups (one "

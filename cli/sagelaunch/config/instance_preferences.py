@@ -99,12 +99,13 @@ def derive_from_preferences(data: Any) -> Any:
     preferences = compute.get("instance_preferences")
     if preferences is None:
         return data
-    if "groups" in compute:
+    if compute.get("groups") is not None:
         raise ValueError(
             "compute sets both instance_preferences and groups: the API makes "
             "InstancePreferences exclusive of InstanceGroups (ResourceConfig); give one"
         )
-    both = [key for key in ("instance_type", "instance_count") if key in compute]
+    # `null` (an `extends:` override or `--set compute.instance_type=null`) unsets a key.
+    both = [key for key in ("instance_type", "instance_count") if compute.get(key) is not None]
     if both:
         raise ValueError(
             f"compute sets both instance_preferences and {' and '.join(both)}: {EXCLUSIVE}; "

@@ -95,8 +95,9 @@ def preferences_share_an_image(loaded: LoadedConfig) -> Iterator[Problem]:
                 loaded,
                 (*PREFERENCES, index, "instance_type"),
                 f"{preference.instance_type} runs {image}, but the job sends one image for "
-                f"every preference ({first}, the first's): keep preferences of one kind "
-                "(GPU, Trainium, CPU) and architecture, or submit a second config",
+                f"every preference ({first}, the first's): keep preferences whose types take "
+                "the same image (one accelerator kind and architecture), or submit a second "
+                "config",
             )
 
 
