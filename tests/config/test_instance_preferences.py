@@ -160,3 +160,15 @@ def test_a_described_job_counts_the_type_the_service_selected():
 def _line(path, text: str) -> int:
     lines = [line.strip() for line in path.read_text().splitlines()]
     return lines.index(text) + 1
+
+
+def test_another_cuda_build_of_the_same_image_is_advice(make_config):
+    """The SDK picks SMP v2 2.8's CUDA 11.8 build for a p4d and the 12.1 one for a p5: the p4d
+    preference runs the first's (CUDA 12.1 runs on an A100), so it is said, not refused."""
+    smp = {"distribution": {"strategy": "smp"}, "framework_version": "2.8.0"}
+    path = make_config({**preferring(P5, P4D), **smp})
+    found = [p for p in check(load(path)) if p.path.startswith("compute.instance_preferences")]
+    (problem,) = found
+    assert problem.severity == "warning"
+    assert "on ml.p4d.24xlarge it runs the first's" in problem.message
+    assert "-cu121" in problem.message

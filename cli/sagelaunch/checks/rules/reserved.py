@@ -11,10 +11,11 @@ InstanceType and InstanceGroups are refused where the config is read
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from sagelaunch.catalog.api_limits import ultraserver_types
-from sagelaunch.checks.rules.registry import RULES, error, rule
+from sagelaunch.checks.rules.registry import RULES, error, rule, warning
 from sagelaunch.config.loader import LoadedConfig
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.errors import Problem
@@ -22,6 +23,9 @@ from sagelaunch.plan import images
 
 EXCLUSIVE = "the API makes InstancePreferences exclusive of {} (ResourceConfig)"
 PREFERENCES = ("compute", "instance_preferences")
+_CUDA_BUILD = re.compile(
+    r"-cu\d+"
+)  # an image tag's CUDA build: pytorch-training:2.8.0-gpu-py311-cu121
 
 
 @rule
@@ -81,7 +85,8 @@ def preferences_exclusions(loaded: LoadedConfig) -> Iterator[Problem]:
 def preferences_share_an_image(loaded: LoadedConfig) -> Iterator[Problem]:
     """Refused: preferences whose types need different training images. The request names one
     AlgorithmSpecification.TrainingImage for whichever type the service selects, and a GPU
-    image does not run on a Trainium or CPU instance (nor an arm64 one on x86)."""
+    image does not run on a Trainium or CPU instance (nor an arm64 one on x86). Advice where
+    the SDK picks another CUDA build of the same image for a type: that type runs the first's."""
     config = loaded.config
     preferences = config.compute.instance_preferences or []
     if len(preferences) < 2 or config.image_uri or config.is_builtin_algorithm:
@@ -90,15 +95,26 @@ def preferences_share_an_image(loaded: LoadedConfig) -> Iterator[Problem]:
     first = images.training_image(config, region)
     for index, preference in enumerate(preferences[1:], start=1):
         image = images.training_image(_on(config, index), region)
-        if first and image and image != first:
-            yield error(
+        if not first or not image or image == first:
+            continue
+        where = (*PREFERENCES, index, "instance_type")
+        if _CUDA_BUILD.sub("", image) == _CUDA_BUILD.sub("", first):
+            yield warning(
                 loaded,
-                (*PREFERENCES, index, "instance_type"),
-                f"{preference.instance_type} runs {image}, but the job sends one image for "
-                f"every preference ({first}, the first's): keep preferences whose types take "
-                "the same image (one accelerator kind and architecture), or submit a second "
-                "config",
+                where,
+                f"the SDK picks {image} for {preference.instance_type}, but the job sends one "
+                f"image for every preference: on {preference.instance_type} it runs the "
+                f"first's, {first}",
             )
+            continue
+        yield error(
+            loaded,
+            where,
+            f"{preference.instance_type} runs {image}, but the job sends one image for "
+            f"every preference ({first}, the first's): keep preferences whose types take "
+            "the same image (one accelerator kind and architecture), or submit a second "
+            "config",
+        )
 
 
 @rule
