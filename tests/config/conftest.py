@@ -96,11 +96,15 @@ PREFERRED: dict[str, Any] = {
 }
 
 
+def _written(tmp_path_factory: pytest.TempPathFactory, name: str, data: dict) -> Path:
+    path = tmp_path_factory.mktemp(name) / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
 @pytest.fixture(scope="session")
 def preferred_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("preferred") / "preferred.yaml"
-    path.write_text(yaml.safe_dump(PREFERRED, sort_keys=False))
-    return path
+    return _written(tmp_path_factory, "preferred", PREFERRED)
 
 
 @pytest.fixture(scope="session")
@@ -110,9 +114,7 @@ def preferred_plan(preferred_config: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def everything_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("everything") / "everything.yaml"
-    path.write_text(yaml.safe_dump(EVERYTHING, sort_keys=False))
-    return path
+    return _written(tmp_path_factory, "everything", EVERYTHING)
 
 
 @pytest.fixture(scope="session")

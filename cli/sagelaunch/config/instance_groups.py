@@ -51,8 +51,7 @@ def derive_compute(data: Any) -> Any:
     groups = compute.get("groups")
     if groups is None:
         return data
-    # `null` (an `extends:` override or `--set compute.instance_type=null`) unsets a key.
-    both = [key for key in ("instance_type", "instance_count") if compute.get(key) is not None]
+    both = written_instance_keys(compute)
     if both:
         raise ValueError(
             f"compute sets both groups and {' and '.join(both)}: give compute.groups (one "
@@ -61,10 +60,22 @@ def derive_compute(data: Any) -> Any:
     chosen = _training_entry(groups, data.get("distribution"))
     if chosen is None:
         return data  # an empty or malformed list: the model reports it at compute.groups
+    return with_instances(data, chosen)
+
+
+def written_instance_keys(compute: dict[str, Any]) -> list[str]:
+    """Which of instance_type/instance_count the raw ``compute`` sets (`null`, from an
+    `extends:` override or `--set compute.instance_type=null`, unsets a key)."""
+    return [key for key in ("instance_type", "instance_count") if compute.get(key) is not None]
+
+
+def with_instances(data: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with compute.instance_type/instance_count read from ``entry`` (a group, a
+    preference): the derived keys every rule reads."""
     filled = {
-        **compute,
-        "instance_type": chosen.get("instance_type"),
-        "instance_count": chosen.get("instance_count", 1),
+        **data["compute"],
+        "instance_type": entry.get("instance_type"),
+        "instance_count": entry.get("instance_count", 1),
     }
     return {**data, "compute": filled}
 

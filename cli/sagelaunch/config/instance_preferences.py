@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from sagelaunch.catalog.api_limits import limit
+from sagelaunch.config.instance_groups import with_instances, written_instance_keys
 from sagelaunch.strict import Strict
 
 _RESOURCES = "CreateTrainingJob.ResourceConfig."
@@ -104,8 +105,7 @@ def derive_from_preferences(data: Any) -> Any:
             "compute sets both instance_preferences and groups: the API makes "
             "InstancePreferences exclusive of InstanceGroups (ResourceConfig); give one"
         )
-    # `null` (an `extends:` override or `--set compute.instance_type=null`) unsets a key.
-    both = [key for key in ("instance_type", "instance_count") if compute.get(key) is not None]
+    both = written_instance_keys(compute)
     if both:
         raise ValueError(
             f"compute sets both instance_preferences and {' and '.join(both)}: {EXCLUSIVE}; "
@@ -114,9 +114,4 @@ def derive_from_preferences(data: Any) -> Any:
     first = preferences[0] if isinstance(preferences, list) and preferences else None
     if not isinstance(first, dict):
         return data  # an empty or malformed list: the model reports it there
-    filled = {
-        **compute,
-        "instance_type": first.get("instance_type"),
-        "instance_count": first.get("instance_count", 1),
-    }
-    return {**data, "compute": filled}
+    return with_instances(data, first)
