@@ -27,7 +27,7 @@ from tests.conftest import ENTRYPOINTS, REPO
 
 # Whether a job's hosts get networks of their own here (network.py): a sandbox, the namespace
 # tools and pasta; where not, they share this machine's, each host at a loopback address.
-OWN_NETWORKS = network.choose(sandbox.choose("auto").isolated, mpi=False, isolation=False).own
+OWN_NETWORKS = network.choose(sandbox.choose("auto").isolated, isolation=False).own
 
 
 def host_address(index: int) -> str:

@@ -147,12 +147,12 @@ def test_the_fallback_says_what_is_missing(monkeypatch):
     """Without pasta a job that needs the outside keeps the shared network, and says why; a job
     with network isolation needs no pasta; without a sandbox there are no namespaces."""
     monkeypatch.setattr(network.shutil, "which", lambda tool: None if tool == "pasta" else tool)
-    shared = network.choose(isolated=True, mpi=False, isolation=False)
+    shared = network.choose(isolated=True, isolation=False)
     assert not shared.own and "apt install passt" in shared.reason
-    assert network.choose(isolated=True, mpi=False, isolation=True).own
-    assert not network.choose(isolated=False, mpi=False, isolation=False).own
-    mpi = network.choose(isolated=True, mpi=True, isolation=True)
-    said = network.warning(mpi, network.HostNetwork(network.MACHINE, mpi.reason))
+    assert network.choose(isolated=True, isolation=True).own
+    assert not network.choose(isolated=False, isolation=False).own
+    isolated = network.choose(isolated=True, isolation=True)
+    said = network.warning(isolated, network.HostNetwork(network.MACHINE, isolated.reason))
     assert said is not None and "network.isolation is not emulated" in said
 
 

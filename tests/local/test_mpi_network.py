@@ -21,7 +21,7 @@ HOSTS = ["algo-1", "algo-2"]
 
 def _own(isolation: bool) -> bool:
     """Whether an MPI job's hosts get networks of their own here (network.choose)."""
-    return network.choose(sandbox.choose("auto").isolated, mpi=True, isolation=isolation).own
+    return network.choose(sandbox.choose("auto").isolated, isolation=isolation).own
 
 
 def test_on_own_networks_mpirun_is_the_toolkits_through_the_agent(monkeypatch, tmp_path):
@@ -65,11 +65,11 @@ def test_an_mpi_job_on_the_shared_network_says_so_once(monkeypatch):
     """No longer shared by design: where its networks cannot be made, an MPI job warns as a
     torchrun job does (here: no pasta for a job that needs the outside)."""
     monkeypatch.setattr(network.shutil, "which", lambda tool: None if tool == "pasta" else tool)
-    choice = network.choose(isolated=True, mpi=True, isolation=False)
+    choice = network.choose(isolated=True, isolation=False)
     assert not choice.own and "apt install passt" in choice.reason
     said = network.warning(choice, network.HostNetwork(network.MACHINE, choice.reason))
     assert said is not None and "a fixed port binds on one host only" in said
-    assert network.choose(isolated=True, mpi=True, isolation=True).own
+    assert network.choose(isolated=True, isolation=True).own
 
 
 def test_the_agents_variable_stays_out_of_the_ranks_environment(tmp_path):

@@ -41,7 +41,6 @@ from sagelaunch.local.preflight import Prepared
 from sagelaunch.metrics.local import DEFINITIONS_FILE
 from sagelaunch.plan_model import Plan
 from sagelaunch.statuses import JobStatus
-from sagelaunch.strategies.base import MPIRUN
 
 RUNS_DIR = run_dir.RUNS_DIR
 # What _clear removes besides algo-*.
@@ -295,7 +294,7 @@ def _with_network(
     """The hosts' network (network.py) for the rest of the run, in ``prepared``'s sandbox; the
     one line that says so where the hosts share this machine's instead."""
     isolation = prepared.config.network.isolation
-    choice = network.choose(prepared.sandbox.isolated, prepared.launch.kind == MPIRUN, isolation)
+    choice = network.choose(prepared.sandbox.isolated, isolation)
     helpers = workdir / sandbox.SANDBOX_DIR / "network"
     made = stack.enter_context(network.hosts_network(choice, prepared.hosts, helpers))
     # Without a sandbox its line says the network is shared; a lost network.isolation is said too.

@@ -83,11 +83,10 @@ class Choice:
     isolation: bool = False
 
 
-def choose(isolated: bool, mpi: bool, isolation: bool) -> Choice:
-    """Own namespaces where the sandbox runs and the tools are here, whatever the launcher:
-    ``mpi`` (an MPI job) no longer changes the choice, since mpirun's daemons enter their hosts'
-    networks as every other launcher's processes do (mpi_agent.py)."""
-    del mpi  # job.py still says which launcher runs; every one gets the same networks
+def choose(isolated: bool, isolation: bool) -> Choice:
+    """Own namespaces where the sandbox runs and the tools are here, whatever the launcher
+    (mpirun's daemons enter their hosts' networks as every other launcher's processes do:
+    mpi_agent.py)."""
     if not isolated:
         return Choice(False, "no sandbox", isolation=isolation)
     missing = [tool for tool in _TOOLS if shutil.which(tool) is None]
