@@ -149,13 +149,6 @@ class CapacityProxy(FaultProxy):
                     proxy.requests[LIST_QUOTAS] += 1
                 self._ok(proxy.quota_page())
 
-            def _ok(self, body: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-amz-json-1.1")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
             do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = _any
 
         return Handler

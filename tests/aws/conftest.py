@@ -121,6 +121,19 @@ def scarce(moto, monkeypatch):
     capacity_proxy.stop()
 
 
+@pytest.fixture
+def plans(moto, monkeypatch):
+    """The training-plans account (tests/aws/plans_proxy.py) in front of moto: no offerings and
+    no plans until a test adds them."""
+    from tests.aws.plans_proxy import PlansProxy
+
+    plans_proxy = PlansProxy(moto, ACCOUNT, REGION).start()
+    plans_proxy.unique_creates = True  # a second create of one job name is refused, as AWS does
+    monkeypatch.setenv("AWS_ENDPOINT_URL", plans_proxy.url)
+    yield plans_proxy
+    plans_proxy.stop()
+
+
 def boto_client(service: str):
     """A plain boto3 client for the test's own checks (reads AWS_ENDPOINT_URL like ours do)."""
     import boto3

@@ -15,7 +15,10 @@ from botocore.validate import validate_parameters
 from sagelaunch.aws import models
 from tests.conftest import REPO
 
-CALLERS = [REPO / "cli" / "sagelaunch" / "aws" / name for name in ("jobs.py", "tuning.py")]
+CALLERS = [
+    REPO / "cli" / "sagelaunch" / "aws" / name
+    for name in ("jobs.py", "tuning.py", "training_plans.py")
+]
 
 
 def client_from(loader, service="sagemaker"):

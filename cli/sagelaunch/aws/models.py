@@ -35,6 +35,13 @@ OPERATIONS = {
         "DescribeHyperParameterTuningJob",
         "ListHyperParameterTuningJobs",
         "StopHyperParameterTuningJob",
+        # aws.training_plans: `capacity`, and the checks of compute.training_plan
+        "SearchTrainingPlanOfferings",
+        "CreateTrainingPlan",
+        "DescribeTrainingPlan",
+        "ListTrainingPlans",
+        "ExtendTrainingPlan",
+        "DescribeTrainingPlanExtensionHistory",
     ),
     "s3": (
         "HeadObject",  # aws.upload: is the content-addressed bundle there?
