@@ -107,6 +107,12 @@ COMMANDS: dict[str, Entry] = {
     "metrics": Entry(
         "metrics", "metrics", "Show a job's or a local run's metrics over time: table, chart, PNG."
     ),
+    "capacity": Entry(
+        "capacity",
+        "capacity",
+        "Reserve GPU capacity as SageMaker training plans: search offerings, reserve, list, "
+        "extend.",
+    ),
 }
 
 
@@ -181,12 +187,19 @@ class _LazyGroup(TyperGroup):
 
 
 def _build(name: str, entry: Entry, ctx: Any) -> Any:
-    """The click command of one entry: its module imported now, and only now."""
+    """The click command of one entry: its module imported now, and only now. A module with
+    ``SUBCOMMANDS`` (a Typer whose callback is the entry's function) is a group of them."""
     module = importlib.import_module(f"sagelaunch.commands.{entry.module}")
-    single = typer.Typer(add_completion=False, rich_markup_mode="rich")
-    single.command(name, cls=TidyCommand)(getattr(module, entry.function))
     from sagelaunch.cli_params import lighten
 
+    group = getattr(module, "SUBCOMMANDS", None)
+    if isinstance(group, typer.Typer):
+        command = lighten(typer.main.get_group(group), ctx)
+        for sub_name, sub in command.commands.items():
+            completion.attach(f"{name} {sub_name}", lighten(sub, ctx))
+        return command
+    single = typer.Typer(add_completion=False, rich_markup_mode="rich")
+    single.command(name, cls=TidyCommand)(getattr(module, entry.function))
     command = lighten(typer.main.get_command(single), ctx)
     completion.attach(name, command)
     return command

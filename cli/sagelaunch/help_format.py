@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, get_args
 
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 _NAMES = {str: "TEXT", int: "INTEGER", float: "FLOAT"}
 
@@ -51,11 +51,13 @@ def _join(paragraph: str) -> str:
     return " ".join(line.strip() for line in lines)
 
 
-class TidyCommand(TyperCommand):
-    """A Typer command whose help shows conventional metavars and reflowed paragraphs."""
+class _Tidy:
+    """Conventional metavars and reflowed paragraphs, for a command or a group."""
+
+    help: str | None
 
     def get_params(self, ctx: Any) -> list[Any]:
-        params = super().get_params(ctx)
+        params: list[Any] = super().get_params(ctx)  # type: ignore[misc]
         for param in params:
             if param.metavar is not None:
                 continue
@@ -68,4 +70,12 @@ class TidyCommand(TyperCommand):
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         self.help = reflow(self.help)
-        super().format_help(ctx, formatter)
+        super().format_help(ctx, formatter)  # type: ignore[misc]
+
+
+class TidyCommand(_Tidy, TyperCommand):
+    """A Typer command whose help shows conventional metavars and reflowed paragraphs."""
+
+
+class TidyGroup(_Tidy, TyperGroup):
+    """A group of subcommands (`capacity search`, ...) with its commands' help style."""

@@ -97,6 +97,7 @@ class PlansProxy(FaultProxy):
         self.no_capacity: set[str] = set()  # instance types that find no instances
         self.selected: dict[str, tuple[str, int] | None] = {}  # job -> picked preference
         self.sent_preferences: dict[str, list[dict[str, Any]]] = {}  # job -> as sent
+        self.received: list[tuple[str, dict[str, Any]]] = []  # (operation, request) answered
         self._plans_lock = threading.Lock()
         super().__init__(upstream)
 
@@ -142,6 +143,7 @@ class PlansProxy(FaultProxy):
                 request = json.loads(body or b"{}")
                 _validate(name, request)
                 with self._plans_lock:
+                    self.received.append((name, request))
                     answer = getattr(self, f"_{name}")(request)
                 return 200, json.dumps(answer, default=_epoch).encode()
             if operation == CREATE_JOB:

@@ -16,6 +16,8 @@ from tests.aws.capacity_proxy import CAPACITY_REASON
 from tests.aws.conftest import ACCOUNT, BUCKET, REGION, boto_client
 from tests.aws.plans_proxy import offering
 
+pytestmark = pytest.mark.integration
+
 START = datetime(2030, 1, 6, 12, tzinfo=UTC)
 ROLE = f"arn:aws:iam::{ACCOUNT}:role/sagemaker"
 

@@ -13,6 +13,8 @@ from sagelaunch.errors import AwsError
 from tests.aws.conftest import REGION
 from tests.aws.plans_proxy import offering
 
+pytestmark = pytest.mark.integration
+
 START = datetime(2030, 1, 6, 12, tzinfo=UTC)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from sagelaunch.aws.errors import is_not_found, translated
+from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
 from sagelaunch.errors import AwsError
 
 TRAINING_JOB = "training-job"  # the TargetResources value of capacity for training jobs
@@ -30,6 +30,21 @@ class PlanNotFound(AwsError):
             "ARN's region and --region",
         )
         self.name = name
+
+
+class PlanNameTaken(AwsError):
+    """CreateTrainingPlan of a name the account already has a plan of (ResourceInUse)."""
+
+
+class OfferingNotFound(AwsError):
+    """The offering is not (or no longer) offered: offerings are short-lived."""
+
+    def __init__(self, offering_id: str) -> None:
+        super().__init__(
+            f"no training-plan offering {offering_id!r} (offerings expire soon after a search)",
+            hint="search again and use an offering it lists: `sagelaunch capacity search "
+            "CONFIG` (to reserve), `sagelaunch capacity extend PLAN` (to extend)",
+        )
 
 
 def plan_name(name_or_arn: str) -> str:
@@ -68,12 +83,27 @@ def extension_offerings(sagemaker: Any, plan_arn: str) -> list[dict[str, Any]]:
 
 @translated
 def create(sagemaker: Any, name: str, offering_id: str) -> str:
-    """CreateTrainingPlan from an offering; the new plan's ARN. A name already taken raises
-    (ResourceInUse): callers that reserve idempotently describe the plan there is."""
-    answer = sagemaker.create_training_plan(
-        TrainingPlanName=name, TrainingPlanOfferingId=offering_id
-    )
+    """CreateTrainingPlan from an offering; the new plan's ARN. A name already taken is
+    `PlanNameTaken` (callers that reserve idempotently describe the plan there is), an offering
+    gone `OfferingNotFound`."""
+    try:
+        answer = sagemaker.create_training_plan(
+            TrainingPlanName=name, TrainingPlanOfferingId=offering_id
+        )
+    except ClientError as exc:
+        if is_already_exists(exc):
+            raise PlanNameTaken(f"a training plan named {name!r} already exists") from None
+        if is_not_found(exc):
+            raise OfferingNotFound(offering_id) from None
+        raise
     return str(answer["TrainingPlanArn"])
+
+
+def offered_instance_types(sagemaker: Any) -> tuple[str, ...]:
+    """The instance types training plans offer (botocore's model: SearchTrainingPlanOfferings'
+    InstanceType), to refuse another type before asking."""
+    shape = sagemaker.meta.service_model.operation_model("SearchTrainingPlanOfferings")
+    return tuple(shape.input_shape.members["InstanceType"].enum)
 
 
 @translated
@@ -84,8 +114,16 @@ def list_plans(sagemaker: Any) -> list[dict[str, Any]]:
 
 @translated
 def extend(sagemaker: Any, extension_offering_id: str) -> list[dict[str, Any]]:
-    """ExtendTrainingPlan by one of its extension offerings; the extensions it made."""
-    answer = sagemaker.extend_training_plan(TrainingPlanExtensionOfferingId=extension_offering_id)
+    """ExtendTrainingPlan by one of its extension offerings; the extensions it made
+    (`OfferingNotFound` when the offering is gone)."""
+    try:
+        answer = sagemaker.extend_training_plan(
+            TrainingPlanExtensionOfferingId=extension_offering_id
+        )
+    except ClientError as exc:
+        if is_not_found(exc):
+            raise OfferingNotFound(extension_offering_id) from None
+        raise
     return [dict(extension) for extension in answer.get("TrainingPlanExtensions", [])]
 
 
