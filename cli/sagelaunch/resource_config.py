@@ -36,3 +36,26 @@ def running(resources: dict[str, Any]) -> tuple[str | None, int]:
         count = resources.get("SelectedInstanceCount") or planned(resources)[1]
         return str(resources["SelectedInstanceType"]), int(count)
     return planned(resources)
+
+
+def training_plans(resources: dict[str, Any]) -> list[str]:
+    """Every training plan ARN a request names, once each in order: the job-level
+    TrainingPlanArn, then each preference's TrainingPlanArns."""
+    named = [resources.get("TrainingPlanArn")] + [
+        arn
+        for p in resources.get("InstancePreferences") or []
+        for arn in p.get("TrainingPlanArns") or []
+    ]
+    return list(dict.fromkeys(arn for arn in named if arn))
+
+
+def running_plans(resources: dict[str, Any]) -> list[str]:
+    """The training plans a described job runs on: its TrainingPlanArn, else those of the
+    preference the service selected ([]: on demand, or not selected yet)."""
+    if resources.get("TrainingPlanArn"):
+        return [str(resources["TrainingPlanArn"])]
+    selected = resources.get("SelectedInstanceType")
+    chosen = [
+        p for p in resources.get("InstancePreferences") or [] if p["InstanceType"] == selected
+    ]
+    return [str(arn) for arn in chosen[0].get("TrainingPlanArns") or []] if chosen else []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from sagelaunch import resource_config
 from sagelaunch.aws.errors import translated
 from sagelaunch.aws.jobs import describe, missing
 
@@ -62,7 +63,7 @@ def job_points(sagemaker: Any, cloudwatch: Any, job_name: str, metric: str | Non
     if job is None:
         raise missing(job_name)
     names = [n for n in metric_names(job) if metric is None or n == metric]
-    hosts = int(job.get("ResourceConfig", {}).get("InstanceCount", 1))
+    hosts = resource_config.running(job.get("ResourceConfig", {}))[1]  # preferences: selected
     if not names:
         return {}
     start, end = window(job)

@@ -93,7 +93,7 @@ def report_cost(end: Ending) -> None:
     from sagelaunch.commands.job_view import cost_line
     from sagelaunch.plan.cost import job_cost
 
-    cost = job_cost(end.description)
+    cost = job_cost(end.description, end.plans)
     if cost is not None:
         out.stderr.print(f"cost  {cost_line(cost)}", highlight=False)
 
@@ -107,5 +107,5 @@ def wait_summary(end: Ending) -> dict[str, Any]:
         "status": end.status,
         "secondary_status": end.description.get("SecondaryStatus"),
         "failure_reason": end.description.get("FailureReason"),
-        "cost": job_cost(end.description),
+        "cost": job_cost(end.description, end.plans),
     }

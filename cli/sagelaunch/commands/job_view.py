@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
+from sagelaunch import resource_config
 from sagelaunch.output import host_style, stdout
 from sagelaunch.statuses import STYLE
 
@@ -31,12 +33,16 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
-    """`status --output json`: stable keys first, then the whole (redacted) description."""
+def job_summary(
+    job: dict[str, Any], console_url: str, plans: Mapping[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """`status --output json`: stable keys first, then the whole (redacted) description. The
+    instances are those that ran (a preferences job: the service's selection); ``plans``: the
+    training plans it ran on, described, for its cost."""
     from sagelaunch.plan.cost import job_cost
     from sagelaunch.redact import redact
 
-    resources = job.get("ResourceConfig", {})
+    running = resource_config.running(job.get("ResourceConfig", {}))
     return jsonable(
         {
             "job_name": job["TrainingJobName"],
@@ -44,13 +50,13 @@ def job_summary(job: dict[str, Any], console_url: str) -> dict[str, Any]:
             "status": job["TrainingJobStatus"],
             "secondary_status": job.get("SecondaryStatus"),
             "failure_reason": job.get("FailureReason"),
-            "instance_type": resources.get("InstanceType"),
-            "instance_count": resources.get("InstanceCount"),
+            "instance_type": running[0],
+            "instance_count": running[1],
             "created": job.get("CreationTime"),
             "started": job.get("TrainingStartTime"),
             "ended": job.get("TrainingEndTime"),
             "billable_seconds": job.get("BillableTimeInSeconds"),
-            "cost": job_cost(job),
+            "cost": job_cost(job, plans),
             "model_artifacts": job.get("ModelArtifacts", {}).get("S3ModelArtifacts"),
             "console_url": console_url,
             "transitions": [
@@ -129,7 +135,10 @@ def _attempts(attempts: list[dict[str, Any]], total: float | None) -> None:
 
 
 def cost_line(cost: dict[str, Any]) -> str:
-    """ "$12.34 (1,180 billable s; spot saved $5.00) at us-east-1 prices of 2025-06-01"."""
+    """ "$12.34 (1,180 billable s; spot saved $5.00) at us-east-1 prices of 2025-06-01", or for
+    a job on a training plan its share of the plan's fee, not an on-demand price."""
+    if cost.get("billed_as") == "training plan":
+        return _plan_cost_line(cost)
     if cost["usd"] is None:
         return (
             f"{cost['billable_seconds']:,} billable s × unknown price ("
@@ -141,6 +150,22 @@ def cost_line(cost: dict[str, Any]) -> str:
     return (
         f"${cost['usd']:,.2f} ({cost['billable_seconds']:,} billable s{spot}) "
         f"at {cost['price_region']} prices of {cost['prices_as_of']}"
+    )
+
+
+def _plan_cost_line(cost: dict[str, Any]) -> str:
+    """ "$1.16 (3,600 billable s; training plan p5-week: 14,400 of its 1,209,600
+    instance-seconds (1.19%) of its upfront fee of 100.00 USD), a share of the plan paid up
+    front, not on-demand prices"."""
+    amount = "unknown" if cost["usd"] is None else f"${cost['usd']:,.2f}"
+    figures = [
+        f"{cost['billable_seconds']:,} billable s",
+        cost.get("price_source"),
+        cost.get("note"),
+    ]
+    return (
+        f"{amount} ({'; '.join(f for f in figures if f)}), a share of the plan paid up front, "
+        "not on-demand prices"
     )
 
 

@@ -86,7 +86,7 @@ def _status_view(found: Described) -> tuple[dict[str, Any], Callable[[Any], None
     from sagelaunch.commands.job_view import job_summary, render_status
     from sagelaunch.services.attempts import chain_cost
 
-    summary = job_summary(found.description, str(found.console_url))
+    summary = job_summary(found.description, str(found.console_url), found.plans)
     if found.chain is not None:
         attempts = [asdict(a) for a in found.chain]
         summary |= {"attempts": attempts, "chain_cost_usd": chain_cost(found.chain)}

@@ -12,6 +12,8 @@ from sagelaunch.errors import SagelaunchError, UsageError
 from sagelaunch.output import QueueOption, RegionOption, SetOption, print_json, stderr, stdout
 
 if TYPE_CHECKING:
+    from sagelaunch.services.plan_capacity import Finding
+    from sagelaunch.services.plan_check import PlanReport
     from sagelaunch.services.quota_check import QuotaReport
 
 
@@ -28,7 +30,9 @@ OUTPUT_HELP = (
     "(hosts, processes_per_host, world_size, launcher), upload (the code bundle: files, bytes, "
     "sha256, s3_uri; null for built-in algorithms), warnings (source, message, file/line) and "
     "quota (checked, note, quotas: name, quota, in_use, asks, fits; absent with "
-    "--no-check-quota)."
+    "--no-check-quota) and, for a job on training plans, training_plans (checked, note, plans: "
+    "arn, name, status, start, end, upfront_fee, currency, instances, ...; findings: plan, key, "
+    "severity, message, hint; absent with --no-check-quota)."
 )
 
 
@@ -57,7 +61,8 @@ def plan(
             help="Read the account's SageMaker quotas and running jobs. Default: when AWS "
             "credentials are configured (a short quota is a warning; without credentials, a "
             "note says it was not checked). --check-quota requires it (exit 3 when the job "
-            "would exceed a quota); --no-check-quota stays offline.",
+            "would exceed a quota); --no-check-quota stays offline. The job's training plans "
+            "are described alike.",
             show_default=False,
         ),
     ] = None,
@@ -98,6 +103,12 @@ def plan(
             "a quota would refuse this job and --strict: nothing planned",
             hint="request an increase (see the warning), or use --no-check-quota",
         )
+    training_plans = _check_plans(result.region, result.request, check_quota)
+    if strict and training_plans is not None and training_plans.refusals:
+        raise SagelaunchError(
+            "a training plan cannot run this job and --strict: nothing planned",
+            hint="fix it (see the warning), or use --no-check-quota",
+        )
     if out:
         from sagelaunch import plan_file
 
@@ -108,6 +119,8 @@ def plan(
     as_data = {**shown.as_json(), **({"alternatives": alternatives} if alternatives else {})}
     if quota is not None:
         as_data["quota"] = quota.as_json()
+    if training_plans is not None and training_plans.uses:
+        as_data["training_plans"] = training_plans.as_json()
     if bundle_data is not None and isinstance(as_data.get("upload"), dict):
         as_data["upload"] = {**as_data["upload"], **bundle_data.as_json()}  # what it came from
     if output is PlanFormat.json:
@@ -117,13 +130,19 @@ def plan(
     else:
         from rich.markup import escape
 
-        from sagelaunch.commands.plan_view import render, render_alternatives
+        from sagelaunch.commands.plan_view import (
+            render,
+            render_alternatives,
+            render_training_plans,
+        )
 
         render(shown)
         if bundle_data is not None:
             stdout.print(f"[bold]code[/bold] {escape(bundle_data.description())}", highlight=False)
         if alternatives:
             render_alternatives(alternatives, shown.region)
+        if training_plans is not None:
+            render_training_plans(list(training_plans.plans.values()))
 
 
 def _check_quota(region: str, request: dict[str, Any], mode: bool | None) -> QuotaReport | None:
@@ -148,6 +167,39 @@ def _check_quota(region: str, request: dict[str, Any], mode: bool | None) -> Quo
             f"[yellow]warning:[/yellow] submit would refuse this job now: {use}", highlight=False
         )
     return report
+
+
+def _check_plans(region: str, request: dict[str, Any], mode: bool | None) -> PlanReport | None:
+    """Submit's training-plan pre-flight, as the quota one runs (``mode``): required with
+    --check-quota (exit 3 when a plan cannot run the job), off with --no-check-quota, else when
+    credentials are configured; what it found is on stderr."""
+    from rich.markup import escape
+
+    from sagelaunch.services import plan_check
+
+    if mode is False:
+        return None
+    if mode:
+        from sagelaunch.services.clients import connect
+
+        report = plan_check.require_usable(connect(None, region), request)
+    else:
+        report = plan_check.check_if_possible(region, request)
+    if report.note:
+        stderr.print(f"[dim]note:[/dim] {escape(report.note)}", highlight=False)
+    for finding in report.findings:
+        stderr.print(_finding_line(finding), highlight=False)
+    return report
+
+
+def _finding_line(finding: Finding) -> str:
+    """A note, a warning, or the warning that submit would refuse the job."""
+    from rich.markup import escape
+
+    if finding.severity == "note":
+        return f"[dim]note:[/dim] {escape(str(finding))}"
+    refused = "submit would refuse this job: " if finding.severity == "refuse" else ""
+    return f"[yellow]warning:[/yellow] {refused}{escape(str(finding))}"
 
 
 def _folder_error(folder: Path) -> UsageError:

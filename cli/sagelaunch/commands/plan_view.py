@@ -261,3 +261,17 @@ def render_alternatives(rows: list[dict[str, Any]], main_region: str) -> None:
         if row["region"] and row["region"] != main_region:
             image = row["image"] or "none resolves: set image_uri"
             stdout.print(f"  attempt {row['attempt']} image  {image}", highlight=False)
+
+
+def render_training_plans(plans: list[dict[str, Any]]) -> None:
+    """Each training plan the job runs on, as DescribeTrainingPlan told it: its status, window,
+    reserved instances and upfront fee (the plan is paid for up front, not by the hour)."""
+    from sagelaunch.services import plan_capacity as figures
+
+    for plan in plans:
+        stdout.print(
+            f"[bold]training plan[/bold] {escape(str(plan.get('TrainingPlanName')))}  "
+            f"{plan.get('Status')} · {figures.window(plan)} · {figures.holding(plan)} "
+            f"({figures.availability(plan)}) · upfront fee {figures.fee(plan)}",
+            highlight=False,
+        )

@@ -4,8 +4,10 @@ the price comes from and how old it is (`price_source`), or that it is unknown a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from sagelaunch import resource_config
 from sagelaunch.catalog import prices
 from sagelaunch.config.model import LaunchConfig
 from sagelaunch.plan_model import Cost
@@ -54,35 +56,109 @@ def _note(config: LaunchConfig, hourly: float | None, region: str) -> str | None
     return None
 
 
-def job_cost(job: dict[str, Any]) -> dict[str, object] | None:
-    """What an ended job cost: its billable seconds × instances × the dated hourly price.
+def job_cost(
+    job: dict[str, Any], plans: Mapping[str, dict[str, Any]] | None = None
+) -> dict[str, object] | None:
+    """What an ended job cost: its billable seconds × instances × the dated hourly price, or,
+    for a job on a training plan, its share of the plan's upfront fee (``plans``: the plans it
+    ran on, ARN -> DescribeTrainingPlan's answer).
 
     Managed spot bills ``BillableTimeInSeconds`` (the seconds spot actually charged) at the
     on-demand rate; the saving is what ``TrainingTimeInSeconds`` would have cost beyond it.
-    None while nothing is billed yet; ``usd`` null when a type's price is unknown, and ``note``
-    says why."""
+    A job started from instance preferences is priced as the type the service selected
+    (SelectedInstanceType/Count). None while nothing is billed yet; ``usd`` null when a type's
+    price (or the plan) is unknown, and ``note`` says why."""
     billable = job.get("BillableTimeInSeconds")
     if billable is None:
         return None
+    resources = job.get("ResourceConfig", {})
     region = _region_of(job)
-    hourly, dates, sources = _hourly_of_cluster(job.get("ResourceConfig", {}), region)
-    trained = job.get("TrainingTimeInSeconds") or billable
     cost: dict[str, object] = {
         "billable_seconds": billable,
-        "training_seconds": trained,
-        "usd": None if hourly is None else round(hourly * billable / 3600, 2),
+        "training_seconds": job.get("TrainingTimeInSeconds") or billable,
+        "usd": None,
         "spot_savings_usd": None,
-        "prices_as_of": min(dates) if dates else "unknown",
+        "prices_as_of": "unknown",
         "price_region": region,
-        "price_source": "; ".join(sources) if sources else None,
+        "price_source": None,
+        "billed_as": "on demand",
     }
+    on_plans = resource_config.running_plans(resources)
+    if on_plans:
+        return cost | _plan_share(resources, billable, on_plans, plans or {})
+    return cost | _on_demand(job, billable, region)
+
+
+def _on_demand(job: dict[str, Any], billable: int, region: str) -> dict[str, object]:
+    """The on-demand figures: billable seconds × the cluster's dated hourly price."""
+    groups = _groups(job.get("ResourceConfig", {}))
+    hourly, dates, sources = _hourly_of_cluster(groups, region)
     if hourly is None:
-        cost["note"] = prices.unknown_reasons(
-            _unpriced(job.get("ResourceConfig", {}), region), region
-        )
-    if hourly is not None and job.get("EnableManagedSpotTraining"):
-        cost["spot_savings_usd"] = round(hourly * max(trained - billable, 0) / 3600, 2)
-    return cost
+        return {"note": prices.unknown_reasons(_unpriced(groups, region), region)}
+    figures: dict[str, object] = {
+        "usd": round(hourly * billable / 3600, 2),
+        "prices_as_of": min(dates),
+        "price_source": "; ".join(sources),
+    }
+    if job.get("EnableManagedSpotTraining"):
+        trained = int(job.get("TrainingTimeInSeconds") or billable)
+        figures["spot_savings_usd"] = round(hourly * max(trained - billable, 0) / 3600, 2)
+    return figures
+
+
+def _plan_share(
+    resources: dict[str, Any],
+    billable: int,
+    arns: list[str],
+    plans: Mapping[str, dict[str, Any]],
+) -> dict[str, object]:
+    """A plan's job is paid for by the plan's upfront fee: its share is the job's
+    instance-seconds over the plan's (its instances × its duration)."""
+    names = ", ".join(arn.rsplit("/", 1)[-1] for arn in arns)
+    figures: dict[str, object] = {"billed_as": "training plan", "training_plan": arns[0]}
+    if len(arns) > 1:
+        figures["training_plan"] = None
+        return figures | {
+            "note": f"ran on one of the training plans {names} (the job's description does not "
+            "say which): its share of that plan's upfront fee is unknown"
+        }
+    plan = plans.get(arns[0])
+    if plan is None:
+        return figures | {
+            "note": f"ran on training plan {names}, which could not be described: its share of "
+            "the plan's upfront fee is unknown"
+        }
+    used = billable * resource_config.running(resources)[1]
+    held = _plan_instance_seconds(plan)
+    fee, currency = _fee(plan)
+    if not held or fee is None:
+        return figures | {"note": f"training plan {names} reports no duration or fee"}
+    share = used / held
+    source = (
+        f"training plan {names}: {used:,} of its {held:,} instance-seconds "
+        f"({share:.2%}) of its upfront fee of {fee:,.2f} {currency}"
+    )
+    figures |= {"plan_share": round(share, 6), "price_source": source}
+    if currency != "USD":
+        return figures | {"note": f"the plan's fee is in {currency}, not USD"}
+    return figures | {"usd": round(share * fee, 2)}
+
+
+def _plan_instance_seconds(plan: dict[str, Any]) -> int:
+    """The plan's instances × its duration (0 when it reports neither)."""
+    duration = (
+        int(plan.get("DurationHours") or 0) * 3600 + int(plan.get("DurationMinutes") or 0) * 60
+    )
+    return int(plan.get("TotalInstanceCount") or 0) * duration
+
+
+def _fee(plan: dict[str, Any]) -> tuple[float | None, str]:
+    """The plan's upfront fee (a decimal string in the API) and its currency."""
+    try:
+        amount = float(plan["UpfrontFee"])
+    except (KeyError, TypeError, ValueError):
+        amount = None
+    return amount, str(plan.get("CurrencyCode") or "USD")
 
 
 def _region_of(job: dict[str, Any]) -> str:
@@ -91,13 +167,22 @@ def _region_of(job: dict[str, Any]) -> str:
     return parts[3] if len(parts) > 3 and parts[3] else prices.default_region()
 
 
+def _groups(resources: dict[str, Any]) -> list[dict[str, Any]]:
+    """The instances that ran, as groups: the instance groups, else the one type that ran (the
+    service's selection, for a job started from preferences)."""
+    if resources.get("InstanceGroups"):
+        return list(resources["InstanceGroups"])
+    kind, count = resource_config.running(resources)
+    return [{"InstanceType": kind or "", "InstanceCount": count}]
+
+
 def _hourly_of_cluster(
-    resources: dict[str, Any], region: str
+    groups: list[dict[str, Any]], region: str
 ) -> tuple[float | None, list[str], list[str]]:
     """The cluster's price per hour (all its instances), the prices' dates and sources; None
     (and no dates) when a type's price is unknown."""
     total, dates, sources = 0.0, [], []
-    for group in resources.get("InstanceGroups") or [resources]:
+    for group in groups:
         found = prices.price(group.get("InstanceType", ""), region)
         if found is None:
             return None, [], []
@@ -108,8 +193,7 @@ def _hourly_of_cluster(
     return total, dates, sources
 
 
-def _unpriced(resources: dict[str, Any], region: str) -> list[str]:
-    groups = resources.get("InstanceGroups") or [resources]
+def _unpriced(groups: list[dict[str, Any]], region: str) -> list[str]:
     types = [str(group.get("InstanceType", "")) for group in groups]
     return [t for t in types if prices.price(t, region) is None]
 

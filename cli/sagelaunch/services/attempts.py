@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sagelaunch import resource_config
 from sagelaunch.plan.cost import job_cost
 from sagelaunch.statuses import INTERRUPTED, JobStatus
 
@@ -147,14 +148,14 @@ def _refused(number: int) -> ChainAttempt:
 
 
 def _attempt(job: dict[str, Any], tags: dict[str, str], moved_on: bool) -> ChainAttempt:
-    resources = job.get("ResourceConfig", {})
+    kind, count = resource_config.running(job.get("ResourceConfig", {}))
     running = job["TrainingJobStatus"] in (JobStatus.InProgress, JobStatus.Stopping)
     cost = job_cost(job)
     return ChainAttempt(
         number=int(tags[ATTEMPT]),
         job_name=job["TrainingJobName"],
         region=str(job.get("TrainingJobArn", "::::")).split(":")[3] or None,
-        cluster=f"{resources.get('InstanceCount')} × {resources.get('InstanceType')}",
+        cluster=f"{count} × {kind}",
         spot=bool(job.get("EnableManagedSpotTraining")),
         status=job["TrainingJobStatus"],
         ended_because=None if running else ended_because(job, moved_on=moved_on),

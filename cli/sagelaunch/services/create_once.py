@@ -55,18 +55,16 @@ def send(
     warn: Warn | None = None,
 ) -> Submission:
     """Upload and create, or attach (the order is explained in the module docstring). A
-    pre-flight that could not read the quotas is one ``warn`` line, and the job goes on."""
+    pre-flight that could not read the quotas or the training plans is one ``warn`` line, and
+    the job goes on."""
 
-    def quota_preflight() -> None:
-        from sagelaunch.services import quota_check
+    def preflight() -> None:
+        say = warn or _unsaid
+        plan_preflight(aws, request, say)
+        if check_quota:
+            quota_preflight(aws, request, say)
 
-        report = quota_check.require_room(aws, request)
-        skipped = quota_check.unchecked_warning(report, "the job is created")
-        if skipped and warn is not None:
-            warn(skipped)
-
-    before_create = quota_preflight if check_quota else None
-    sent = create_once(aws, TRAINING, request, upload, data, may_exist, uploader, before_create)
+    sent = create_once(aws, TRAINING, request, upload, data, may_exist, uploader, preflight)
     name = request["TrainingJobName"]
     return Submission(
         job_name=name,
@@ -77,6 +75,31 @@ def send(
         console_url=console_url(aws.region, name),
         attached=sent.attached,
     )
+
+
+def plan_preflight(aws: Clients, request: dict[str, Any], warn: Warn) -> None:
+    """Refuse a job its training plans cannot run (services.plan_check); what would stop or
+    delay it, or that the plans could not be read, is a warning."""
+    from sagelaunch.services import plan_check
+
+    report = plan_check.require_usable(aws, request)
+    skipped = plan_check.unchecked_warning(report, "the job is created")
+    for line in [skipped] if skipped else [str(finding) for finding in report.advice]:
+        warn(line)
+
+
+def quota_preflight(aws: Clients, request: dict[str, Any], warn: Warn) -> None:
+    """Refuse a job the account's quotas cannot hold now (services.quota_check)."""
+    from sagelaunch.services import quota_check
+
+    report = quota_check.require_room(aws, request)
+    skipped = quota_check.unchecked_warning(report, "the job is created")
+    if skipped:
+        warn(skipped)
+
+
+def _unsaid(line: str) -> None:
+    """No one to tell (a caller without ``warn``)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sagelaunch.errors import JobFailed, JobStopped, WaitTimeout
@@ -89,6 +89,7 @@ class Ending:
     detail: str  # a training job's SecondaryStatus; a tuning job's training jobs by status
     failure_reason: str | None
     description: dict[str, Any]  # the last Describe… response
+    plans: dict[str, Any] = field(default_factory=dict)  # training plans it ran on (ARN ->)
 
 
 def kind_of(aws: Clients, name: str) -> Kind:
@@ -139,11 +140,13 @@ def follow(
         stop_if_due()
     if reader is not None and observer.on_logs is not None:
         observer.on_logs(reader.poll())
-    return ending(kind, last)
+    from sagelaunch.services import job_plans
+
+    return ending(kind, last, job_plans.described(aws, last) if kind is TRAINING else None)
 
 
-def ending(kind: Kind, job: dict[str, Any]) -> Ending:
-    """The ending a description shows."""
+def ending(kind: Kind, job: dict[str, Any], plans: dict[str, Any] | None = None) -> Ending:
+    """The ending a description shows (``plans``: the training plans it ran on, described)."""
     detail = Transition.of_tuning(job) if kind is TUNING else Transition.of(job)
     return Ending(
         kind,
@@ -152,6 +155,7 @@ def ending(kind: Kind, job: dict[str, Any]) -> Ending:
         detail.secondary,
         job.get("FailureReason") or None,
         job,
+        plans or {},
     )
 
 

@@ -13,7 +13,11 @@ that a first submit costs no more calls than the SDK's own `fit()`:
 2. DescribeTrainingJob, only when the name may already exist (a key or a saved plan's fixed name)
    and the bundle is already in S3: we upload before we create, so a job of ours with this
    request cannot exist while its bundle is missing.
-3. With `--check-quota`, the quota pre-flight (`services.quota_check`), only when a new job is
+3. For a job on training plans (`compute.training_plan`, a preference's `training_plans`),
+   DescribeTrainingPlan of each, only when a new job is about to be created: a plan that
+   cannot run the job (status, type, count, target, region) is refused here, before any upload
+   (`services.plan_check`); one that cannot be read is a warning, and the job goes on.
+   With `--check-quota`, the quota pre-flight (`services.quota_check`), only when a new job is
    about to be created:
    ListServiceQuotas, then ListTrainingJobs (InProgress) and a DescribeTrainingJob per running
    job; a job the quotas cannot hold is refused here, before any upload. When Service Quotas

@@ -46,6 +46,7 @@ class Described:
     description: dict[str, Any]
     console_url: str | None = None
     chain: list[Any] | None = None  # services.attempts.ChainAttempt rows
+    plans: dict[str, Any] | None = None  # the training plans it ran on, described (ARN ->)
 
 
 @dataclass(frozen=True)

@@ -48,8 +48,9 @@ class TrainingJobs:
         )
 
     def describe(self, name: str) -> Described:
-        """The training job (with its failover chain, when it is part of one), else the tuning
-        job of that name."""
+        """The training job (with its failover chain, when it is part of one, and the
+        training plans it ran on), else the tuning job of that name."""
+        from sagelaunch.services import job_plans
         from sagelaunch.services.attempts import read_chain
         from sagelaunch.services.jobs import find
 
@@ -57,7 +58,8 @@ class TrainingJobs:
         if found.kind is TUNING:
             return Described("tuning", found.description, found.console_url)
         chain = read_chain(self.aws, found.description)
-        return Described("training", found.description, found.console_url, chain)
+        plans = job_plans.described(self.aws, found.description)
+        return Described("training", found.description, found.console_url, chain, plans)
 
     def follow(
         self,
