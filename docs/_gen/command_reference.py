@@ -27,16 +27,20 @@ def _option_row(param: Any) -> str:
     return f"| {cell(names)} | {kind} | {cell(shown)} | {cell(help_text)} |"
 
 
-def _section(name: str, command: Any, ctx: Any) -> list[str]:
+def _section(name: str, command: Any, ctx: Any, level: str = "##") -> list[str]:
+    """One command's section; a group's (`capacity`) is followed by one per subcommand."""
     sub = command.context_class(command, info_name=name, parent=ctx)
     usage = " ".join(command.collect_usage_pieces(sub))
-    lines = [f"## `{name}`", "", (command.help or "").strip(), "", "```text"]
+    lines = [f"{level} `{name}`", "", (command.help or "").strip(), "", "```text"]
     lines += [f"sagelaunch {name} {usage}".rstrip(), "```", ""]
     params = [p for p in command.params if not getattr(p, "hidden", False)]
     if params:
         lines += ["| name | kind | default | help |", "|---|---|---|---|"]
         lines += [_option_row(p) for p in params]
         lines.append("")
+    for sub_name, subcommand in getattr(command, "commands", {}).items():
+        if not subcommand.hidden:
+            lines += _section(f"{name} {sub_name}", subcommand, ctx, "###")
     return lines
 
 

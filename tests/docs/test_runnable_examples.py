@@ -27,6 +27,9 @@ Words after the marker, e.g. `<!-- runnable: moto -->`, say how a block runs:
 - queue: moto, and AWS Batch's service jobs served by tests/aws/batch_server.py (started for
   the page, AWS_ENDPOINT_URL_BATCH) with a SAGEMAKER_TRAINING job queue `ml-queue` whose
   service environment has no free instance (a reader's team queue, busy): a queued job waits.
+- plans: moto, and SageMaker's training-plan API served by tests/aws/plans_proxy.py in front of
+  it (started for the page, AWS_ENDPOINT_URL_SAGEMAKER), offering 4 × ml.p5.48xlarge
+  (launch_configs/smp-v2-p5.yaml's instances) for a day and for a week from 2030-01-06.
 - slow: a run of tens of seconds (`sagelaunch local`): the block runs alone, in a session of its
   own, as a test marked `slow` (so it must not need what earlier blocks of its page wrote).
 
@@ -73,7 +76,8 @@ from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `
 from tests.conftest import REPO
 
 VENV_BIN = Path(sys.executable).parent
-OPTIONS = {"moto", "queue", "slow"}
+OPTIONS = {"moto", "queue", "plans", "slow"}
+AWS_OPTIONS = {"moto", "queue", "plans"}
 # No AWS unless a block asks for moto: no profile, no instance role.
 NO_AWS = {
     "AWS_CONFIG_FILE": "/nonexistent/aws-config",
@@ -175,7 +179,7 @@ def warm_plans(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 def marks(blocks: list[Block], slow: bool = False) -> list[pytest.MarkDecorator]:
     found = [pytest.mark.slow] if slow else []
-    aws = any({"moto", "queue"} & b.options for b in blocks)
+    aws = any(AWS_OPTIONS & b.options for b in blocks)
     return found + ([pytest.mark.integration] if aws else [])
 
 
@@ -308,12 +312,32 @@ class Session:
             PYTHONUNBUFFERED="1",  # stdout and stderr in the order a terminal shows them
             **NO_AWS,
         )
-        if {"moto", "queue"} & block.options:
+        if AWS_OPTIONS & block.options:
             url = self.request.getfixturevalue("moto")  # once per test: reset, bucket, env
             env.update({k: v for k, v in os.environ.items() if k.startswith("AWS_")})
             if "queue" in block.options:
                 env["AWS_ENDPOINT_URL_BATCH"] = self.batch_server(url).url
+            if "plans" in block.options:
+                env["AWS_ENDPOINT_URL_SAGEMAKER"] = self.plans_proxy(url).url
         return env
+
+    def plans_proxy(self, endpoint: str):
+        """The page's training-plans account, offering smp-v2-p5's 4 × p5 (started by its first
+        block)."""
+        from datetime import datetime, timezone
+
+        from tests.aws.conftest import ACCOUNT, REGION
+        from tests.aws.plans_proxy import PlansProxy, offering
+
+        if getattr(self, "_plans", None) is None:
+            self._plans = PlansProxy(endpoint, ACCOUNT, REGION).start()
+            self.request.addfinalizer(self._plans.stop)
+            start = datetime(2030, 1, 6, 12, tzinfo=timezone.utc)
+            self._plans.offerings = [
+                offering("tpo-p5x4-day", "ml.p5.48xlarge", 4, start, 24, "4224.00"),
+                offering("tpo-p5x4-week", "ml.p5.48xlarge", 4, start, 168, "29568.00"),
+            ]
+        return self._plans
 
     def batch_server(self, endpoint: str):
         """The page's Batch stand-in with its busy `ml-queue` (started by its first block)."""
