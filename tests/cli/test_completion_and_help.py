@@ -87,10 +87,26 @@ def test_install_completion_then_bash_completes(tmp_path):
     assert done.stdout.split() == ["metrics"], done.stderr
 
 
-@pytest.mark.parametrize("name", list(COMMANDS))
+SUBCOMMANDS = [f"capacity {sub}" for sub in ("search", "reserve", "list", "describe", "extend")]
+
+
+@pytest.mark.parametrize("name", [*COMMANDS, *SUBCOMMANDS])
 def test_help_shows_flags_bare_and_values_as_metavars(cli, name):
-    result = cli(name, "--help", env={"COLUMNS": "160"})
+    result = cli(*name.split(), "--help", env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     assert not re.search(r"<(bool|str|int|float|path|list\[)", result.output), result.output
     flags = [line for line in result.output.splitlines() if re.search(r"│ +--help", line)]
     assert flags and re.search(r"--help +Show this message", flags[0])  # no type after a flag
+
+
+def test_capacity_subcommands_and_their_config_complete(tmp_path):
+    assert complete("sagelaunch capacity ") == [
+        "search",
+        "reserve",
+        "list",
+        "describe",
+        "extend",
+    ]
+    (tmp_path / "job.yaml").write_text("name: b\n")
+    (tmp_path / "notes.txt").write_text("")
+    assert complete("sagelaunch capacity search j", tmp_path) == ["job.yaml"]
