@@ -17,8 +17,6 @@ from botocore.exceptions import ClientError
 from sagelaunch.aws.errors import is_already_exists, is_not_found, translated
 from sagelaunch.errors import AwsError
 
-TRAINING_JOB = "training-job"  # the TargetResources value of capacity for training jobs
-
 
 class PlanNotFound(AwsError):
     """No training plan of that name in this account and region."""

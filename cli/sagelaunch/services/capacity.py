@@ -144,9 +144,12 @@ def describe(handed_in: object, region: str | None, name_or_arn: str) -> dict[st
 
 def extension_offerings(handed_in: object, region: str | None, name: str) -> list[dict[str, Any]]:
     """The offerings that would extend plan ``name``."""
+    return _extension_offerings(_sagemaker(handed_in, region), name)
+
+
+def _extension_offerings(sagemaker: Any, name: str) -> list[dict[str, Any]]:
     from sagelaunch.aws import training_plans
 
-    sagemaker = _sagemaker(handed_in, region)
     plan = training_plans.describe(sagemaker, name)
     found = training_plans.extension_offerings(sagemaker, plan["TrainingPlanArn"])
     if not found:
@@ -166,7 +169,8 @@ def extend(
     it is now and the extensions made. Unconfirmed: refused, with the fee."""
     from sagelaunch.aws import training_plans
 
-    offered = {row["offering_id"]: row for row in extension_offerings(handed_in, region, name)}
+    sagemaker = _sagemaker(handed_in, region)
+    offered = {row["offering_id"]: row for row in _extension_offerings(sagemaker, name)}
     if offering_id not in offered:
         raise NoOffering(
             f"{offering_id} is not an offering that extends training plan {name!r}; "
@@ -180,7 +184,6 @@ def extend(
             "charged at once and not refunded",
             hint=f"to buy it: sagelaunch capacity extend {name} --offering {offering_id} --yes",
         )
-    sagemaker = _sagemaker(handed_in, region)
     made = training_plans.extend(sagemaker, offering_id)
     return {
         **plan_row(training_plans.describe(sagemaker, name)),
