@@ -19,6 +19,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
 from sagelaunch import resource_config
+from sagelaunch.services.capacity import TRAINING_JOB
 
 USABLE = ("Scheduled", "Active")  # "The training plan must be in the Scheduled or Active status"
 # "When there are 30 minutes remaining in your Reserved Capacity, SageMaker training plans
@@ -152,8 +153,6 @@ def _status(use: PlanUse, plan: dict[str, Any]) -> Finding | None:
 
 
 def _target(use: PlanUse, plan: dict[str, Any]) -> Finding | None:
-    from sagelaunch.aws.training_plans import TRAINING_JOB
-
     targets = list(plan.get("TargetResources") or [])
     if not targets or TRAINING_JOB in targets:
         return None
@@ -190,7 +189,7 @@ def _count(use: PlanUse, plan: dict[str, Any]) -> Finding | None:
         f"it holds {most} × {use.instance_type} ({availability(plan)}); the job asks "
         f"{use.instance_count}",
         hint=f"ask for at most {most} instances ({use.config_key('instance_count')}), or "
-        f"reserve a plan with {use.instance_count}",
+        f"reserve a plan of {use.instance_count} (`sagelaunch capacity search CONFIG`)",
     )
 
 
