@@ -231,3 +231,25 @@ def test_a_plan_jobs_cost_is_its_share_of_the_plan(cli, plans, tmp_path):
     line = flat(waited.output)
     assert "cost $72.00 (3,600 billable s; training plan p5-week: 7,200 of its 1,209,600" in line
     assert "not on-demand prices" in line
+
+
+def test_metrics_read_every_host_of_the_selected_count(cli, plans, tmp_path):
+    from tests.aws.test_metrics import put
+
+    plans.no_capacity = {"ml.p5.48xlarge"}  # 4 × p4d run, not the first preference's 2 × p5
+    config = preferences_config(tmp_path, None)
+    name = submitted(cli("submit", config, "--idempotency-key", "hosts-1", "-o", "json"))[
+        "job_name"
+    ]
+    stored = training_job(name)
+    stored.algorithm_specification["MetricDefinitions"] = [
+        {"Name": "train:loss", "Regex": "loss=([0-9.]+)"}
+    ]
+    start = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=10)
+    stored.training_start_time, stored.training_end_time = start, start + timedelta(minutes=3)
+    for host in ("algo-1", "algo-4"):
+        put(name, host, "train:loss", [2.0], start)
+    result = cli("metrics", name, "-o", "json")
+    assert result.exit_code == 0, result.output
+    hosts = {s["host"] for s in json.loads(result.stdout)["series"]}
+    assert hosts == {"algo-1", "algo-4"}
