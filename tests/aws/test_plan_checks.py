@@ -23,10 +23,13 @@ DESCRIBE_PLAN = "sagemaker:DescribeTrainingPlan"
 WEEK_HOURS = 7 * 24
 
 
-def bought(plans, name: str, instance_type: str, count: int, **options) -> str:
-    """A plan of the account, bought through the API from an offering that began a day ago (it
-    is Active; a week long, 12,096.00 USD unless ``options`` say otherwise); its ARN."""
-    start = datetime.now(UTC) - timedelta(days=1)
+def bought(
+    plans, name: str, instance_type: str, count: int, start_in_hours: int = -24, **options
+) -> str:
+    """A plan of the account, bought through the API from an offering that begins in
+    ``start_in_hours`` (by default it began a day ago: it is Active; a week long, 12,096.00 USD
+    unless ``options`` say otherwise); its ARN."""
+    start = datetime.now(UTC) + timedelta(hours=start_in_hours)
     figures = {"upfront_fee": "12096.00", **options}
     plans.offerings.append(
         offering(f"tpo-{name}", instance_type, count, start, WEEK_HOURS, **figures)
@@ -120,6 +123,26 @@ def test_a_job_on_an_active_plan_is_created_with_its_arn(cli, plans):
     assert sent["ResourceConfig"]["TrainingPlanArn"] == arn
     assert plans.requests[DESCRIBE_PLAN] == 1 and plans.created_names == [job["job_name"]]
     assert "training plan" not in result.stderr  # nothing to say about a plan that fits
+
+
+def test_a_scheduled_plan_says_when_it_starts_and_the_job_is_created(cli, plans):
+    arn = bought(plans, "p4d-later", "ml.p4d.24xlarge", 2, start_in_hours=48)
+    result = cli("submit", SMDDP, "--set", f"compute.training_plan={arn}", "-o", "json")
+    job = submitted(result)
+    assert plans.created_names == [job["job_name"]]
+    said = flat(result.stderr)
+    assert "training plan 'p4d-later' (compute.training_plan): it is Scheduled: it starts " in said
+    assert "the job waits for it (compute.max_pending does not count that wait)" in said
+
+
+def test_a_plan_that_ends_before_max_run_is_a_warning_and_the_job_is_created(cli, plans):
+    arn = bought(plans, "p4d-ending", "ml.p4d.24xlarge", 2, start_in_hours=-WEEK_HOURS + 12)
+    result = cli("submit", SMDDP, "--set", f"compute.training_plan={arn}", "-o", "json")
+    job = submitted(result)
+    assert plans.created_names == [job["job_name"]]
+    said = flat(result.stderr)
+    assert "training plan 'p4d-ending' (compute.training_plan): it ends " in said
+    assert "(max_run 24 h): SageMaker terminates the plan's instances" in said
 
 
 def test_a_plan_that_cannot_be_read_is_one_warning_and_the_job_goes_on(cli, plans):
