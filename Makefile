@@ -61,7 +61,19 @@ lock: $(STAMP)
 docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
-test: setup $(BYTECODE)
+# Wheels the suite's local runs install offline (UV_OFFLINE=1) from uv's cache, as a user's second
+# run does: the PyTorch images' mpi4py at their locks' pin, and omegaconf, a third-party script's
+# requirements.txt. Fetched once from the package registry, as setup's packages are, into a
+# scratch folder removed at once (uv's cache keeps the wheels). From uv's default index, as a
+# local run's overlay asks it (local/software.py), not this machine's extra wheel folders.
+TEST_WHEELS := $(VENV)/.test-wheels-stamp
+$(TEST_WHEELS): $(STAMP)
+	$(UV) pip install -q --python $(PY) --target $(VENV)/.test-wheels \
+	  $$(grep -h '^mpi4py==' cli/sagelaunch/data/images/locks/pytorch-2.13-cpu.lock) omegaconf
+	rm -rf $(VENV)/.test-wheels
+	touch $@
+
+test: setup $(BYTECODE) $(TEST_WHEELS)
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
 
 test-fast: setup  ## no multi-process runs

@@ -40,10 +40,12 @@ def test_a_missing_plan_is_plan_not_found(sagemaker):
     ("code", "said"),
     [("AccessDeniedException", "access denied"), ("ThrottlingException", "throttling")],
 )
-def test_refusals_are_mapped_as_other_aws_errors(sagemaker, plans, code, said):
+def test_refusals_are_mapped_as_other_aws_errors(plans, monkeypatch, code, said):
+    # Two attempts, not the default's backoff over eight: the mapping is the point, not retries.
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
     plans.script("sagemaker:DescribeTrainingPlan", code, "no", times=10)
     with pytest.raises(AwsError, match=said) as excinfo:
-        training_plans.describe(sagemaker, "p5-week")
+        training_plans.describe(clients(REGION).sagemaker, "p5-week")
     assert not isinstance(excinfo.value, training_plans.PlanNotFound)
 
 

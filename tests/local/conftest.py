@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from sagelaunch.local import network, sandbox
+from sagelaunch.local import network, sandbox, software
 from tests.conftest import ENTRYPOINTS, REPO
 
 # Whether a job's hosts get networks of their own here (network.py): a sandbox, the namespace
@@ -98,6 +98,14 @@ def warm_plan(config: Path, *args: str) -> None:
         local_plan(local_variant(load_valid(config, overrides or None)[0]), [])
     except Exception:  # the run itself reports what is wrong
         return
+
+
+def in_uv_cache(requirement: str, tmp_path: Path) -> bool:
+    """Whether uv installs ``requirement`` from its cache alone (no index asked): a real install
+    into a scratch folder, since a dry run needs only the metadata, not the wheel."""
+    command = [*software.uv_command(), "pip", "install", "--offline", "--no-deps"]
+    command += ["--python", sys.executable, "--target", str(tmp_path / "probe"), requirement]
+    return subprocess.run(command, capture_output=True, check=False).returncode == 0
 
 
 def wait_until(

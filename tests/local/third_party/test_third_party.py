@@ -10,8 +10,8 @@ piece is there, so the mark is removed then.
 The default run keeps two (DEFAULT says which and why); ``SAGELAUNCH_THIRD_PARTY=all`` runs every
 case. No case asks a package index: the two whose code
 installs a package (mpi4py for the PyTorch image, omegaconf from requirements.txt) take it from
-uv's cache and are skipped when it is not there (a first run by hand, or ``uv pip install
---target SCRATCH mpi4py omegaconf``, fills it).
+uv's cache and are skipped when it is not there (`make test` fills it first: the Makefile's
+TEST_WHEELS).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +29,7 @@ import pytest
 import yaml
 
 from sagelaunch.config.loader import load_document
-from sagelaunch.local import software
-from tests.local.conftest import checksums, clean_env, run_local
+from tests.local.conftest import checksums, clean_env, in_uv_cache, run_local
 from tests.local.in_process import local_in_process
 from tests.local.third_party import data
 
@@ -208,14 +206,6 @@ def _param(name: str) -> Any:
     if name in XFAIL:
         marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[name]))
     return pytest.param(name, marks=marks, id=name)
-
-
-def in_uv_cache(requirement: str, tmp_path: Path) -> bool:
-    """Whether uv installs ``requirement`` from its cache alone (no index asked): a real install
-    into a scratch folder, since a dry run needs only the metadata, not the wheel."""
-    command = [*software.uv_command(), "pip", "install", "--offline", "--no-deps"]
-    command += ["--python", sys.executable, "--target", str(tmp_path / "probe"), requirement]
-    return subprocess.run(command, capture_output=True, check=False).returncode == 0
 
 
 def job_config(relative: str, tmp_path: Path) -> tuple[Path, Path, dict[str, Path]]:
