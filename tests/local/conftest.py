@@ -62,10 +62,14 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def run_local(
-    config: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+    config: Path,
+    *args: str,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        local_command(config, *args),
+        local_command(config, *args, python=python),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -74,10 +78,19 @@ def run_local(
     )
 
 
-def local_command(config: Path, *args: str) -> list[str]:
+def local_command(config: Path, *args: str, python: str = sys.executable) -> list[str]:
     """`python -m sagelaunch local CONFIG ARGS`, its plan warmed first (warm_plan)."""
     warm_plan(config, *args)
-    return [sys.executable, "-m", "sagelaunch", "local", str(config), *args]
+    return [python, "-m", "sagelaunch", "local", str(config), *args]
+
+
+def venv_at_a_path_with_spaces(tmp_path: Path) -> str:
+    """This venv's interpreter reached through a folder named with spaces (a link to the venv),
+    as a user's venv under "My Projects" is: every path sagelaunch derives from it has them."""
+    link = tmp_path / "my projects" / "a venv"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(sys.prefix, target_is_directory=True)
+    return str(link / "bin" / Path(sys.executable).name)
 
 
 def warm_plan(config: Path, *args: str) -> None:

@@ -7,11 +7,12 @@ each bind the same fixed port on their own host and reach the others by name."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
 import pytest
 
-from sagelaunch.local import launchers, mpi, mpi_rank, network, sandbox
+from sagelaunch.local import launchers, mpi, mpi_agent, mpi_rank, network, sandbox
 from tests.local.conftest import run_local
 from tests.local.test_host_network import PEERS
 from tests.local.test_mpi import options, ranks_plan, toolkit_command
@@ -50,9 +51,27 @@ def test_on_own_networks_mpirun_is_the_toolkits_through_the_agent(monkeypatch, t
     # The toolkit's hosts and eth0 for both TCP channels; the agent where ssh is its default.
     assert ("--host", "algo-1:2,algo-2:2") in theirs["flags"]
     assert sorted(mine["flags"]) == sorted(f for f in theirs["flags"] if f != ("--display-map",))
-    expected = {**theirs["mca"], "btl": "self,tcp", "plm_rsh_agent": " ".join(agent)}
+    expected = {**theirs["mca"], "btl": "self,tcp", "plm_rsh_agent": mine["mca"]["plm_rsh_agent"]}
     assert mine["mca"] == expected and expected["oob_tcp_if_include"] == "eth0"
     assert mine["x"] == [x for x in theirs["x"] if not x.startswith("LD_PRELOAD")]
+
+
+def test_the_launch_agent_line_runs_the_agent_when_its_paths_have_spaces(tmp_path):
+    """PRRTE splits plm_rsh_agent at spaces, quoting nothing, and appends the host and the
+    daemon's command, as for ssh: the line still runs mpi_agent.py's interpreter on mpi_agent.py
+    with those arguments where both paths have spaces (set by the agent's first form)."""
+    folder = tmp_path / "my projects"
+    folder.mkdir()
+    python = folder / "the python"
+    python.symlink_to(sys.executable)
+    agent = folder / "mpi agent.py"
+    agent.write_text("import json, sys\nprint(json.dumps([sys.executable, sys.argv]))\n")
+    env = {mpi_agent.PYTHON_VARIABLE: str(python), mpi_agent.SELF_VARIABLE: str(agent)}
+    words = [*mpi._agent().split(" "), "algo-2", "PATH=/x/bin", ";", "prted", "--tree 1"]
+    done = subprocess.run(words, env=env, capture_output=True, text=True, check=True)
+    ran, argv = json.loads(done.stdout)
+    assert ran == str(python)
+    assert argv == [str(agent), "algo-2", "PATH=/x/bin", ";", "prted", "--tree 1"]
 
 
 def test_the_shared_network_stays_for_hosts_without_holders(tmp_path):
@@ -74,9 +93,9 @@ def test_an_mpi_job_on_the_shared_network_says_so_once(monkeypatch):
 
 def test_the_agents_variable_stays_out_of_the_ranks_environment(tmp_path):
     plan = ranks_plan(tmp_path)
-    mpirun_env = {"OMPI_COMM_WORLD_RANK": "2", mpi_rank.AGENT_VARIABLE: "/r/ranks.json"}
+    mpirun_env = {"OMPI_COMM_WORLD_RANK": "2", "SAGELAUNCH_MPI_RANKS": "/r/ranks.json"}
     _, env = mpi_rank.rank_environment(plan, mpirun_env)
-    assert mpi_rank.AGENT_VARIABLE not in env and env["SM_CURRENT_HOST"] == "algo-2"
+    assert not mpi_rank.AGENT_VARIABLES & set(env) and env["SM_CURRENT_HOST"] == "algo-2"
 
 
 # PEERS (each host binds 0.0.0.0:12345 and greets the other by name), then what places the rank:

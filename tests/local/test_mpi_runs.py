@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.entrypoints.conftest import TorchJob
-from tests.local.conftest import OWN_NETWORKS, TINY_GPT, run_local
+from tests.local.conftest import OWN_NETWORKS, TINY_GPT, run_local, venv_at_a_path_with_spaces
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,9 @@ def test_one_mpirun_starts_every_rank_each_on_its_own_host(write_config, tmp_pat
         },
         code={"show.py": SHOW, "launcher.sh": LAUNCHER},
     )
-    done = run_local(config, "--keep", "--output", "json")
+    # Through a venv path with spaces: PRRTE splits its launch agent's line at spaces (mpi.py).
+    python = venv_at_a_path_with_spaces(tmp_path)
+    done = run_local(config, "--keep", "--output", "json", python=python)
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     others = _warnings_besides_the_version(done.stderr)

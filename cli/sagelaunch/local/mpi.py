@@ -42,6 +42,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from sagelaunch.local import mpi_agent
+
 INTERFACE = "lo"  # on the shared network
 OWN_INTERFACE = "eth0"  # on the hosts' own networks (netns_keeper.INTERFACE), as the container's
 RANK_WRAPPER = Path(__file__).with_name("mpi_rank.py")
@@ -130,8 +132,14 @@ def command(
 
 
 def _agent() -> str:
-    """mpi_agent.py as PRRTE runs its launch agent: a command line it splits at spaces."""
-    return f"{sys.executable} -I -S {AGENT}"
+    """mpi_agent.py as PRRTE runs its launch agent. PRRTE splits this line at spaces, quoting
+    nothing, so an interpreter or agent path with a space (a venv under "My Projects") cannot be
+    written in it: the line is /bin/sh with a one-word script (its words apart by tabs) that reads
+    both paths from the variables mpi_agent.py's first form sets for mpirun; PRRTE's host and
+    daemon command follow as the script's arguments."""
+    python, agent = (f'"${name}"' for name in (mpi_agent.PYTHON_VARIABLE, mpi_agent.SELF_VARIABLE))
+    script = "\t".join(["exec", python, "-I", "-S", agent, '"$@"'])
+    return f"/bin/sh -c {script} mpi_agent"
 
 
 def own_networks(ranks_file: Path) -> list[str]:

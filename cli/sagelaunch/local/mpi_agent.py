@@ -29,6 +29,10 @@ import socket
 import sys
 
 RANKS_VARIABLE = "SAGELAUNCH_MPI_RANKS"  # also in mpi_rank.py, which keeps it from the ranks
+# This interpreter and this file, for the launch-agent line PRRTE runs (mpi.py `_agent`), where a
+# path with a space cannot be written; also in mpi_rank.py, which keeps them from the ranks.
+PYTHON_VARIABLE = "SAGELAUNCH_MPI_PYTHON"
+SELF_VARIABLE = "SAGELAUNCH_MPI_AGENT"
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUTS = 0x04000000
@@ -133,6 +137,8 @@ def main(argv: list[str]) -> None:
     if len(argv) >= 5 and argv[1] == "--ranks":
         ranks_file, host = argv[2], argv[3]
         os.environ[RANKS_VARIABLE] = os.path.abspath(ranks_file)
+        os.environ[PYTHON_VARIABLE] = sys.executable
+        os.environ[SELF_VARIABLE] = os.path.abspath(__file__)
         enter(holder(ranks_file, host), host)
         os.execvp(argv[4], argv[4:])  # mpirun, which dies with sagelaunch (its preexec_fn)
     if len(argv) < 3 or RANKS_VARIABLE not in os.environ:

@@ -22,7 +22,8 @@ import os
 import sys
 from typing import Any
 
-AGENT_VARIABLE = "SAGELAUNCH_MPI_RANKS"  # mpi_agent.py's, for mpirun's agents: not the job's
+# mpi_agent.py's, for mpirun's agents: not the job's.
+AGENT_VARIABLES = {"SAGELAUNCH_MPI_RANKS", "SAGELAUNCH_MPI_PYTHON", "SAGELAUNCH_MPI_AGENT"}
 
 
 def world_rank(environ: dict[str, str]) -> int:
@@ -44,7 +45,7 @@ def rank_environment(plan: dict[str, Any], environ: dict[str, str]) -> tuple[str
     rank = world_rank(environ)
     per_host = int(plan["processes_per_host"])
     host = _host(plan, environ)
-    env = {k: v for k, v in environ.items() if k not in {*host["unset"], AGENT_VARIABLE}}
+    env = {k: v for k, v in environ.items() if k not in {*host["unset"], *AGENT_VARIABLES}}
     env.update(host["env"])
     local = str(rank % per_host)
     env.update(
