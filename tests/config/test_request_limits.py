@@ -463,6 +463,32 @@ def test_patterns_the_api_refuses_are_errors(validate, overrides, fragment):
     assert fragment in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"compute": {"training_plan": "p5-week"}},
+        {
+            "compute": {
+                "instance_type": None,
+                "instance_count": None,
+                "instance_preferences": [
+                    {
+                        "instance_type": "ml.p5.48xlarge",
+                        "instance_count": 2,
+                        "training_plans": ["p5-week"],
+                    }
+                ],
+            }
+        },
+    ],
+)
+def test_a_plans_name_where_its_arn_belongs_says_how_to_find_the_arn(validate, overrides):
+    result = validate(overrides)[1]
+    assert result.exit_code == 2
+    assert "a training plan ARN of 7 characters: at least" in result.stderr, result.stderr
+    assert "`sagelaunch capacity describe NAME` prints it" in result.stderr
+
+
 def test_unicode_letters_digits_and_spaces_are_tag_characters(validate):
     """The tag pattern's \\p{L}\\p{Z}\\p{N}: letters, separators and numbers of any script."""
     assert validate({"tags": {"équipe 名前 ٣": "valeur ü 2"}})[1].exit_code == 0

@@ -290,6 +290,7 @@ class Check:
     where: Where
     pattern: bool = True  # False: a rule of its own checks the pattern, with its own message
     unit: str = ""  # a number's, as the message writes it (" s", " GB")
+    fix: str = ""  # what the user likely meant, after the refusal
 
 
 RANGE_KINDS = {
@@ -300,6 +301,9 @@ RANGE_KINDS = {
 _RANGES = "HyperParameterTuningJobConfig.ParameterRanges."
 _COLLECTIONS = ("debugger", "hook", "collections")
 _RULES = ("debugger", "rules")
+
+# A plan's name where its ARN belongs is the likely slip: `capacity reserve` is given the name.
+PLAN_ARN_FIX = "write the plan's ARN, not its name: `sagelaunch capacity describe NAME` prints it"
 
 CHECKS: tuple[Check, ...] = (
     Check(TRAINING + "Tags", "tags", at("tags")),
@@ -347,6 +351,7 @@ CHECKS: tuple[Check, ...] = (
         TRAINING + "ResourceConfig.TrainingPlanArn",
         "training plan ARN",
         at("compute", "training_plan"),
+        fix=PLAN_ARN_FIX,
     ),
     Check(
         TRAINING + "ResourceConfig.InstancePreferences",
@@ -367,6 +372,7 @@ CHECKS: tuple[Check, ...] = (
         TRAINING + "ResourceConfig.InstancePreferences[].TrainingPlanArns[]",
         "training plan ARN",
         each_of_each(("compute", "instance_preferences"), "training_plans"),
+        fix=PLAN_ARN_FIX,
     ),
     Check(
         TRAINING + "ResourceConfig.InstancePlacementConfig.PlacementSpecifications",
@@ -714,7 +720,12 @@ def limit_problems(loaded: LoadedConfig) -> Iterator[Problem]:
 
 
 def violation(found: Limit, check: Check, value: Any) -> str | None:
-    """What the service refuses in ``value`` (the first thing), or None."""
+    """What the service refuses in ``value`` (the first thing), or None; with the check's fix."""
+    refused = _refusal(found, check, value)
+    return f"{refused}; {check.fix}" if refused and check.fix else refused
+
+
+def _refusal(found: Limit, check: Check, value: Any) -> str | None:
     cite = f"({found.operation} {found.member}: {_REFUSED[found.operation]})"
     if found.type in NUMBERS:
         shown = f"{_a(check.noun)} of {value}{check.unit}"
