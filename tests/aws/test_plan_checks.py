@@ -4,6 +4,7 @@ instance preferences) ran on and cost, against moto behind the training-plans st
 
 from __future__ import annotations
 
+import copy
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,8 +15,7 @@ import yaml
 from tests.aws.conftest import BUCKET, SMDDP, boto_client, submitted, training_job
 from tests.aws.plans_proxy import offering
 from tests.aws.price_list import priced
-from tests.conftest import EXAMPLES
-from tests.golden.regenerate import GOLDEN
+from tests.config.conftest import PREFERRED
 
 pytestmark = pytest.mark.integration
 
@@ -197,25 +197,12 @@ def test_plan_without_credentials_notes_once_that_plans_were_not_checked(cli, pl
 
 
 def preferences_config(tmp_path: Path, first_plan: str | None) -> Path:
-    """p5 × 2 (on ``first_plan`` when given), else p4d × 4."""
-    first = {"instance_type": "ml.p5.48xlarge", "instance_count": 2}
+    """tests/config's PREFERRED: p5 × 2 (on ``first_plan`` when given), else p4d × 4."""
+    first, second = copy.deepcopy(PREFERRED["compute"]["instance_preferences"])
+    first.pop("training_plans")
     if first_plan:
         first["training_plans"] = [first_plan]
-    config = {
-        "extends": str(EXAMPLES / "bases" / "team.yaml"),
-        "name": "preferred",
-        "framework": "pytorch",
-        "entry_point": "train_pytorch.py",
-        "source_dir": str(GOLDEN / "source"),
-        "framework_version": "2.2.0",
-        "compute": {
-            "instance_preferences": [
-                first,
-                {"instance_type": "ml.p4d.24xlarge", "instance_count": 4},
-            ]
-        },
-        "distribution": {"strategy": "torchrun"},
-    }
+    config = {**PREFERRED, "compute": {"instance_preferences": [first, second]}}
     path = tmp_path / "preferred.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
