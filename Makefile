@@ -67,9 +67,10 @@ docs: setup
 # scratch folder removed at once (uv's cache keeps the wheels). From uv's default index, as a
 # local run's overlay asks it (local/software.py), not this machine's extra wheel folders.
 TEST_WHEELS := $(VENV)/.test-wheels-stamp
-$(TEST_WHEELS): $(STAMP)
+MPI4PY_LOCK := cli/sagelaunch/data/images/locks/pytorch-2.13-cpu.lock
+$(TEST_WHEELS): $(STAMP) $(MPI4PY_LOCK)
 	$(UV) pip install -q --python $(PY) --target $(VENV)/.test-wheels \
-	  $$(grep -h '^mpi4py==' cli/sagelaunch/data/images/locks/pytorch-2.13-cpu.lock) omegaconf
+	  $$(grep -h '^mpi4py==' $(MPI4PY_LOCK)) omegaconf
 	rm -rf $(VENV)/.test-wheels
 	touch $@
 
