@@ -149,7 +149,7 @@ class Plan:
 def plan(image: Image) -> Plan:
     """The image's requirements: index and conda packages, and its framework wherever from."""
     made = Plan(image, {}, {})
-    own = set(FRAMEWORK_DISTRIBUTIONS[image.framework])
+    own = set(FRAMEWORK_DISTRIBUTIONS[image.base_framework])
     for key, shipped in image_software.packages(image).items():
         pypi = PYPI_NAMES.get(key, key)
         if shipped.origin == "conda" and key in CONDA_ONLY:

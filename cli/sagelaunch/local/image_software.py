@@ -45,6 +45,7 @@ __all__ = ["Shipped"]  # what an image ships, as dockerfile.py reads it
 
 GENERATOR = "python -m sagelaunch.local.image_software"
 INDEX = "index.json"
+HUGGINGFACE = "huggingface"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -64,7 +65,13 @@ class Image:
     @property
     def label(self) -> str:
         kind = "" if self.kind == "any" else f" {self.kind.upper()}"
-        return f"{self.framework} {self.version}{kind} image"
+        name = "Hugging Face transformers" if self.framework == HUGGINGFACE else self.framework
+        return f"{name} {self.version}{kind} image"
+
+    @property
+    def base_framework(self) -> str:
+        """The framework the image runs: a Hugging Face image is built FROM the PyTorch one."""
+        return "pytorch" if self.framework == HUGGINGFACE else self.framework
 
 
 @dataclass(frozen=True)
@@ -254,6 +261,21 @@ def _dlc_uv(
     return found
 
 
+def _huggingface(versions: dict[str, tuple[str, str]]) -> list[tuple[Image, list[Source]]]:
+    """The Hugging Face PyTorch training images of DLC's branch master, one per PyTorch version's
+    folder, filed under the Transformers version its ARG TRANSFORMERS_VERSION pins (a job names
+    its image by that, the SDK's huggingface.json one PyTorch for each): GPU only (the table
+    lists no CPU image), each a Dockerfile FROM the PyTorch training image of that version (the
+    PyTorch GPU image's file, stored for it), its own installs after that image's."""
+    found = []
+    for version, (cu, transformers) in versions.items():
+        path = f"huggingface/pytorch/training/docker/{version}/py3/{cu}/Dockerfile.gpu"
+        source = Source(DLC, DLC_MASTER, path, f"huggingface-pytorch-{version}-gpu.Dockerfile")
+        files = (f"pytorch-{version}-gpu.Dockerfile", source.name)
+        found.append((Image("huggingface", transformers, "gpu", files), [source]))
+    return found
+
+
 def _xgboost(version: str, commit: str) -> tuple[Image, list[Source]]:
     """The XGBoost container: a base and a final Dockerfile, and the requirements.txt the final one
     installs; one image for CPU and GPU instances."""
@@ -280,6 +302,10 @@ def sources() -> list[tuple[Image, list[Source]]]:
         *_dlc_uv("pytorch", ["2.11", "2.12", "2.13"], "docker/pytorch/Dockerfile.{flavour}"),
         *_dlc_dockerfiles("tensorflow", tensorflow_cuda),
         *_dlc_uv("tensorflow", ["2.21"], "docker/tensorflow/{version}/Dockerfile.{flavour}"),
+        # PyTorch version: (its CUDA folder, the Transformers version the Dockerfile pins)
+        *_huggingface(
+            {"2.5": ("cu124", "4.49"), "2.7": ("cu128", "4.55"), "2.8": ("cu129", "4.56")}
+        ),
         _xgboost("1.7-1", XGB_1_7),
         _xgboost("3.0-5", XGB_MASTER),
     ]
