@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.entrypoints.conftest import TorchJob
+from tests.entrypoints.test_train_pytorch_layouts import losses, run_in_process
 from tests.local.conftest import OWN_NETWORKS, TINY_GPT, run_local, venv_at_a_path_with_spaces
 
 pytestmark = pytest.mark.slow
@@ -115,10 +115,11 @@ def test_cpu_example_runs_deepspeed_under_mpirun_as_torchrun_does(tmp_path):
     # DeepSpeed's ZeRO-2 over 4 ranks trains one process's model on the global batch (ZeRO
     # against DDP, and DDP against one process, are tests/entrypoints' own: each reorders fp32
     # sums, hence 1e-4, far below the >1e-2 a lost rank or a wrong reduction moves a loss by).
+    # The one process runs in this one (no torch import of its own: the layouts' reference way).
     one = {**small, "batch_size": small["batch_size"] * 4}
     args = [arg for key, value in one.items() for arg in (f"--{key}", str(value))]
-    reference = TorchJob(tmp_path / "one-process").run_ok(*args)
-    assert reference.steps() == pytest.approx(mpi_losses, rel=1e-4)
+    run_in_process(tmp_path / "one-process", args)
+    assert losses(tmp_path / "one-process") == pytest.approx(mpi_losses, rel=1e-4)
 
 
 def _warnings_besides_the_version(stderr: str) -> list[str]:
