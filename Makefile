@@ -62,15 +62,23 @@ docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
 # Wheels the suite's local runs install offline (UV_OFFLINE=1) from uv's cache, as a user's second
-# run does: the PyTorch images' mpi4py at their locks' pin, and omegaconf, a third-party script's
-# requirements.txt. Fetched once from the package registry, as setup's packages are, into a
+# run does: the PyTorch images' mpi4py at their locks' pin, the Hugging Face 4.56 image's
+# transformers and accelerate at its lock's (with what they require), and omegaconf, a
+# third-party script's requirements.txt. Fetched once from the package registry, as setup's packages are, into a
 # scratch folder removed at once (uv's cache keeps the wheels). From uv's default index, as a
 # local run's overlay asks it (local/software.py), not this machine's extra wheel folders.
 TEST_WHEELS := $(VENV)/.test-wheels-stamp
 MPI4PY_LOCK := cli/sagelaunch/data/images/locks/pytorch-2.13-cpu.lock
-$(TEST_WHEELS): $(STAMP) $(MPI4PY_LOCK)
+HF_LOCK := cli/sagelaunch/data/images/locks/huggingface-4.56-gpu.lock
+# What this venv has is excluded, as a run's overlay excludes it (local/software.py): accelerate
+# requires torch, and the index's is a CUDA build of gigabytes.
+$(TEST_WHEELS): $(STAMP) $(MPI4PY_LOCK) $(HF_LOCK)
+	mkdir -p $(VENV)/.test-wheels
+	$(PY) -c "import importlib.metadata as m; print(*{d.metadata['Name'] for d in m.distributions()}, sep='\n')" \
+	  > $(VENV)/.test-wheels/excludes.txt
 	$(UV) pip install -q --python $(PY) --target $(VENV)/.test-wheels \
-	  $$(grep -h '^mpi4py==' $(MPI4PY_LOCK)) omegaconf
+	  --excludes $(VENV)/.test-wheels/excludes.txt $$(grep -h '^mpi4py==' $(MPI4PY_LOCK)) \
+	  $$(grep -hE '^(transformers|accelerate)==' $(HF_LOCK)) omegaconf
 	rm -rf $(VENV)/.test-wheels
 	touch $@
 

@@ -307,6 +307,25 @@ def _script(tmp_path, *modules):
     return tmp_path
 
 
+def test_a_requirements_extras_come_as_the_packages_the_image_installs_itself(
+    tmp_path, nothing_installed, monkeypatch
+):
+    """The Hugging Face DLC installs transformers[torch,vision,timm,accelerate,sagemaker,...]:
+    the overlay installs transformers alone (its vision and timm extras would bring the index's
+    torchvision, which this torch cannot load) and, of its extras, those the image installs as
+    packages of their own, at the image's pins (Trainer imports accelerate; the script does not)."""
+    monkeypatch.setattr(container_packages, "_importable_distribution", lambda name: False)
+    image = image_software.choose("huggingface", "4.56.2", "ml.g5.xlarge")
+    assert image is not None
+    packages = image_software.packages(image.image)
+    pins = container_packages.missing_pins(
+        "huggingface", _script(tmp_path, "transformers"), "4.56.2", "ml.g5.xlarge"
+    )
+    accelerate, sagemaker = packages["accelerate"].requirement, packages["sagemaker"].requirement
+    assert pins == ["transformers==4.56.2", accelerate, sagemaker]
+    assert "[" in packages["transformers"].requirement  # the image's has extras; the pin none
+
+
 def test_mpi4py_and_sklearn_get_the_requirement_of_the_jobs_image(tmp_path, nothing_installed):
     code = _script(tmp_path, "mpi4py", "sklearn")
     pins = container_packages.missing_pins

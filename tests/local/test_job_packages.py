@@ -20,7 +20,7 @@ OTHER_FRAMEWORKS = {  # distributions of other frameworks (module name = distrib
 
 
 def _hidden(image: image_software.Image) -> set[str]:
-    roots = [*job_packages._framework_roots(image.framework), *job_packages.image_names(image)]
+    roots = [*job_packages._framework_roots(image.base_framework), *job_packages.image_names(image)]
     return set(job_packages.hidden_modules(job_packages.visible(roots, INSTALLED), INSTALLED))
 
 
@@ -35,11 +35,11 @@ def test_a_job_sees_its_images_packages_and_nothing_else_of_this_venv(image):
     # Another framework is hidden unless the image's definition holds it (TensorFlow 2.21's
     # pyproject.toml installs torch from PyTorch's CPU index, and so its jobs see torch).
     held = set(job_packages.image_names(image))
-    for other in OTHER_FRAMEWORKS[image.framework]:
+    for other in OTHER_FRAMEWORKS[image.base_framework]:
         if importlib.util.find_spec(other):
             assert (other in hidden) == (other not in held), f"{image.label}: {other}"
-    own = {"pytorch": "torch", "tensorflow": "tensorflow", "xgboost": "xgboost"}[image.framework]
-    assert own not in hidden
+    own = {"pytorch": "torch", "tensorflow": "tensorflow", "xgboost": "xgboost"}
+    assert own[image.base_framework] not in hidden
 
 
 def test_joblib_is_seen_through_the_images_resolved_packages():

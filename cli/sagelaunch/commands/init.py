@@ -12,6 +12,16 @@ from rich.table import Table
 from sagelaunch.errors import UsageError
 from sagelaunch.output import stderr, stdout
 
+# What a template writes beside its config where the config alone does not run: the Hugging Face
+# template's Trainer script (a copy, the user's to edit: the job uploads it from there) and a
+# short text its local train channel reads. Path beside the config -> (package folder, file).
+COMPANIONS = {
+    "huggingface": {
+        "train_huggingface.py": ("sagelaunch.entrypoints", "huggingface/train_huggingface.py"),
+        "data/train.txt": ("sagelaunch", "templates/huggingface-train.txt"),
+    }
+}
+
 
 def templates() -> dict[str, str]:
     """Template name -> YAML text, from the package's templates/ folder."""
@@ -51,10 +61,27 @@ def init(
     from sagelaunch.cli_params import output_file
 
     target = output_file(out, "--out", f"{template}.yaml") or Path(f"{template}.yaml")
-    if target.exists() and not force:
-        raise UsageError(f"{target} exists", hint="pass --force to overwrite, or --out elsewhere")
+    companions = {target.parent / name: data for name, data in _companions(template).items()}
+    existing = [str(path) for path in [target, *companions] if path.exists()]
+    if existing and not force:
+        raise UsageError(
+            f"{', '.join(existing)} exist{'s' if len(existing) == 1 else ''}",
+            hint="pass --force to overwrite, or --out elsewhere",
+        )
     target.write_text(with_settings(available[template]), encoding="utf-8")
-    stderr.print(f"wrote [bold]{target}[/bold] — next: sagelaunch validate {target}")
+    for path, data in companions.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    wrote = ", ".join(f"[bold]{path}[/bold]" for path in [target, *companions])
+    stderr.print(f"wrote {wrote} — next: sagelaunch validate {target}")
+
+
+def _companions(template: str) -> dict[str, bytes]:
+    """The files ``template`` writes beside its config (COMPANIONS), by their path there."""
+    return {
+        name: resources.files(package).joinpath(file).read_bytes()
+        for name, (package, file) in COMPANIONS.get(template, {}).items()
+    }
 
 
 def with_settings(text: str) -> str:

@@ -157,7 +157,8 @@ def _report_failure(result: Result) -> None:
     for line in failed.tail:
         stderr.print(f"  {line}", markup=False, highlight=False)
     reason = (failed.failure or "see its log").splitlines()[0]
+    kept = f"the hosts' trees are kept in {result.workdir}"
     raise JobFailed(
         f"local run failed on {failed.host} (exit {failed.exit_code}): {reason}",
-        hint=f"the hosts' trees are kept in {result.workdir}",
+        hint=f"{result.advice}; {kept}" if result.advice else kept,
     )

@@ -15,6 +15,7 @@ library, which no index offers, gets sagelaunch's stand-in.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import importlib.util
 import re
@@ -61,6 +62,7 @@ STAND_INS = {
 }
 STAND_INS_DIR = Path(__file__).with_name("container_libraries")
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.MULTILINE)
+_EXTRAS = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*\[([^\]]*)\](.*)$")
 
 
 def imported_modules(code: Path) -> set[str]:
@@ -93,9 +95,9 @@ def missing_pins(
     pins: list[str] = []
     for module in missing:
         shipped = _provider(module, offered)
-        pin = _pin(shipped) if shipped else None
-        if pin and pin not in pins:
-            pins.append(pin)
+        for pin in _pins(shipped, offered) if shipped else []:
+            if pin not in pins:
+                pins.append(pin)
     if pins and choice.note and say:
         say(f"  container packages: {choice.note}")
     return pins
@@ -163,6 +165,39 @@ def _importable(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
+
+
+def _pins(shipped: image_software.Shipped, offered: dict[str, image_software.Shipped]) -> list[str]:
+    """What installs ``shipped`` as the image holds it. Its extras are not installed as extras:
+    an extra's requirements are what the image installs beside it, and the Hugging Face images'
+    ``transformers[torch,vision,timm,...]`` would bring torchvision and a hundred more. An extra
+    naming a package the image installs itself is that package at the image's pin, for a
+    library that imports it without the script doing so (Trainer needs accelerate)."""
+    requirement, extras = _without_extras(shipped.requirement)
+    pins = [_pin(dataclasses.replace(shipped, requirement=requirement))]
+    for extra in extras:
+        also = offered.get(software.normal_name(extra))
+        if also is not None and also is not shipped and not _importable_distribution(also.name):
+            pins += _pins(also, offered)
+    return pins
+
+
+def _without_extras(requirement: str) -> tuple[str, list[str]]:
+    """`transformers[torch,accelerate]==4.56.2`: (`transformers==4.56.2`, [torch, accelerate])."""
+    match = _EXTRAS.match(requirement)
+    if match is None:
+        return requirement, []
+    extras = [e.strip() for e in match.group(2).split(",") if e.strip()]
+    return match.group(1) + match.group(3), extras
+
+
+def _importable_distribution(name: str) -> bool:
+    """Whether this venv has the distribution (the overlay then installs none of it)."""
+    try:
+        importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def _pin(shipped: image_software.Shipped) -> str:

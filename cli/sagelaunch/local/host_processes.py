@@ -14,6 +14,7 @@ from sagelaunch.local import (
     code_channel,
     environment,
     group_hosts,
+    hub,
     launchers,
     mpi,
     ports,
@@ -46,7 +47,7 @@ def host_processes(
     request = plan.request
     container_env = {
         **request.get("Environment", {}),
-        "SAGEMAKER_TRAINING_MODULE": environment.TRAINING_MODULES[config.framework],
+        "SAGEMAKER_TRAINING_MODULE": environment.TRAINING_MODULES[config.base_framework],
         "TRAINING_JOB_NAME": plan.job_name,  # the platform's, in every job
     }
     machine = environment.Machine.detect()
@@ -63,11 +64,12 @@ def host_processes(
     extra = launcher_env(
         len(trees), launch, master, master_port, cores or machine.num_cpus, container_env
     )
-    if config.framework == "pytorch":
+    if config.base_framework == "pytorch":
         # The PyTorch container's training.py sets them on every job, one host included, so
         # init_process_group(init_method='env://') works there (its port 7777: a free one here).
         extra |= {"MASTER_ADDR": master, "MASTER_PORT": str(master_port)}
     extra |= {} if own_network else group_hosts.feed_env(cluster)  # own hosts: at their names
+    extra |= hub.offline_env(prepared.sandbox.network)
     tf_cluster = (
         tf_config.TfCluster.for_job(framework, names, own_network)
         if tf_config.applies(config)

@@ -24,6 +24,7 @@ from sagelaunch.local import (
     disk,
     group_hosts,
     host_processes,
+    hub,
     job_software,
     launchers,
     model_dir,
@@ -58,6 +59,7 @@ class Result:
     output_artifact: Path | None = None
     warnings: list[str] = field(default_factory=list)
     sandbox: str = sandbox.OFF  # namespace or off
+    advice: str | None = None  # what to do about the first failed host's failure, where known
 
     @property
     def failed(self) -> list[supervisor.HostOutcome]:
@@ -73,6 +75,7 @@ class Result:
             "output_artifact": str(self.output_artifact) if self.output_artifact else None,
             "sandbox": self.sandbox,
             "warnings": list(self.warnings),
+            "advice": self.advice,
         }
 
 
@@ -160,7 +163,7 @@ def _software(
     for warning in warnings:
         say(f"[yellow]warning:[/yellow] {warning}")
     if prepared.sandbox.isolated:  # elsewhere the hosts' Python writes what it compiles
-        framework = software.FRAMEWORK_MODULES[config.framework]
+        framework = software.FRAMEWORK_MODULES[config.base_framework]
         bytecode.compile_imports(built.trees[0].code, framework, prepared_software.folders, say)
     return prepared_software, warnings
 
@@ -267,7 +270,10 @@ def _finished(
     for host in result.hosts:
         if host.log_error:
             result.warnings.append(f"{host.host}'s log is incomplete: {host.log_error}")
-    if not result.failed:
+    if result.failed:
+        log = built.workdir / "logs" / f"{result.failed[0].host}.log"
+        result.advice = hub.unreachable_advice(log, prepared.config.network.isolation)
+    else:
         empty = _empty_model_warning(built.master, trees)
         if empty:
             say(f"[yellow]warning:[/yellow] {empty}")

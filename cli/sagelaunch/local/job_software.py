@@ -32,14 +32,18 @@ def prepare(
     config: LaunchConfig, code: Path, run_dir: Path, say: Callable[[str], None]
 ) -> JobSoftware:
     """The job's software, as its image would hold it (see the module docstring)."""
-    framework, framework_version = config.framework, config.framework_version
+    # The framework that runs (a Hugging Face job's PyTorch) and the image whose packages it sees
+    # (a Hugging Face job's by its transformers_version).
+    framework, framework_version = config.base_framework, config.base_framework_version
     instance_type = config.compute.instance_type
     folders: list[Path] = []
-    warning = software.version_warning(framework, framework_version)
+    key = f"{framework}_version" if config.framework == image_software.HUGGINGFACE else None
+    warning = software.version_warning(framework, framework_version, key or "framework_version")
     if warning and config.local.framework == "match":
         folders.append(software.framework_overlay(framework, str(framework_version), say))
         warning = None
-    pins = container_packages.missing_pins(framework, code, framework_version, instance_type, say)
+    image_framework, image_version = image_key(config)
+    pins = container_packages.missing_pins(image_framework, code, image_version, instance_type, say)
     image = _image(config)
     keras = legacy_keras(image)
     if keras and image:
@@ -93,7 +97,13 @@ def _image(config: LaunchConfig) -> image_software.Image | None:
     image_uri, whose packages are not known, or local.software: machine)."""
     if config.local.software == "machine" or config.image_uri:
         return None
-    choice = image_software.choose(
-        config.framework, config.framework_version, config.compute.instance_type
-    )
+    choice = image_software.choose(*image_key(config), config.compute.instance_type)
     return choice.image if choice else None
+
+
+def image_key(config: LaunchConfig) -> tuple[str, str | None]:
+    """The framework and version the job's image is stored under: a Hugging Face image under
+    its Transformers version (one PyTorch per version in the SDK's huggingface.json)."""
+    if config.framework == image_software.HUGGINGFACE:
+        return config.framework, config.transformers_version
+    return config.framework, config.framework_version

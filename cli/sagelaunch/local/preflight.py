@@ -63,17 +63,18 @@ def prepare(loaded: LoadedConfig, options: Options) -> Prepared:
             "the built-in XGBoost algorithm runs only in its own container",
             "run the script-mode equivalent: --set entry_point=train_xgboost.py",
         )
-    if config.framework == "huggingface":
+    if config.framework == "huggingface" and config.base_framework != "pytorch":
         raise UsageError(
-            "sagelaunch local does not run Hugging Face jobs yet (the DLC's transformers, "
-            "datasets and accelerate are not emulated)",
-            "plan and submit it, or run the script as framework pytorch with the packages "
-            "installed here",
+            f"sagelaunch local runs Hugging Face PyTorch jobs only: no Hugging Face TensorFlow "
+            f"image (transformers {config.transformers_version} with TensorFlow "
+            f"{config.tensorflow_version}) is stored with it",
+            "plan and submit it, or run the script under framework: tensorflow with "
+            "transformers in its requirements.txt",
         )
     cluster = _cluster(config, options)
     strategy = registry.of(config)
     strategy.check_local(config)
-    horovod.check(config.framework, strategy.runs_horovod, loaded.source_dir)
+    horovod.check(config.base_framework, strategy.runs_horovod, loaded.source_dir)
     launch = launchers.choose(
         topology.placement(config).launcher,  # plan.topology's, before the plan exists
         strategy.name,

@@ -208,10 +208,13 @@ def major_minor(version: str) -> tuple[int, ...] | None:
     return tuple(int(n) for n in numbers[:2]) if len(numbers) >= 2 else None
 
 
-def version_warning(framework: str, framework_version: str | None) -> str | None:
+def version_warning(
+    framework: str, framework_version: str | None, key: str = "framework_version"
+) -> str | None:
     """A warning when the installed framework is not the container's major.minor, with the fix
     that can work here: local.framework: match only where the index has a wheel of that version
-    for this Python (match_installable), else what runs instead."""
+    for this Python (match_installable), else what runs instead. ``key``: the config's name for
+    the version (a Hugging Face job's pytorch_version)."""
     installed = installed_framework(framework)
     if not framework_version or installed is None:
         return None
@@ -224,7 +227,7 @@ def version_warning(framework: str, framework_version: str | None) -> str | None
         else match_advice(framework, _dotted(wanted), installed, match_installable)
     )
     return (
-        f"framework_version {framework_version}, but this run uses this machine's {framework} "
+        f"{key} {framework_version}, but this run uses this machine's {framework} "
         f"{installed} (local.framework: installed), not the container's {_dotted(wanted)}: "
         f"results and APIs may differ, and a script written for {_dotted(wanted)} may fail "
         f"where {_dotted(have)} changed them; {fix}"
