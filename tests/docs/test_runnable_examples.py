@@ -56,10 +56,13 @@ A line `…` alone stands for any number of lines.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import fcntl
+import itertools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -74,6 +77,7 @@ from sagelaunch.app import app
 from sagelaunch.caches import CACHE_DIR_ENV
 from tests.aws.conftest import model_cache, moto, moto_url  # noqa: F401  (the `moto` fixture)
 from tests.conftest import REPO
+from tests.local.conftest import warm_plan
 
 VENV_BIN = Path(sys.executable).parent
 OPTIONS = {"moto", "queue", "plans", "slow"}
@@ -145,6 +149,50 @@ BLOCKS = [block for blocks in PAGES.values() for block in blocks]
 NAMED_CONFIGS = sorted(
     set(re.findall(r"\blaunch_configs/[\w.-]+\.ya?ml\b", "".join(b.body for b in BLOCKS)))
 )
+PLANNING = {"plan", "submit", "local", "sweep"}  # the commands that plan a config they are given
+SHELL_OPERATORS = {
+    "|",
+    "||",
+    "&&",
+    ";",
+    "&",
+    ">",
+    ">>",
+    "<",
+    "(",
+    ")",
+}  # where a command's args end
+
+
+def planning_calls() -> set[tuple[str, str, tuple[str, ...]]]:
+    """(command, config, its --set values) of each `sagelaunch plan|submit|local|sweep
+    launch_configs/X` in the pages' sh blocks (`sweep --local` as the command `sweep-local`):
+    what warm_plans plans ahead, besides each config as it is."""
+    calls = set()
+    for block in BLOCKS:
+        if block.language != "sh":
+            continue
+        for line in block.body.replace("\\\n", " ").splitlines():
+            words = shlex.shlex(line, posix=True, punctuation_chars=True)
+            words.whitespace_split, words.commenters = True, "#"
+            try:
+                tokens = list(words)
+            except ValueError:  # an unclosed quote: not a line this can read
+                continue
+            for at, token in enumerate(tokens[:-2]):
+                command, config = tokens[at + 1], tokens[at + 2]
+                if not token.endswith("sagelaunch") or command not in PLANNING:
+                    continue
+                if not config.startswith("launch_configs/"):
+                    continue
+                args = list(
+                    itertools.takewhile(lambda t: t not in SHELL_OPERATORS, tokens[at + 3 :])
+                )
+                sets = tuple(v for flag, v in itertools.pairwise(args) if flag == "--set")
+                sets += tuple(a.split("=", 1)[1] for a in args if a.startswith("--set="))
+                local = command == "sweep" and "--local" in args
+                calls.add(("sweep-local" if local else command, config, sets))
+    return calls
 
 
 @pytest.fixture(scope="session")
@@ -153,7 +201,9 @@ def warm_plans(tmp_path_factory: pytest.TempPathFactory) -> None:
     every config a page names, made once, in this process, before any page runs: as a reader's
     cache does once they planned it. Without it, whichever page first plans a config runs the
     SDK for it (its import alone some seconds) and the later ones read the cache; with it, none
-    does but for a config a block changes (`--set`, `--queue`, a sweep's trials). What a block
+    does: the variants the pages' calls of launch_configs/ make are planned too (planning_calls:
+    `--set`, a local run's, a sweep's trials), only configs a block writes or changes itself
+    (`init`, `import`, an edited copy) plan cold. What a block
     prints is the same either way: an entry is keyed by all the SDK sees, and the job name and
     code bundle are set on the cached plan (the cold path is what tests/cli and tests/sdk
     test). One worker of the session plans, the others wait for it (a lock, as
@@ -174,7 +224,41 @@ def warm_plans(tmp_path_factory: pytest.TempPathFactory) -> None:
             for config in NAMED_CONFIGS:
                 result = CliRunner().invoke(app, ["plan", config, "-o", "json"])
                 assert result.exit_code == 0, f"{config}: exit {result.exit_code}\n{result.output}"
+            for call in sorted(planning_calls()):
+                warm_call(*call)
         done.touch()
+
+
+def warm_call(command: str, config: str, sets: tuple[str, ...]) -> None:
+    """The plans one call of a page makes that `plan CONFIG` does not: its --set variant, a
+    local run's (the local variant: tests/local/conftest.py's warm_plan), a sweep's trials
+    (`--dry-run` plans each, as `sweep` does; `--local`: each trial's local variant). Only a
+    warm-up: a call it cannot plan the same way (one a page expects to fail, too), the block
+    plans, or refuses, itself. Each makes the entries the block would make, in this process, where
+    the SDK is imported already: the block's own process then reads them, as a reader's rerun
+    does (the cold path is what tests/cli, tests/sdk and tests/local test)."""
+    overrides = [arg for value in sets for arg in ("--set", value)]
+    if command == "local":
+        warm_plan(REPO / config, *overrides)
+    elif command == "sweep-local":
+        warm_local_trials(REPO / config, list(sets))
+    elif command == "sweep":
+        CliRunner().invoke(app, ["sweep", config, *overrides, "--dry-run", "-o", "json"])
+    elif sets:  # plan, submit: without --set, NAMED_CONFIGS's plan is the block's
+        CliRunner().invoke(app, ["plan", config, *overrides, "-o", "json"])
+
+
+def warm_local_trials(config: Path, overrides: list[str]) -> None:
+    """Each trial of a `sweep --local` planned as the sweep plans it (sweeps/local.py: the local
+    variant of the trial)."""
+    from sagelaunch.checks.trials import iter_trials
+    from sagelaunch.checks.validation import sweep_base
+    from sagelaunch.local.variant import local_variant
+    from sagelaunch.services.local_run import local_plan
+
+    with contextlib.suppress(Exception):  # the sweep itself reports what is wrong
+        for trial in iter_trials(sweep_base(config, overrides or None), overrides or None, []):
+            local_plan(local_variant(trial.loaded), [])
 
 
 def marks(blocks: list[Block], slow: bool = False) -> list[pytest.MarkDecorator]:
@@ -201,6 +285,20 @@ def test_the_docs_mark_examples_runnable() -> None:
         text, blocks = page.read_text(), PAGES.get(str(page.relative_to(REPO)), [])
         shown = sum(1 for block in blocks if block.output is not None)
         assert text.count("<!-- output -->") == shown, f"{page}: an output block follows no block"
+
+
+def test_the_warm_up_reads_the_pages_calls() -> None:
+    """warm_plans plans what the pages' calls plan: a `--set` on a continued line, a local run,
+    a local sweep (a page that changes how it calls them changes what is warmed)."""
+    calls = planning_calls()
+    assert ("local", "launch_configs/cpu-local.yaml", ()) in calls
+    assert ("sweep-local", "launch_configs/sweep-cpu-local.yaml", ()) in calls
+    fallback = (
+        "compute.fallback=[{instance_type: ml.g5.12xlarge},"
+        " {instance_type: ml.g5.48xlarge, on_demand: true}]"
+    )
+    assert ("plan", "launch_configs/spot-checkpoint.yaml", (fallback,)) in calls
+    assert all(config.startswith("launch_configs/") for _, config, _ in calls)
 
 
 @pytest.mark.parametrize("page", ALL_PAGES)
