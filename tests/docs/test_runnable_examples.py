@@ -150,18 +150,8 @@ NAMED_CONFIGS = sorted(
     set(re.findall(r"\blaunch_configs/[\w.-]+\.ya?ml\b", "".join(b.body for b in BLOCKS)))
 )
 PLANNING = {"plan", "submit", "local", "sweep"}  # the commands that plan a config they are given
-SHELL_OPERATORS = {
-    "|",
-    "||",
-    "&&",
-    ";",
-    "&",
-    ">",
-    ">>",
-    "<",
-    "(",
-    ")",
-}  # where a command's args end
+# Where a command's arguments end.
+SHELL_OPERATORS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "(", ")"}
 
 
 def planning_calls() -> set[tuple[str, str, tuple[str, ...]]]:
