@@ -62,24 +62,27 @@ docs: setup
 	$(VENV)/bin/mkdocs build --strict
 
 # Wheels the suite's local runs install offline (UV_OFFLINE=1) from uv's cache, as a user's second
-# run does: the PyTorch images' mpi4py at their locks' pin, the Hugging Face 4.56 image's
-# transformers and accelerate at its lock's (with what they require), and omegaconf, a
-# third-party script's requirements.txt. Fetched once from the package registry, as setup's packages are, into a
-# scratch folder removed at once (uv's cache keeps the wheels). From uv's default index, as a
-# local run's overlay asks it (local/software.py), not this machine's extra wheel folders.
+# run does: the PyTorch images' mpi4py at their locks' pin, omegaconf (a third-party script's
+# requirements.txt), and what the suite's Hugging Face jobs install from their images
+# (tests/local/hub_wheels.py says it as `local` does), with what they require. Fetched once from
+# the package registry, as setup's packages are, into a scratch folder removed at once (uv's cache
+# keeps the wheels). From uv's default index, as a local run's overlay asks it
+# (local/software.py), not this machine's extra wheel folders. What this venv has is excluded,
+# as an overlay excludes it: accelerate requires torch, and the index's is a CUDA build.
 TEST_WHEELS := $(VENV)/.test-wheels-stamp
 MPI4PY_LOCK := cli/sagelaunch/data/images/locks/pytorch-2.13-cpu.lock
-HF_LOCK := cli/sagelaunch/data/images/locks/huggingface-4.56-gpu.lock
-# What this venv has is excluded, as a run's overlay excludes it (local/software.py): accelerate
-# requires torch, and the index's is a CUDA build of gigabytes.
-$(TEST_WHEELS): $(STAMP) $(MPI4PY_LOCK) $(HF_LOCK)
-	mkdir -p $(VENV)/.test-wheels
+HUB_JOBS := 4.56.2:transformers 4.49:transformers,datasets,sklearn
+SCRATCH := $(VENV)/.test-wheels
+$(TEST_WHEELS): $(STAMP) $(MPI4PY_LOCK) cli/sagelaunch/data/images/index.json
+	mkdir -p $(SCRATCH)
 	$(PY) -c "import importlib.metadata as m; print(*{d.metadata['Name'] for d in m.distributions()}, sep='\n')" \
-	  > $(VENV)/.test-wheels/excludes.txt
-	$(UV) pip install -q --python $(PY) --target $(VENV)/.test-wheels \
-	  --excludes $(VENV)/.test-wheels/excludes.txt $$(grep -h '^mpi4py==' $(MPI4PY_LOCK)) \
-	  $$(grep -hE '^(transformers|accelerate)==' $(HF_LOCK)) omegaconf
-	rm -rf $(VENV)/.test-wheels
+	  > $(SCRATCH)/excludes.txt
+	$(UV) pip install -q --python $(PY) --target $(SCRATCH)/a --excludes $(SCRATCH)/excludes.txt \
+	  $$(grep -h '^mpi4py==' $(MPI4PY_LOCK)) omegaconf
+	$(PY) -m tests.local.hub_wheels $(HUB_JOBS) | while read -r pins; do \
+	  rm -rf $(SCRATCH)/b && $(UV) pip install -q --python $(PY) --target $(SCRATCH)/b \
+	    --excludes $(SCRATCH)/excludes.txt $$pins || exit 1; done
+	rm -rf $(SCRATCH)
 	touch $@
 
 test: setup $(BYTECODE) $(TEST_WHEELS)

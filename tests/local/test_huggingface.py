@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.local import hub_wheels
 from tests.local.conftest import checksums, clean_env, in_uv_cache, run_local
 
-IMAGE_PINS = ["transformers==4.56.2", "accelerate==1.10.1"]  # the 4.56.2 DLC's, as stored
 OVERLAY = re.compile(r"software: .*(?:into|cached in) (\S+?)(?: \.\.\.|\))?$", re.MULTILINE)
 
 
 @pytest.fixture
-def hub_wheels(tmp_path: Path) -> None:
-    if not all(in_uv_cache(pin, tmp_path) for pin in IMAGE_PINS):
+def cached_wheels(tmp_path: Path) -> None:
+    if not all(in_uv_cache(pin, tmp_path) for pin in hub_wheels.pins("4.56.2", ["transformers"])):
         pytest.skip("transformers is not in uv's cache (`make test` fills it: TEST_WHEELS)")
 
 
@@ -51,7 +51,7 @@ def overlay(output: str) -> str:
 
 @pytest.mark.slow
 def test_the_starter_trains_on_two_hosts_and_saves_what_from_pretrained_loads(
-    cli, tmp_path, hub_wheels
+    cli, tmp_path, cached_wheels
 ):
     starter = tmp_path / "starter"
     starter.mkdir()
@@ -103,7 +103,7 @@ AutoModelForCausalLM.from_pretrained("gpt2")  # from the Hub: this job has no in
 
 @pytest.mark.slow
 def test_an_isolated_job_sees_the_images_packages_and_is_told_to_give_the_model_as_a_channel(
-    write_config, tmp_path, hub_wheels
+    write_config, tmp_path, cached_wheels
 ):
     config = write_config(
         {

@@ -307,23 +307,24 @@ def _script(tmp_path, *modules):
     return tmp_path
 
 
-def test_a_requirements_extras_come_as_the_packages_the_image_installs_itself(
-    tmp_path, nothing_installed, monkeypatch
+HUGGING_FACE = [image for image in image_software.images() if image.framework == "huggingface"]
+
+
+@pytest.mark.parametrize("image", HUGGING_FACE, ids=lambda image: image.version)
+def test_transformers_comes_without_its_extras_and_with_the_images_accelerate(
+    image, tmp_path, nothing_installed, monkeypatch
 ):
-    """The Hugging Face DLC installs transformers[torch,vision,timm,accelerate,sagemaker,...]:
-    the overlay installs transformers alone (its vision and timm extras would bring the index's
-    torchvision, which this torch cannot load) and, of its extras, those the image installs as
-    packages of their own, at the image's pins (Trainer imports accelerate; the script does not)."""
-    monkeypatch.setattr(container_packages, "_importable_distribution", lambda name: False)
-    image = image_software.choose("huggingface", "4.56.2", "ml.g5.xlarge")
-    assert image is not None
-    packages = image_software.packages(image.image)
+    """The Hugging Face DLCs install transformers with extras (vision, timm, ...: the index's
+    torchvision, which this torch cannot load): the overlay installs transformers alone, at the
+    image's version, and the image's accelerate, which Trainer imports (the script does not)."""
+    monkeypatch.setattr(container_packages, "_has_distribution", lambda name: False)
+    packages = image_software.packages(image)
     pins = container_packages.missing_pins(
-        "huggingface", _script(tmp_path, "transformers"), "4.56.2", "ml.g5.xlarge"
+        "huggingface", _script(tmp_path, "transformers"), image.version, "ml.g5.xlarge"
     )
-    accelerate, sagemaker = packages["accelerate"].requirement, packages["sagemaker"].requirement
-    assert pins == ["transformers==4.56.2", accelerate, sagemaker]
-    assert "[" in packages["transformers"].requirement  # the image's has extras; the pin none
+    version = packages["transformers"].requirement.rsplit("==", 1)[1]
+    assert "[" in packages["transformers"].requirement
+    assert pins == [f"transformers=={version}", packages["accelerate"].requirement]
 
 
 def test_mpi4py_and_sklearn_get_the_requirement_of_the_jobs_image(tmp_path, nothing_installed):

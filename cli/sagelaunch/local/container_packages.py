@@ -62,7 +62,11 @@ STAND_INS = {
 }
 STAND_INS_DIR = Path(__file__).with_name("container_libraries")
 _IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.MULTILINE)
-_EXTRAS = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*\[([^\]]*)\](.*)$")
+_EXTRAS = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*\[[^\]]*\](.*)$")
+# What a package imports at run time that a script's own imports do not show, installed with it
+# where the image installs it: transformers' Trainer raises "Using the `Trainer` with `PyTorch`
+# requires `accelerate>=0.26.0`" without it, and every Hugging Face training image installs it.
+RUNTIME_IMPORTS = {"transformers": ("accelerate",)}
 
 
 def imported_modules(code: Path) -> set[str]:
@@ -168,30 +172,21 @@ def _importable(module: str) -> bool:
 
 
 def _pins(shipped: image_software.Shipped, offered: dict[str, image_software.Shipped]) -> list[str]:
-    """What installs ``shipped`` as the image holds it. Its extras are not installed as extras:
-    an extra's requirements are what the image installs beside it, and the Hugging Face images'
-    ``transformers[torch,vision,timm,...]`` would bring torchvision and a hundred more. An extra
-    naming a package the image installs itself is that package at the image's pin, for a
-    library that imports it without the script doing so (Trainer needs accelerate)."""
-    requirement, extras = _without_extras(shipped.requirement)
+    """What installs ``shipped`` as the image holds it: its requirement without extras (the
+    Hugging Face images' ``transformers[torch,vision,timm,...]`` would bring the index's
+    torchvision and a hundred more; what of them the scripts import comes by its own name), and
+    what it imports at run time where the image installs that too (RUNTIME_IMPORTS)."""
+    match = _EXTRAS.match(shipped.requirement)
+    requirement = match.group(1) + match.group(2) if match else shipped.requirement
     pins = [_pin(dataclasses.replace(shipped, requirement=requirement))]
-    for extra in extras:
-        also = offered.get(software.normal_name(extra))
-        if also is not None and also is not shipped and not _importable_distribution(also.name):
+    for name in RUNTIME_IMPORTS.get(software.normal_name(shipped.name), ()):
+        also = offered.get(name)
+        if also is not None and not _has_distribution(also.name):
             pins += _pins(also, offered)
     return pins
 
 
-def _without_extras(requirement: str) -> tuple[str, list[str]]:
-    """`transformers[torch,accelerate]==4.56.2`: (`transformers==4.56.2`, [torch, accelerate])."""
-    match = _EXTRAS.match(requirement)
-    if match is None:
-        return requirement, []
-    extras = [e.strip() for e in match.group(2).split(",") if e.strip()]
-    return match.group(1) + match.group(3), extras
-
-
-def _importable_distribution(name: str) -> bool:
+def _has_distribution(name: str) -> bool:
     """Whether this venv has the distribution (the overlay then installs none of it)."""
     try:
         importlib.metadata.distribution(name)

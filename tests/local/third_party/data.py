@@ -11,7 +11,9 @@ beside the scripts read them from ``.sagelaunch/third-party-data/`` (``make``-st
 from __future__ import annotations
 
 import gzip
+import os
 import struct
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -140,6 +142,58 @@ def no_channels(root: Path) -> dict[str, Path]:
     return {}
 
 
+# A Hugging Face notebook's channels are what its datasets and transformers write: built by them,
+# at the pins the job's image (the stored 4.49 one) loads them with, installed into a scratch
+# folder from uv's cache (UV_OFFLINE set: nothing asked of an index; `make test` fills it).
+HF_BUILD = """\
+import random, sys
+from pathlib import Path
+from datasets import Dataset
+from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+root = Path(sys.argv[1])
+words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+words += "good bad movie great awful fine plot acting the a was is".split()
+(root / "model").mkdir(parents=True, exist_ok=True)
+(root / "model" / "vocab.txt").write_text("\\n".join(words) + "\\n")
+tokenizer = BertTokenizerFast(str(root / "model" / "vocab.txt"))
+tokenizer.save_pretrained(root / "model")
+config = BertConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=2,
+                    num_attention_heads=2, intermediate_size=64, max_position_embeddings=32)
+BertForSequenceClassification(config).save_pretrained(root / "model")
+rng = random.Random(0)
+for split, count in (("train", 64), ("test", 32)):
+    texts = [" ".join(rng.choice(words[5:]) for _ in range(6)) for _ in range(count)]
+    encoded = tokenizer(texts, padding="max_length", max_length=16, truncation=True)
+    labels = [int("good" in text or "great" in text) for text in texts]
+    Dataset.from_dict({**encoded, "labels": labels}).save_to_disk(str(root / split))
+"""
+
+
+def hf_sequence_classification(root: Path) -> dict[str, Path]:
+    """IMDb-shaped train/test save_to_disk folders of token ids and labels, and a tiny BERT
+    (with its tokenizer) for `model_name`, as the notebook's preprocessing and the Hub give."""
+    folder = root / "hf-imdb"
+    channels = {name: folder / name for name in ("train", "test", "model")}
+    if all(path.is_dir() for path in channels.values()):
+        return channels
+    from sagelaunch.local import container_packages, software
+
+    tools, imports = root / "hf-tools", root / "hf-imports"
+    imports.mkdir(parents=True, exist_ok=True)
+    (imports / "build.py").write_text("import datasets\nimport transformers\n")
+    pins = container_packages.missing_pins("huggingface", imports, "4.49", "ml.p3.2xlarge")
+    excludes = root / "hf-excludes.txt"
+    excludes.parent.mkdir(parents=True, exist_ok=True)
+    excludes.write_text("\n".join(software._already_installed([])) + "\n")
+    command = [*software.uv_command(), "pip", "install", "-q", "--python", sys.executable]
+    command += ["--target", str(tools), "--excludes", str(excludes), *pins]
+    subprocess.run(command, check=True)
+    env = {**os.environ, "PYTHONPATH": str(tools)}
+    subprocess.run([sys.executable, "-c", HF_BUILD, str(folder)], check=True, env=env)
+    return channels
+
+
 # Case name (the config's stem) -> its channels.
 CHANNELS: dict[str, Callable[[Path], dict[str, Path]]] = {
     "distributed_operations": unread_channel,
@@ -167,6 +221,7 @@ CHANNELS: dict[str, Callable[[Path], dict[str, Path]]] = {
     "heterogeneous_clusters": no_channels,
     "hpo_pytorch_mnist": mnist_torchvision,
     "xgboost_abalone_isolated": abalone_train,
+    "getting_started_pytorch": hf_sequence_classification,
 }
 
 

@@ -58,6 +58,15 @@ def model_file(run: Path, name: str) -> bytes:
         return member.read()
 
 
+def _getting_started_pytorch(run: Path, said: str) -> None:
+    # The notebook's transformers 4.26 image is not stored: the oldest stored stands for it, and
+    # says so; the script's Trainer trains, evaluates and saves what from_pretrained reads.
+    assert "the huggingface 4.26 image's packages are not stored" in said
+    assert "Hugging Face transformers 4.49 GPU image (the oldest stored)" in said
+    assert "***** Eval results *****" in said
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= set(members(run))
+
+
 @dataclass(frozen=True)
 class Case:
     config: str  # the launch config, relative to this folder
@@ -180,6 +189,11 @@ CASES = {
     "multi_worker_mnist": Case(
         "deep-learning-containers/multi_worker_mnist.yaml", _multi_worker_mnist
     ),
+    "getting_started_pytorch": Case(
+        "huggingface-notebooks/getting_started_pytorch.yaml",
+        _getting_started_pytorch,
+        needs="transformers==4.49.0",  # and its datasets: the stored 4.49 image's pins
+    ),
     "tensorflow_mnist_ps": Case(
         "sagemaker-python-sdk/tensorflow_mnist_ps.yaml",
         _tf_ps,
@@ -195,6 +209,8 @@ DEFAULT = {"distributed_operations", "abalone_distributed_2hosts"}
 # Each under 20 s here: instance groups through sagemaker_training's Environment, the XGBoost
 # container's rabit_run on 2 hosts from a notebook, network isolation.
 DEFAULT |= {"heterogeneous_clusters", "xgboost_abalone_dist", "xgboost_abalone_isolated"}
+# A Hugging Face notebook's Trainer script (issue 59), about 15 s.
+DEFAULT |= {"getting_started_pytorch"}
 # case -> the gap in local it shows (none open: openmpi and mpi_demo segfaulted in Open MPI's
 # shared-memory BTL once every rank had a PID namespace of its own, until mpirun's btl became
 # "self,tcp", local/mpi.py).
