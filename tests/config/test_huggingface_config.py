@@ -182,7 +182,14 @@ def test_the_hugging_face_keys_belong_to_framework_huggingface(make_config):
     ]
 
 
-def test_local_says_it_does_not_run_hugging_face_jobs_yet(make_config, cli, tmp_path):
-    result = cli("local", make_config(HF), "--workdir", tmp_path / "run")
-    assert result.exit_code == 2 and "does not run Hugging Face jobs yet" in result.output
+def test_local_refuses_a_hugging_face_tensorflow_job_before_anything_starts(
+    make_config, cli, tmp_path
+):
+    """PyTorch Hugging Face jobs run (tests/local/test_huggingface.py); no Hugging Face
+    TensorFlow image is stored, so such a job is refused with what to do instead."""
+    result = cli("local", make_config(TF), "--workdir", tmp_path / "run")
+    assert result.exit_code == 2, result.output
+    assert "runs Hugging Face PyTorch jobs only" in result.output
+    assert "transformers 4.17.0 with TensorFlow 2.6.3" in result.output
+    assert "framework: tensorflow" in result.output  # the hint
     assert not (tmp_path / "run").exists()
