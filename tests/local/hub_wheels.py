@@ -11,14 +11,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sagelaunch.local import container_packages
+from sagelaunch.local import container_packages, image_software
 
 
 def pins(version: str, modules: list[str]) -> list[str]:
     with tempfile.TemporaryDirectory() as folder:
         code = Path(folder)
         (code / "job.py").write_text("".join(f"import {module}\n" for module in modules))
-        return container_packages.missing_pins("huggingface", code, version, "ml.g5.xlarge")
+        return container_packages.missing_pins(
+            image_software.choose("huggingface", version, "ml.g5.xlarge"), code
+        )
 
 
 if __name__ == "__main__":

@@ -307,6 +307,12 @@ def _script(tmp_path, *modules):
     return tmp_path
 
 
+def pins(framework, code, version, instance_type, say=None):
+    """What the overlay installs for ``code`` on the job's image, as a local run chooses it."""
+    choice = image_software.choose(framework, version, instance_type)
+    return container_packages.missing_pins(choice, code, say)
+
+
 HUGGING_FACE = [image for image in image_software.images() if image.framework == "huggingface"]
 
 
@@ -317,19 +323,16 @@ def test_transformers_comes_without_its_extras_and_with_the_images_accelerate(
     """The Hugging Face DLCs install transformers with extras (vision, timm, ...: the index's
     torchvision, which this torch cannot load): the overlay installs transformers alone, at the
     image's version, and the image's accelerate, which Trainer imports (the script does not)."""
-    monkeypatch.setattr(container_packages, "_has_distribution", lambda name: False)
+    monkeypatch.setattr(container_packages, "_installed", lambda name: None)
     packages = image_software.packages(image)
-    pins = container_packages.missing_pins(
-        "huggingface", _script(tmp_path, "transformers"), image.version, "ml.g5.xlarge"
-    )
+    found = pins("huggingface", _script(tmp_path, "transformers"), image.version, "ml.g5.xlarge")
     version = packages["transformers"].requirement.rsplit("==", 1)[1]
     assert "[" in packages["transformers"].requirement
-    assert pins == [f"transformers=={version}", packages["accelerate"].requirement]
+    assert found == [f"transformers=={version}", packages["accelerate"].requirement]
 
 
 def test_mpi4py_and_sklearn_get_the_requirement_of_the_jobs_image(tmp_path, nothing_installed):
     code = _script(tmp_path, "mpi4py", "sklearn")
-    pins = container_packages.missing_pins
     assert pins("pytorch", code, "2.8.0", "ml.c5.xlarge") == ["mpi4py", "scikit-learn"]
     assert pins("pytorch", code, "2.13", "ml.p4d.24xlarge") == ["scikit-learn"]  # no mpi4py
     assert pins("xgboost", code, "1.7-1", "ml.m5.xlarge") == ["scikit-learn==0.24.1"]
@@ -340,8 +343,8 @@ def test_mpi4py_and_sklearn_get_the_requirement_of_the_jobs_image(tmp_path, noth
 
 def test_cpu_and_gpu_images_differ_where_their_dockerfiles_do(tmp_path, nothing_installed):
     code = _script(tmp_path, "cv2", "tensorflow_io", "PIL", "absl", "yaml")
-    cpu = container_packages.missing_pins("tensorflow", code, "2.19", "ml.c5.xlarge")
-    gpu = container_packages.missing_pins("tensorflow", code, "2.19", "ml.p3.2xlarge")
+    cpu = pins("tensorflow", code, "2.19", "ml.c5.xlarge")
+    gpu = pins("tensorflow", code, "2.19", "ml.p3.2xlarge")
     assert cpu == ["Pillow", "absl-py", "opencv-python==4.12.0.88", "tensorflow-io==0.37.*"]
     assert gpu == ["Pillow", "absl-py", "opencv-python==4.11.0.86", "tensorflow-io==0.37.*"]
 
@@ -350,7 +353,6 @@ def test_what_no_index_install_gives_is_never_asked(tmp_path, nothing_installed)
     """Built in the image (flash-attn), from git (TransformerEngine), a framework (torch in the
     TensorFlow image, tensorflow in any), what pins one (tensorflow_text), the XGBoost container's
     own libraries (sagelaunch's stand-ins), the code folder's own modules."""
-    pins = container_packages.missing_pins
     code = _script(tmp_path, "flash_attn", "transformer_engine", "tensorflow", "shap")
     (tmp_path / "shap.py").write_text("")  # the code's own module named like a shipped package
     assert pins("pytorch", code, "2.7", "ml.p4d.24xlarge") == []
@@ -364,13 +366,11 @@ def test_what_no_index_install_gives_is_never_asked(tmp_path, nothing_installed)
 def test_a_note_says_which_image_stands_for_a_version_not_stored(tmp_path, nothing_installed):
     said: list[str] = []
     code = _script(tmp_path, "tensorflow_io")
-    pins = container_packages.missing_pins(
-        "tensorflow", code, "2.17.0", "ml.c5.xlarge", said.append
-    )
-    assert pins == ["tensorflow-io==0.37.*"]
+    found = pins("tensorflow", code, "2.17.0", "ml.c5.xlarge", said.append)
+    assert found == ["tensorflow-io==0.37.*"]
     assert said and "tensorflow 2.16 CPU image" in said[0]
     said.clear()
-    container_packages.missing_pins("tensorflow", code, "2.19.0", "ml.c5.xlarge", said.append)
+    pins("tensorflow", code, "2.19.0", "ml.c5.xlarge", said.append)
     assert said == []
 
 
@@ -379,11 +379,11 @@ def test_torchvision_follows_this_machines_torch_and_refuses_a_local_build(
 ):
     code = _script(tmp_path, "torchvision", "torchaudio")
     monkeypatch.setattr(software, "installed_framework", lambda framework: "2.8.0")
-    pins = container_packages.missing_pins("pytorch", code, "2.8.0", "ml.c5.xlarge")
-    assert pins == ["torchaudio==2.8.*", "torchvision==0.23.*"]
+    found = pins("pytorch", code, "2.8.0", "ml.c5.xlarge")
+    assert found == ["torchaudio==2.8.*", "torchvision==0.23.*"]
     monkeypatch.setattr(software, "installed_framework", lambda framework: "2.13.0+cpu")
     with pytest.raises(UsageError, match=r"torchaudio, which the PyTorch container ships"):
-        container_packages.missing_pins("pytorch", code, "2.8.0", "ml.c5.xlarge")
+        pins("pytorch", code, "2.8.0", "ml.c5.xlarge")
 
 
 def test_an_installed_distributions_own_top_level_names_map_imports():

@@ -221,8 +221,10 @@ def test_mpirun_ranks_import_from_the_overlay(write_config, tmp_path):
 def test_the_tensorflow_containers_packages_are_asked_for_where_scripts_import_them(tmp_path):
     """The SDK's own TF MNIST test script imports tensorflow_io (TF >= 2.6), which the
     TensorFlow container ships; a script of another framework asks nothing of TF's list."""
-    from sagelaunch.local import container_packages
+    from sagelaunch.local import container_packages, image_software
 
+    tf_2_19 = image_software.choose("tensorflow", "2.19.0", "ml.c5.xlarge")
+    newest_xgboost = image_software.choose("xgboost", None, None)
     wanted = ["tensorflow_datasets", "tensorflow_io"]
     assert not any(importlib.util.find_spec(module) for module in wanted)  # else nothing to ask
     (tmp_path / "train.py").write_text(
@@ -230,11 +232,11 @@ def test_the_tensorflow_containers_packages_are_asked_for_where_scripts_import_t
         "from tensorflow_datasets import load\n"
     )
     # As the TF 2.19 image's Dockerfile installs them (data/images/: tensorflow-io pinned there).
-    assert container_packages.missing_pins("tensorflow", tmp_path, "2.19.0", "ml.c5.xlarge") == [
+    assert container_packages.missing_pins(tf_2_19, tmp_path) == [
         "tensorflow-datasets",
         "tensorflow-io==0.37.*",
     ]
-    assert container_packages.missing_pins("xgboost", tmp_path) == []
+    assert container_packages.missing_pins(newest_xgboost, tmp_path) == []
 
 
 MPI_USER = """\
@@ -246,12 +248,14 @@ print("MPI4PY", world.Get_rank(), world.Get_size(), world.allreduce(world.Get_ra
 
 def test_mpi4py_is_asked_for_where_a_pytorch_script_imports_it(tmp_path):
     """The PyTorch image pip-installs mpi4py (its `common` stage); this venv has none."""
-    from sagelaunch.local import container_packages
+    from sagelaunch.local import container_packages, image_software
 
+    newest_pytorch = image_software.choose("pytorch", None, None)
+    newest_xgboost = image_software.choose("xgboost", None, None)
     assert not importlib.util.find_spec("mpi4py")  # else nothing to ask
     (tmp_path / "train.py").write_text(MPI_USER)
-    assert container_packages.missing_pins("pytorch", tmp_path) == ["mpi4py"]
-    assert container_packages.missing_pins("xgboost", tmp_path) == []
+    assert container_packages.missing_pins(newest_pytorch, tmp_path) == ["mpi4py"]
+    assert container_packages.missing_pins(newest_xgboost, tmp_path) == []
 
 
 def test_mpi4py_runs_over_the_venvs_open_mpi_under_mpirun(write_config, tmp_path):

@@ -78,20 +78,17 @@ def imported_modules(code: Path) -> set[str]:
 
 
 def missing_pins(
-    framework: str,
+    choice: image_software.Choice | None,
     code: Path,
-    framework_version: str | None = None,
-    instance_type: str | None = None,
     say: Callable[[str], None] | None = None,
 ) -> list[str]:
-    """Requirements for what the job's image ships, the scripts import and this venv lacks (by
-    module name, the image's requirement for each). Without a framework_version or instance type,
-    the newest stored image, for CPU instances. ``say`` gets the note, when the image is another
-    version's or the CPU image stands for a Trainium one's."""
-    choice = image_software.choose(framework, framework_version, instance_type)
+    """Requirements for what the job's image (``choice``, image_software.choose's) ships, the
+    scripts import and this venv lacks (by module name, the image's requirement for each).
+    ``say`` gets the choice's note, when the image is another version's or the CPU image stands
+    for a Trainium one's."""
     if choice is None:
         return []
-    own = set(STAND_INS.get(framework, {})) | _local_modules(code)
+    own = set(STAND_INS.get(choice.image.framework, {})) | _local_modules(code)
     missing = sorted(m for m in imported_modules(code) - own if not _importable(m))
     if not missing:
         return []
@@ -134,9 +131,8 @@ def _provider(
 @cache
 def top_level_modules(distribution: str) -> frozenset[str]:
     """The modules an installed distribution provides (its top_level.txt, else its RECORD)."""
-    try:
-        found = importlib.metadata.distribution(distribution)
-    except importlib.metadata.PackageNotFoundError:
+    found = _installed(distribution)
+    if found is None:
         return frozenset()
     listed = found.read_text("top_level.txt")
     if listed is not None:
@@ -181,18 +177,17 @@ def _pins(shipped: image_software.Shipped, offered: dict[str, image_software.Shi
     pins = [_pin(dataclasses.replace(shipped, requirement=requirement))]
     for name in RUNTIME_IMPORTS.get(software.normal_name(shipped.name), ()):
         also = offered.get(name)
-        if also is not None and not _has_distribution(also.name):
+        if also is not None and _installed(also.name) is None:  # this venv's serves else
             pins += _pins(also, offered)
     return pins
 
 
-def _has_distribution(name: str) -> bool:
-    """Whether this venv has the distribution (the overlay then installs none of it)."""
+def _installed(name: str) -> importlib.metadata.Distribution | None:
+    """This venv's distribution of that name, None where it has none."""
     try:
-        importlib.metadata.distribution(name)
+        return importlib.metadata.distribution(name)
     except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
+        return None
 
 
 def _pin(shipped: image_software.Shipped) -> str:

@@ -37,14 +37,15 @@ def prepare(
     framework, framework_version = config.base_framework, config.base_framework_version
     instance_type = config.compute.instance_type
     folders: list[Path] = []
-    key = f"{framework}_version" if config.framework == image_software.HUGGINGFACE else None
-    warning = software.version_warning(framework, framework_version, key or "framework_version")
+    hugging_face = config.framework == image_software.HUGGINGFACE
+    key = f"{framework}_version" if hugging_face else "framework_version"
+    warning = software.version_warning(framework, framework_version, key)
     if warning and config.local.framework == "match":
         folders.append(software.framework_overlay(framework, str(framework_version), say))
         warning = None
-    image_framework, image_version = image_key(config)
-    pins = container_packages.missing_pins(image_framework, code, image_version, instance_type, say)
-    image = _image(config)
+    choice = image_software.choose(*image_key(config), instance_type)
+    pins = container_packages.missing_pins(choice, code, say)
+    image = _image(config, choice)
     keras = legacy_keras(image)
     if keras and image:
         say(f"  software: {keras} with TF_USE_LEGACY_KERAS=1, as the {image.label} had Keras 2")
@@ -92,12 +93,13 @@ def legacy_keras(image: image_software.Image | None) -> str | None:
     return f"tf-keras=={have[0]}.{have[1]}.*"
 
 
-def _image(config: LaunchConfig) -> image_software.Image | None:
-    """The image whose packages the job sees; None where it sees this whole venv (a custom
-    image_uri, whose packages are not known, or local.software: machine)."""
+def _image(
+    config: LaunchConfig, choice: image_software.Choice | None
+) -> image_software.Image | None:
+    """The image whose packages the job sees (the chosen one); None where it sees this whole venv
+    (a custom image_uri, whose packages are not known, or local.software: machine)."""
     if config.local.software == "machine" or config.image_uri:
         return None
-    choice = image_software.choose(*image_key(config), config.compute.instance_type)
     return choice.image if choice else None
 
 

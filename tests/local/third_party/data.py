@@ -177,12 +177,14 @@ def hf_sequence_classification(root: Path) -> dict[str, Path]:
     channels = {name: folder / name for name in ("train", "test", "model")}
     if all(path.is_dir() for path in channels.values()):
         return channels
-    from sagelaunch.local import container_packages, software
+    from sagelaunch.local import container_packages, image_software, software
 
     tools, imports = root / "hf-tools", root / "hf-imports"
     imports.mkdir(parents=True, exist_ok=True)
     (imports / "build.py").write_text("import datasets\nimport transformers\n")
-    pins = container_packages.missing_pins("huggingface", imports, "4.49", "ml.p3.2xlarge")
+    pins = container_packages.missing_pins(
+        image_software.choose("huggingface", "4.49", "ml.p3.2xlarge"), imports
+    )
     excludes = root / "hf-excludes.txt"
     excludes.parent.mkdir(parents=True, exist_ok=True)
     excludes.write_text("\n".join(software._already_installed([])) + "\n")
