@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sagelaunch.checks.validation import load_valid
+from sagelaunch.local.variant import local_variant
 from sagelaunch.services import planning
 from sagelaunch.services.planning import make_plan
 
@@ -191,3 +192,20 @@ def test_a_queued_job_plans_from_the_entry_of_the_same_job_not_queued(make_confi
     )
     other = make_plan(config, ["compute.queue=other-queue"], None, "key-job", cache_dir=cache)
     assert other.plan.queue is not None and other.plan.queue.request["jobQueue"] == "other-queue"
+
+
+def test_the_local_section_is_keyed_only_by_what_the_local_variant_plans_of_it(make_config):
+    """The SDK never reads `local:`; a local run plans the config's local variant, whose
+    hyperparameters have local.hyperparameters merged in (and a TensorFlow job's model_dir set
+    by them): those key it, the hosts and the software settings do not."""
+    config = make_config()
+    assert key_for(config, "local.hosts=3", "local.software=machine") == key_for(config)
+
+    def local_key(*overrides: str) -> str:
+        loaded, _ = load_valid(config, list(overrides))
+        return planning.cache_key(local_variant(loaded), **KEY_ARGS)
+
+    assert local_key("local.hosts=3") == local_key("local.hosts=1")
+    assert local_key("local.hyperparameters.epochs=7") != local_key(
+        "local.hyperparameters.epochs=8"
+    )
