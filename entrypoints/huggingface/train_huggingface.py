@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 import torch
@@ -131,6 +132,22 @@ def main() -> None:
         processes = training.world_size
         print(f"train_loss={result.training_loss:.4f} steps={result.global_step} {processes=}")
         print(f"saved the model to {args.model_dir}")
+    leave_process_group()
+
+
+def leave_process_group() -> None:
+    """Under torchrun, wait until every process is done (the first one saves), then leave without
+    the interpreter's finalization: on CPU, gloo's threads can make static destructors call
+    std::terminate at exit when the other process has already gone (SIGABRT, no Python frame,
+    now and then on two hosts), which would fail a job that finished. Everything is written."""
+    distributed = torch.distributed
+    if not (distributed.is_available() and distributed.is_initialized()):
+        return
+    distributed.barrier()
+    distributed.destroy_process_group()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
