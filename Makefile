@@ -101,7 +101,7 @@ MUTATE_DIR := build/mutate
 MUTANTS := 'sagelaunch.services.attach.*' 'sagelaunch.aws.jobs.*' \
 	'sagelaunch.services.chain_walk.*' 'sagelaunch.bundle.*' 'sagelaunch.local.channels.*' \
 	$(foreach f,installed_versions cache_key refreshed_catalog sagelaunch_files sdk_defaults \
-	  _platform_config_file _exact,'sagelaunch.services.planning.x_$(f)__mutmut_*')
+	  _platform_config_file,'sagelaunch.services.planning.x_$(f)__mutmut_*')
 mutate: setup
 	rm -rf $(MUTATE_DIR) && mkdir -p $(MUTATE_DIR)
 	ln -s ../../cli $(MUTATE_DIR)/src

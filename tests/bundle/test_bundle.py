@@ -5,11 +5,18 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
+import subprocess
+import sys
 import tarfile
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 
 from sagelaunch import bundle
+from sagelaunch.caches import CACHE_DIR_ENV
 
 
 def tree(root, files: dict[str, str]):
@@ -140,3 +147,85 @@ def test_the_description_says_what_ships_and_what_the_ignore_files_left_out(tmp_
     )
     (root / ".sagelaunchignore").write_text("")
     assert bundle.build(root).description() == f"the code from {root} (4 files, 41 B)"
+
+
+def test_a_file_gone_between_the_walk_and_the_tar_is_left_out_and_named(tmp_path, monkeypatch):
+    """A file deleted (or made unreadable) while the bundle is built: the rest is bundled and
+    the file is named, never a crash."""
+    src = tree(tmp_path / "src", {"a_gone.py": "x", "train.py": "y"})
+    walked = bundle.walk
+
+    def walk_then_delete(*args, **kwargs):
+        found = walked(*args, **kwargs)
+        (src / "a_gone.py").unlink()
+        return found
+
+    monkeypatch.setattr(bundle, "walk", walk_then_delete)
+    code = bundle.build(src)
+    assert (code.files, code.source_bytes, names(code.data)) == (("train.py",), 1, ["train.py"])
+    (line,) = [w for w in code.warnings() if "cannot be read" in w]
+    assert line == (
+        f"source_dir {src} has entries that cannot be read, skipped: "
+        "a_gone.py (No such file or directory)"
+    )
+
+
+@pytest.fixture
+def fresh_process(tmp_path, monkeypatch):
+    """This process as if it had built no bundle yet, its cache folder in tmp_path (not there
+    yet) and the system's temporary folder there too."""
+    monkeypatch.setattr(bundle, "_SCRATCH", None)
+    cache = tmp_path / "deep" / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(cache))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    return cache / bundle.BUNDLES
+
+
+def test_a_process_bundles_in_a_folder_of_its_own_and_clears_those_killed_processes_left(
+    tmp_path, fresh_process, monkeypatch
+):
+    src = tree(tmp_path / "src", {"train.py": "x"})
+    first = bundle.build(src).path.parent
+    assert first.parent == fresh_process and first.name.startswith("sagelaunch-bundles-")
+    assert bundle.build(tree(tmp_path / "other", {"b.py": "y"})).path.parent == first
+    # Another process: a folder two days untouched was left by a killed one; a recent one is
+    # another process's, still running; what is not a bundle folder is not ours to delete.
+    monkeypatch.setattr(bundle, "_SCRATCH", None)
+    stale = time.time() - bundle._STALE_S - 60
+    for name in ("sagelaunch-bundles-killed", "unrelated-old"):
+        (fresh_process / name).mkdir()
+        os.utime(fresh_process / name, (stale, stale))
+    second = bundle.build(src).path.parent
+    assert second.parent == fresh_process and second != first
+    left = sorted(p.name for p in fresh_process.iterdir())
+    assert left == sorted([first.name, second.name, "unrelated-old"])
+
+
+def test_without_a_cache_folder_bundles_go_to_the_temporary_folder_else_it_says_so(
+    tmp_path, fresh_process
+):
+    fresh_process.parent.parent.mkdir(parents=True)
+    fresh_process.parent.write_text("a file where the cache folder would be")
+    src = tree(tmp_path / "src", {"train.py": "x"})
+    assert bundle.build(src).path.parent.parent == tmp_path / "tmp"
+    bundle._SCRATCH = None
+    shutil.rmtree(tmp_path / "tmp")
+    (tmp_path / "tmp").write_text("nor a temporary folder")
+    with pytest.raises(OSError) as raised:
+        bundle.build(src)
+    assert str(raised.value) == "no folder to write the code bundle in"
+
+
+def test_the_processes_bundle_folder_goes_when_it_ends(tmp_path):
+    src = tree(tmp_path / "src", {"train.py": "x"})
+    script = "import sys; from pathlib import Path; from sagelaunch import bundle\n"
+    script += "print(bundle.build(Path(sys.argv[1])).path.parent)"
+    env = {**os.environ, CACHE_DIR_ENV: str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(src)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder.parent == tmp_path / "cache" / bundle.BUNDLES
+    assert folder.parent.is_dir() and not folder.exists()

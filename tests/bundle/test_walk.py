@@ -306,3 +306,66 @@ def test_a_workdir_inside_source_dir_is_refused_unless_left_out(tmp_path):
     refuse_workdir_in_code(loaded, tmp_path / "code" / "runs" / "one")  # gitignored
     refuse_workdir_in_code(loaded, tmp_path / "code" / ".sagelaunch" / "runs")  # never bundled
     refuse_workdir_in_code(loaded, tmp_path / "elsewhere")
+
+
+def test_with_dependencies_each_tree_is_walked_scanned_and_named_as_what_it_is(tmp_path):
+    """source_dir and a dependencies folder each honour their .gitignore, are scanned for
+    token-looking values and are named as what they are in the warnings; a dependency's links
+    out are its own warning (source_dir's are the config's, at its line: rules/code.py)."""
+    token = "hf_" + "aB3" * 12
+    tree(tmp_path, {"outside.py": "o"})
+    code_dir = tree(
+        tmp_path / "code",
+        {"train.py": "x", ".gitignore": "*.log\n", "a.log": "l", "keys.py": f'HF = "{token}"\n'},
+    )
+    lib = tree(tmp_path / "mylib", {"__init__.py": "", "conf.py": f'HF = "{token}"\n'})
+    (code_dir / "linked.py").symlink_to(tmp_path / "outside.py")
+    (lib / "linked.py").symlink_to(tmp_path / "outside.py")
+    config = tmp_path / "job.yaml"
+    config.write_text(CONFIG + "source_dir: code\ndependencies: [mylib]\n")
+    code = bundle.for_config(load(config))
+    assert names(code) == [
+        ".gitignore",
+        "keys.py",
+        "linked.py",
+        "mylib/__init__.py",
+        "mylib/conf.py",
+        "mylib/linked.py",
+        "train.py",
+    ]
+    secrets = [w for w in code.warnings() if "token-looking" in w]
+    assert [line.split(" ", 2)[:2] for line in secrets] == [
+        ["source_dir", str(code_dir)],
+        ["dependency", str(lib)],
+    ]
+    assert "keys.py:1" in secrets[0] and "conf.py:1" in secrets[1]
+    (links,) = [w for w in code.warnings() if "links to files outside" in w]
+    assert links.startswith(f"dependency {lib} ") and links.endswith(
+        f"linked.py -> {tmp_path / 'outside.py'}"
+    )
+    assert code.as_json() == {
+        "source_dir": str(code_dir),
+        "entry_point": "train.py",
+        "ignored": {"files": 1, "bytes": 1, "folders": 0},
+        "credentials_left_out": [],
+    }
+    assert code.description().startswith(f"train.py from {code_dir} (7 files, ")
+
+
+@pytest.mark.parametrize(("mode", "executable"), [(0o755, True), (0o645, True), (0o644, False)])
+def test_a_script_uploaded_alone_and_a_dependency_file_keep_any_execute_bit(
+    tmp_path, mode, executable
+):
+    """Any execute bit (even the others' alone) makes the member 0755, none 0644, as for a
+    folder's files: a shell entry point must still run in the container."""
+    for name in ("train.sh", "tool.sh"):
+        (tmp_path / name).write_text("#!/bin/sh\n")
+        (tmp_path / name).chmod(mode)
+    config = tmp_path / "job.yaml"
+    config.write_text(CONFIG.replace("train.py", "train.sh") + "dependencies: [tool.sh]\n")
+    code = bundle.for_config(load(config))
+    with tarfile.open(code.path, mode="r:gz") as tar:
+        modes = {member.name: member.mode for member in tar.getmembers()}
+    assert modes == dict.fromkeys(("train.sh", "tool.sh"), 0o755 if executable else 0o644)
+    assert code.as_json()["source_dir"] == str(tmp_path)
+    assert code.as_json()["entry_point"] == "train.sh"

@@ -209,3 +209,22 @@ def test_the_local_section_is_keyed_only_by_what_the_local_variant_plans_of_it(m
     assert local_key("local.hyperparameters.epochs=7") != local_key(
         "local.hyperparameters.epochs=8"
     )
+
+
+def test_the_same_config_written_in_another_order_is_the_same_entry(make_config):
+    """Keys are compared sorted: reordering a config's mappings (what a formatter or a merge
+    does) plans from the cache; the values still decide."""
+    ordered = key_for(make_config({"hyperparameters": {"a": 1, "b": 2}}))
+    assert key_for(make_config({"hyperparameters": {"b": 2, "a": 1}})) == ordered
+    assert key_for(make_config({"hyperparameters": {"a": 2, "b": 1}})) != ordered
+
+
+def test_the_versions_keyed_are_the_installed_sdks_and_sagelaunchs(make_config):
+    from importlib import metadata
+
+    from sagelaunch import __version__
+
+    assert planning.installed_versions() == {
+        "sagemaker": metadata.version("sagemaker"),
+        "sagelaunch": __version__,
+    }

@@ -284,11 +284,13 @@ def cache_key(
     code_sha256: str | None = None,
     versions: dict[str, str] | None = None,
 ) -> str:
-    """The config keyed on its exact values, as the SDK receives them: JSON mode would write
-    null for NaN and for both infinities (``v: ~``, ``.inf`` and ``.nan`` would share a cached
-    request), so the Python values are written as JSON writes them (NaN, Infinity, -0.0, 1 and
-    1.0, true and "true" all distinct), anything else by its type and repr."""
-    config = loaded.config.model_dump(mode="python")
+    """The config keyed on its exact values, as the SDK receives them: model_dump's Python
+    values written as JSON writes them (NaN, Infinity, -0.0, 1 and 1.0, true and "true" all
+    distinct), not its JSON mode, which would write null for NaN and for both infinities (``v:
+    ~``, ``.inf`` and ``.nan`` would share a cached request). The loader admits no other kind of
+    value (no YAML tag that builds one). Mappings by sorted keys: the same config written in
+    another order is the same entry."""
+    config = loaded.config.model_dump()
     # The job queue's settings never reach the SDK: the SubmitServiceJob request is built around
     # the cached plan's request (Plan.queued), so a job queued or not is one entry.
     config["compute"].pop("queue", None)
@@ -296,17 +298,18 @@ def cache_key(
     # model_dir already carry what of it the request holds; `local --set local.hosts=3` after
     # `local.hosts=2` is then one entry, no SDK import.
     config.pop("local", None)
-    payload = {
-        "config": config,
-        "region": region,
-        "role": role,
-        "code": code_sha256,
-        "versions": versions or installed_versions(),
-        "sagelaunch": sagelaunch_files(),
-        "sdk_defaults": sdk_defaults(),
-        "catalog": refreshed_catalog(),
-    }
-    text = json.dumps(payload, sort_keys=True, allow_nan=True, default=_exact)
+    # What the SDK's answer depends on, in this order (only its hash is ever read).
+    payload = [
+        config,
+        region,
+        role,
+        code_sha256,
+        versions or installed_versions(),
+        sagelaunch_files(),
+        sdk_defaults(),
+        refreshed_catalog(),
+    ]
+    text = json.dumps(payload, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -373,11 +376,6 @@ def _platform_config_file(kind: str) -> str | None:
     except ImportError:  # pragma: no cover - installed with the SDK
         return None
     return os.path.join(getattr(platformdirs, kind)("sagemaker"), "config.yaml")
-
-
-def _exact(value: Any) -> dict[str, str]:
-    """A value JSON has no type for (none in today's model), kept distinct by type and repr."""
-    return {f"<{type(value).__module__}.{type(value).__qualname__}>": repr(value)}
 
 
 def load(folder: Path, key: str) -> Plan | None:
