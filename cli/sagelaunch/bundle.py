@@ -130,11 +130,6 @@ def code_prefix(config: LaunchConfig) -> str:
     return config.code_location or str(config.output_path)
 
 
-def bundled_files(source_dir: Path, gitignore: bool = True) -> list[Path]:
-    """Files that go into the bundle, as paths relative to ``source_dir``, sorted."""
-    return [Path(entry.name) for entry in walk(source_dir, gitignore=gitignore).files]
-
-
 def build(source_dir: Path, gitignore: bool = True, entry_point: str | None = None) -> Bundle:
     """Tar and gzip ``source_dir`` deterministically (a .tar.gz source, SDK v3's, as it is)."""
     if source_dir.is_file():

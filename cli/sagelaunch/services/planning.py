@@ -293,11 +293,11 @@ def cache_key(
     config = loaded.config.model_dump()
     # The job queue's settings never reach the SDK: the SubmitServiceJob request is built around
     # the cached plan's request (Plan.queued), so a job queued or not is one entry.
-    config["compute"].pop("queue", None)
+    del config["compute"]["queue"]
     # Nor does `local:`: a local run plans its variant (local.variant), whose hyperparameters and
     # model_dir already carry what of it the request holds; `local --set local.hosts=3` after
     # `local.hosts=2` is then one entry, no SDK import.
-    config.pop("local", None)
+    del config["local"]
     # What the SDK's answer depends on, in this order (only its hash is ever read).
     payload = [
         config,
