@@ -177,7 +177,7 @@ def _pins(shipped: image_software.Shipped, offered: dict[str, image_software.Shi
     pins = [_pin(dataclasses.replace(shipped, requirement=requirement))]
     for name in RUNTIME_IMPORTS.get(software.normal_name(shipped.name), ()):
         also = offered.get(name)
-        if also is not None and _installed(also.name) is None:  # this venv's serves else
+        if also is not None and _installed(also.name) is None:  # else this venv's serves
             pins += _pins(also, offered)
     return pins
 
