@@ -83,7 +83,8 @@ def test_the_starter_trains_on_two_hosts_and_saves_what_from_pretrained_loads(
         [sys.executable, "-c", loads, str(model)],
         capture_output=True,
         text=True,
-        env=clean_env(PYTHONPATH=overlay(output)),
+        # USE_TF=0: transformers would import this venv's TensorFlow too, seconds it needs not
+        env=clean_env(PYTHONPATH=overlay(output), USE_TF="0"),
         check=False,
     )
     assert loaded.returncode == 0, loaded.stderr[-3000:]

@@ -191,7 +191,8 @@ def hf_sequence_classification(root: Path) -> dict[str, Path]:
     command = [*software.uv_command(), "pip", "install", "-q", "--python", sys.executable]
     command += ["--target", str(tools), "--excludes", str(excludes), *pins]
     subprocess.run(command, check=True)
-    env = {**os.environ, "PYTHONPATH": str(tools)}
+    # USE_TF=0: transformers would import this venv's TensorFlow too (seconds), which it needs not
+    env = {**os.environ, "PYTHONPATH": str(tools), "USE_TF": "0"}
     subprocess.run([sys.executable, "-c", HF_BUILD, str(folder)], check=True, env=env)
     return channels
 
