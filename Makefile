@@ -89,7 +89,7 @@ test: setup $(BYTECODE) $(TEST_WHEELS)
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15
 
 test-fast: setup  ## no multi-process runs
-	$(PY) -m pytest -q -m "not slow and not integration"
+	$(PY) -m pytest -q -n 2 --dist loadgroup -m "not slow and not integration"
 
 # Mutation testing ([tool.mutmut] in pyproject.toml): mutmut changes the modules that decide what
 # is sent, attached and uploaded one small edit at a time and runs the tests that reach each
