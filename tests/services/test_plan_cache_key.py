@@ -219,7 +219,7 @@ def test_the_same_config_written_in_another_order_is_the_same_entry(make_config)
     assert key_for(make_config({"hyperparameters": {"a": 2, "b": 1}})) != ordered
 
 
-def test_the_versions_keyed_are_the_installed_sdks_and_sagelaunchs(make_config):
+def test_the_versions_keyed_are_the_installed_sdks_and_sagelaunchs():
     from importlib import metadata
 
     from sagelaunch import __version__
